@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what hakari needs on a Debian/Ubuntu machine, when it is missing:
+# a C/C++ toolchain and libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb engines).
+# Safe to run again: it installs only what is not there.
+set -euo pipefail
+
+need_pkgs=()
+have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+for p in build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev; do
+  have "$p" || need_pkgs+=("$p")
+done
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  echo "setup: installing ${need_pkgs[*]}" >&2
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  if [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+  else
+    echo "setup: no Rust toolchain found; install one with rustup (https://rustup.rs), then run this again" >&2
+    exit 1
+  fi
+fi

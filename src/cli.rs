@@ -1,0 +1,358 @@
+//! The command line: parse, dispatch, exit codes. No measuring happens here.
+
+use crate::durability::Durability;
+use crate::engine;
+use crate::measure::{self, Interrupted};
+use crate::report;
+use crate::results::store;
+use crate::units::{parse_counts, parse_size};
+use crate::workload::kv::{self, presets::KvParams};
+use crate::workload::{ContextOptions, RunContext};
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Exit codes: 0 done, 1 error (a clear one-line message on stderr), 2 bad usage, 130 interrupted.
+pub const EXIT_ERROR: i32 = 1;
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+#[derive(Parser)]
+#[command(
+    name = "hakari",
+    version,
+    about = "A database benchmark workbench: the classic white papers' workloads, on your machine",
+    long_about = "hakari measures database engines the way the classic white papers did (Berkeley DB's \
+key-value papers, TPC-B, Wisconsin, DBT-3, a session store), on your own machine. It builds the \
+data, runs the timed steps, repeats them, and writes results/<run-id>.json and a table shaped like \
+the paper's.\n\nStart with `hakari run` (a short tour), `hakari engines`, or `hakari run kv --help`."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a workload. Without one: a short tour of the kv workload on every engine.
+    Run(Box<RunCommand>),
+    /// List the engines this build has, their versions and the durability levels they offer.
+    Engines,
+    /// Print the tables of a result file again.
+    Show {
+        /// A results/<run-id>.json file.
+        file: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct RunCommand {
+    #[command(subcommand)]
+    workload: Option<Workload>,
+}
+
+#[derive(Subcommand)]
+enum Workload {
+    /// Key-value records in batches of sequential keys (Berkeley DB papers 000 and 002).
+    Kv(KvArgs),
+}
+
+/// Flags every workload shares.
+#[derive(Args, Clone, Debug)]
+pub struct CommonArgs {
+    /// Engines to run, comma-separated (see `hakari engines`).
+    #[arg(long, short = 'e')]
+    pub engine: Option<String>,
+    /// Durability levels, comma-separated: none, sync, write-nosync, nosync, in-memory.
+    /// Levels named here that an engine does not offer are refused.
+    #[arg(long, short = 'd')]
+    pub durability: Option<String>,
+    /// A paper's exact parameters (kv: bdb-11gr2, bdb-4.3).
+    #[arg(long, short = 'p')]
+    pub preset: Option<String>,
+    /// Times each step is repeated (each run on fresh data).
+    #[arg(long)]
+    pub runs: Option<usize>,
+    /// Seed of every random choice; the result file records it so a run can be replayed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Where result files go.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Directory for the databases; hakari works only in a subdirectory it creates there and
+    /// removes it after. Default: a fresh temporary directory.
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Worker thread counts, comma-separated (e.g. 1,2,4,8): each thread has its own handle.
+    #[arg(long, short = 't')]
+    pub threads: Option<String>,
+}
+
+#[derive(Args, Clone, Debug)]
+struct KvArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Batches of sequential keys per step (bdb-11gr2: 57,600; default 1,000).
+    #[arg(long)]
+    batches: Option<u64>,
+    /// Sequential keys per batch (default 10).
+    #[arg(long)]
+    batch_size: Option<u64>,
+    /// Key size in bytes (at least 8; default 64).
+    #[arg(long)]
+    key_size: Option<String>,
+    /// Value size in bytes (at least 8; default 64).
+    #[arg(long)]
+    value_size: Option<String>,
+    /// Operations per transaction: `batch` (one batch of sequential keys, the default) or `op`.
+    #[arg(long)]
+    txn_size: Option<String>,
+    /// Engine cache size, e.g. 512MB (0: the engine's default).
+    #[arg(long)]
+    cache_size: Option<String>,
+    /// Page size, e.g. 32K (0: the engine's default).
+    #[arg(long)]
+    page_size: Option<String>,
+    /// Log buffer size, e.g. 8MB (0: the engine's default).
+    #[arg(long)]
+    log_buffer: Option<String>,
+    /// Bulk read buffer, e.g. 4MB.
+    #[arg(long)]
+    bulk_buffer: Option<String>,
+}
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let outcome = match cli.command {
+        Command::Run(run) => match run.workload {
+            None => tour(),
+            Some(Workload::Kv(args)) => run_kv(args),
+        },
+        Command::Engines => engines(),
+        Command::Show { file } => show(file),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            if e.downcast_ref::<Interrupted>().is_some() {
+                return EXIT_INTERRUPTED;
+            }
+            eprintln!(
+                "hakari: error: {}",
+                crate::results::redact::redact(&format!("{e:#}"))
+            );
+            EXIT_ERROR
+        }
+    }
+}
+
+fn engines() -> Result<i32> {
+    let mut t = report::table::Table::new(
+        "Key-value engines in this build",
+        [
+            "engine",
+            "version",
+            "durability levels offered",
+            "bulk read",
+        ]
+        .map(String::from)
+        .to_vec(),
+        4,
+    );
+    for e in engine::kv_engines() {
+        t.row(vec![
+            e.name().into(),
+            e.version(),
+            kv::levels_offered(e)
+                .iter()
+                .map(|d| d.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if e.has_bulk_read() {
+                "bulk buffer"
+            } else {
+                "cursor"
+            }
+            .into(),
+        ]);
+    }
+    print!("{}", t.render());
+    println!();
+    let mut m = report::table::Table::new(
+        "Durability mapping (what each level sets, or why it is not offered)",
+        ["engine", "level", "mapping"].map(String::from).to_vec(),
+        3,
+    );
+    for e in engine::kv_engines() {
+        for d in Durability::ALL {
+            let text = match e.mapping(d) {
+                Ok(k) => k,
+                Err(why) => format!("not offered: {why}"),
+            };
+            m.row(vec![e.name().into(), d.name().into(), text]);
+        }
+    }
+    print!("{}", m.render());
+    Ok(0)
+}
+
+fn show(file: PathBuf) -> Result<i32> {
+    let r = store::read(&file)?;
+    print!("{}", report::terminal::render(&r));
+    Ok(0)
+}
+
+/// `hakari run` alone: the kv workload at a small size on every engine, each at `sync`.
+fn tour() -> Result<i32> {
+    eprintln!("hakari tour: the kv workload at a small size on every engine (see `hakari run kv --help` for more)");
+    let mut params = kv::presets::default_params();
+    params.batches = 500;
+    params.runs = 3;
+    let engines = engine::kv_engines();
+    let (configs, notes) = kv::plan(&params, &engines, None)?;
+    execute_kv(&params, &configs, notes, &CommonArgs::defaults())
+}
+
+impl CommonArgs {
+    fn defaults() -> CommonArgs {
+        CommonArgs {
+            engine: None,
+            durability: None,
+            preset: None,
+            runs: None,
+            seed: None,
+            out: PathBuf::from("results"),
+            data_dir: None,
+            threads: None,
+        }
+    }
+}
+
+fn run_kv(args: KvArgs) -> Result<i32> {
+    let params = kv_params(&args)?;
+    // Without --engine: Berkeley DB for its own papers' presets, else the embedded default.
+    let default_engine = if params.preset.is_some() {
+        "bdb"
+    } else {
+        "sqlite"
+    };
+    let engines =
+        engine::parse_kv_engines(args.common.engine.as_deref().unwrap_or(default_engine))?;
+    let named = args
+        .common
+        .durability
+        .as_deref()
+        .map(Durability::parse_list)
+        .transpose()?;
+    let (configs, notes) = kv::plan(&params, &engines, named.as_deref())?;
+    execute_kv(&params, &configs, notes, &args.common)
+}
+
+fn kv_params(args: &KvArgs) -> Result<KvParams> {
+    let mut p = match &args.common.preset {
+        Some(name) => kv::presets::preset(name)?,
+        None => kv::presets::default_params(),
+    };
+    let size = |v: &Option<String>, flag: &str| -> Result<Option<u64>> {
+        v.as_deref()
+            .map(|s| parse_size(s).with_context(|| format!("bad {flag}")))
+            .transpose()
+    };
+    if let Some(n) = args.batches {
+        p.batches = n;
+    }
+    if let Some(n) = args.batch_size {
+        p.batch_size = n;
+    }
+    if let Some(n) = size(&args.key_size, "--key-size")? {
+        p.key_size = n as usize;
+    }
+    if let Some(n) = size(&args.value_size, "--value-size")? {
+        p.value_size = n as usize;
+    }
+    if let Some(t) = &args.txn_size {
+        p.txn_size = kv::presets::TxnSize::parse(t)?;
+    }
+    if let Some(n) = size(&args.cache_size, "--cache-size")? {
+        p.cache_bytes = n;
+    }
+    if let Some(n) = size(&args.page_size, "--page-size")? {
+        p.page_size = u32::try_from(n).context("--page-size is too large")?;
+    }
+    if let Some(n) = size(&args.log_buffer, "--log-buffer")? {
+        p.log_buffer_bytes = n;
+    }
+    if let Some(n) = size(&args.bulk_buffer, "--bulk-buffer")? {
+        p.bulk_buffer_bytes = n as usize;
+    }
+    if let Some(n) = args.common.runs {
+        p.runs = n;
+    }
+    if let Some(t) = &args.common.threads {
+        p.threads = parse_counts(t, "threads")?;
+    }
+    Ok(p)
+}
+
+fn execute_kv(
+    params: &KvParams,
+    configs: &[kv::Config],
+    notes: Vec<String>,
+    common: &CommonArgs,
+) -> Result<i32> {
+    let mut ctx = RunContext::new(ContextOptions {
+        workload: "kv",
+        preset: params.preset,
+        seed: common.seed,
+        out_dir: &common.out,
+        data_dir: common.data_dir.as_deref(),
+        parameters: serde_json::to_value(params)?,
+    })?;
+    for n in notes {
+        eprintln!("note: {n}");
+        ctx.recorder.note(n);
+    }
+    measure::install_interrupt_handler();
+    let outcome = kv::run(params, configs, &mut ctx);
+    finish(&mut ctx, outcome)
+}
+
+/// Writes the result file with the run's status, prints the tables, and picks the exit code.
+fn finish(ctx: &mut RunContext, outcome: Result<()>) -> Result<i32> {
+    let (status, error, code) = match &outcome {
+        Ok(()) => ("complete", None, 0),
+        Err(e) if e.downcast_ref::<Interrupted>().is_some() || measure::interrupted() => (
+            "interrupted",
+            Some("interrupted by the user".to_string()),
+            EXIT_INTERRUPTED,
+        ),
+        Err(e) => ("failed", Some(format!("{e:#}")), EXIT_ERROR),
+    };
+    let written = ctx.recorder.finish(status, error.clone())?;
+    if !ctx.recorder.result().measurements.is_empty() {
+        println!();
+        print!("{}", report::terminal::render(ctx.recorder.result()));
+    }
+    match (&written, status) {
+        (Some(path), "complete") => println!("\nresults: {}", path.display()),
+        (Some(path), _) => eprintln!("\nresults so far (marked {status}): {}", path.display()),
+        (None, _) => {}
+    }
+    if let Some(e) = error {
+        eprintln!(
+            "hakari: {}: {}",
+            if code == EXIT_INTERRUPTED {
+                "stopped"
+            } else {
+                "error"
+            },
+            crate::results::redact::redact(&e)
+        );
+    }
+    Ok(code)
+}

@@ -1,0 +1,139 @@
+//! The key-value engine contract: the little every key-value engine fills in.
+//!
+//! An engine is opened once per run into a [`KvStore`] (environment + database); every worker
+//! thread then takes its own [`KvSession`] (its own handle), as the papers did.
+
+use crate::durability::Durability;
+use anyhow::Result;
+use std::path::PathBuf;
+
+/// What a key-value store is opened with. Sizes of 0 mean "the engine's own default".
+#[derive(Clone, Debug)]
+pub struct KvOptions {
+    /// A directory the engine owns for this run (created empty by the caller).
+    pub dir: PathBuf,
+    pub durability: Durability,
+    /// How many sessions (threads) will use the store at once.
+    pub threads: usize,
+    pub key_size: usize,
+    pub value_size: usize,
+    pub cache_bytes: u64,
+    pub page_size: u32,
+    pub log_buffer_bytes: u64,
+    /// Buffer for bulk (cursor) reads.
+    pub bulk_buffer_bytes: usize,
+    /// Records the run will hold at most, so engines with a fixed map size can size it.
+    pub expected_records: u64,
+}
+
+/// The error a session returns when its transaction lost a conflict (deadlock, busy, write
+/// conflict): the caller aborts and retries the whole transaction.
+#[derive(Debug)]
+pub struct Conflict(pub String);
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "transaction conflict: {}", self.0)
+    }
+}
+
+impl std::error::Error for Conflict {}
+
+/// True when `err` is a [`Conflict`] that a retry may resolve.
+pub fn is_conflict(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<Conflict>().is_some()
+}
+
+/// An opened key-value store, shared by all worker threads of a run.
+pub trait KvStore: Send + Sync {
+    /// A new handle for one worker thread.
+    fn session(&self) -> Result<Box<dyn KvSession + '_>>;
+
+    /// The effective settings (engine knobs as set), recorded with the results.
+    fn settings(&self) -> Vec<(String, String)>;
+
+    /// Flushes and closes; not timed.
+    fn close(self: Box<Self>) -> Result<()>;
+}
+
+/// One worker's handle. Operations between `begin` and `commit` form one transaction; engines
+/// without transactions treat `begin`/`commit` as no-ops.
+pub trait KvSession {
+    /// Starts a transaction; `write` says whether it will change anything.
+    fn begin(&mut self, write: bool) -> Result<()>;
+    fn commit(&mut self) -> Result<()>;
+    /// Gives up the open transaction after an error (a conflict, usually).
+    fn abort(&mut self);
+
+    /// Inserts or overwrites.
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
+    /// Reads `key` into `out`; false when it is absent.
+    fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool>;
+    /// False when the key was absent.
+    fn delete(&mut self, key: &[u8]) -> Result<bool>;
+    /// Reads every record in key order (with a bulk buffer where the engine has one) and
+    /// returns how many it read. `visit` sees each key and value.
+    fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64>;
+}
+
+/// A key-value engine as registered: what it offers and how to open it.
+pub trait KvEngine: Sync {
+    /// The name users type (`--engine NAME`).
+    fn name(&self) -> &'static str;
+    /// The library's version, as it reports it at run time.
+    fn version(&self) -> String;
+    /// How this engine honours `level`: `Ok(the knobs it sets)`, or `Err(why it cannot)`.
+    fn mapping(&self, level: Durability) -> std::result::Result<String, String>;
+    /// The most worker threads this engine can serve at `level`, if limited.
+    fn max_threads(&self, _level: Durability) -> Option<usize> {
+        None
+    }
+    /// Whether `scan` uses a real bulk buffer (Berkeley DB's DB_MULTIPLE_KEY) rather than a
+    /// plain cursor.
+    fn has_bulk_read(&self) -> bool {
+        false
+    }
+    /// False only for the `null` engine, which stores nothing: workloads then skip checking
+    /// what reads return.
+    fn keeps_data(&self) -> bool {
+        true
+    }
+    fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>>;
+}
+
+/// Refuses, with a message naming what the engine does offer, a combination it cannot run.
+pub fn check_combination(engine: &dyn KvEngine, level: Durability, threads: usize) -> Result<()> {
+    if let Err(why) = engine.mapping(level) {
+        anyhow::bail!(
+            "engine '{}' does not offer durability '{}': {}. It offers: {}",
+            engine.name(),
+            level,
+            why,
+            offered_levels(engine)
+                .iter()
+                .map(|d| d.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if let Some(max) = engine.max_threads(level) {
+        if threads > max {
+            anyhow::bail!(
+                "engine '{}' at durability '{}' serves at most {} thread(s), not {}",
+                engine.name(),
+                level,
+                max,
+                threads
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The levels `engine` offers, in the vocabulary's order.
+pub fn offered_levels(engine: &dyn KvEngine) -> Vec<Durability> {
+    Durability::ALL
+        .into_iter()
+        .filter(|d| engine.mapping(*d).is_ok())
+        .collect()
+}

@@ -1,0 +1,195 @@
+//! `rocksdb`: an LSM tree with a write-ahead log. A transaction is a WriteBatch applied at commit.
+
+use super::kv::{KvEngine, KvOptions, KvSession, KvStore};
+use crate::durability::Durability;
+use anyhow::{Context, Result};
+use rocksdb::{BlockBasedOptions, Cache, Options, WriteBatch, WriteOptions, DB};
+
+pub struct RocksDb;
+pub static ROCKSDB: RocksDb = RocksDb;
+
+/// The RocksDB release the `librocksdb-sys` crate bundles (it has no run-time version call).
+const BUNDLED_VERSION: &str = "10.4.2";
+
+impl KvEngine for RocksDb {
+    fn name(&self) -> &'static str {
+        "rocksdb"
+    }
+    fn version(&self) -> String {
+        BUNDLED_VERSION.into()
+    }
+    fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
+        Ok(match level {
+            Durability::Sync => "WAL on, WriteOptions.sync=true",
+            Durability::WriteNosync => {
+                "WAL on, WriteOptions.sync=false (each write reaches the OS)"
+            }
+            Durability::Nosync => {
+                "WAL on, manual_wal_flush=true (the log stays in RocksDB's buffer)"
+            }
+            Durability::InMemory => "in-memory Env (MemEnv): nothing reaches a file",
+            Durability::None => "WAL off (WriteOptions.disable_wal=true)",
+        }
+        .into())
+    }
+    fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>> {
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.increase_parallelism(options.threads.max(2) as i32);
+        let mut table = BlockBasedOptions::default();
+        if options.cache_bytes > 0 {
+            table.set_block_cache(&Cache::new_lru_cache(options.cache_bytes as usize));
+        }
+        if options.page_size > 0 {
+            table.set_block_size(options.page_size as usize);
+        }
+        opts.set_block_based_table_factory(&table);
+        if options.log_buffer_bytes > 0 {
+            opts.set_write_buffer_size(options.log_buffer_bytes as usize);
+        }
+        if options.durability == Durability::Nosync {
+            opts.set_manual_wal_flush(true);
+        }
+        let mem_env;
+        if options.durability == Durability::InMemory {
+            mem_env = rocksdb::Env::mem_env().context("cannot create RocksDB's in-memory Env")?;
+            opts.set_env(&mem_env);
+        }
+        let db = DB::open(&opts, &options.dir).context("cannot open the RocksDB database")?;
+        let mut write = WriteOptions::default();
+        write.set_sync(options.durability == Durability::Sync);
+        write.disable_wal(options.durability == Durability::None);
+        Ok(Box::new(RocksStore {
+            db,
+            write,
+            durability: options.durability,
+            cache_bytes: options.cache_bytes,
+        }))
+    }
+}
+
+struct RocksStore {
+    db: DB,
+    write: WriteOptions,
+    durability: Durability,
+    cache_bytes: u64,
+}
+
+// SAFETY: WriteOptions is a plain options struct that is only read after construction.
+unsafe impl Sync for RocksStore {}
+unsafe impl Send for RocksStore {}
+
+impl KvStore for RocksStore {
+    fn session(&self) -> Result<Box<dyn KvSession + '_>> {
+        Ok(Box::new(RocksSession {
+            store: self,
+            batch: None,
+        }))
+    }
+    fn settings(&self) -> Vec<(String, String)> {
+        let prop = |name: &str| {
+            self.db
+                .property_value(name)
+                .ok()
+                .flatten()
+                .unwrap_or_default()
+        };
+        vec![
+            (
+                "sync".into(),
+                (self.durability == Durability::Sync).to_string(),
+            ),
+            (
+                "disable_wal".into(),
+                (self.durability == Durability::None).to_string(),
+            ),
+            (
+                "manual_wal_flush".into(),
+                (self.durability == Durability::Nosync).to_string(),
+            ),
+            (
+                "mem_env".into(),
+                (self.durability == Durability::InMemory).to_string(),
+            ),
+            (
+                "block_cache_bytes".into(),
+                if self.cache_bytes > 0 {
+                    self.cache_bytes.to_string()
+                } else {
+                    "default".into()
+                },
+            ),
+            (
+                "block_cache_capacity".into(),
+                prop("rocksdb.block-cache-capacity"),
+            ),
+        ]
+    }
+    fn close(self: Box<Self>) -> Result<()> {
+        if self.durability == Durability::Nosync {
+            self.db.flush_wal(true).ok();
+        }
+        Ok(())
+    }
+}
+
+struct RocksSession<'s> {
+    store: &'s RocksStore,
+    batch: Option<WriteBatch>,
+}
+
+impl KvSession for RocksSession<'_> {
+    fn begin(&mut self, write: bool) -> Result<()> {
+        if write {
+            self.batch = Some(WriteBatch::default());
+        }
+        Ok(())
+    }
+    fn commit(&mut self) -> Result<()> {
+        if let Some(b) = self.batch.take() {
+            self.store.db.write_opt(b, &self.store.write)?;
+        }
+        Ok(())
+    }
+    fn abort(&mut self) {
+        self.batch = None;
+    }
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        match &mut self.batch {
+            Some(b) => b.put(key, value),
+            None => self.store.db.put_opt(key, value, &self.store.write)?,
+        }
+        Ok(())
+    }
+    fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        match self.store.db.get_pinned(key)? {
+            Some(v) => {
+                out.clear();
+                out.extend_from_slice(&v);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+    /// RocksDB's delete cannot tell whether the key existed without a read first, which would
+    /// double the step's cost; it reports true.
+    fn delete(&mut self, key: &[u8]) -> Result<bool> {
+        match &mut self.batch {
+            Some(b) => b.delete(key),
+            None => self.store.db.delete_opt(key, &self.store.write)?,
+        }
+        Ok(true)
+    }
+    fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
+        let mut it = self.store.db.raw_iterator();
+        it.seek_to_first();
+        let mut n = 0;
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            visit(k, v);
+            n += 1;
+            it.next();
+        }
+        it.status()?;
+        Ok(n)
+    }
+}

@@ -1,0 +1,113 @@
+//! The SQL engine contract, beside the key-value one: open a database hakari owns, connect one
+//! handle per client, prepared statements with typed parameters, transactions, row fetching and
+//! each engine's bulk-load fast path. Dialect differences are named by [`Dialect`] so workloads can
+//! keep their SQL in files, one per dialect where it must differ.
+
+use crate::durability::Durability;
+use anyhow::Result;
+use std::path::PathBuf;
+
+/// A typed SQL value, for parameters and for fetched rows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SqlValue {
+    Null,
+    Int(i64),
+    Float(f64),
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+pub type Row = Vec<SqlValue>;
+
+/// Which SQL text a workload must use for an engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// SQLite and Berkeley DB's SQL interface (which is SQLite's front end).
+    Sqlite,
+    Postgres,
+    Mysql,
+    Duckdb,
+}
+
+impl Dialect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "sqlite",
+            Dialect::Postgres => "postgres",
+            Dialect::Mysql => "mysql",
+            Dialect::Duckdb => "duckdb",
+        }
+    }
+}
+
+/// What a SQL database is opened with.
+#[derive(Clone, Debug)]
+pub struct SqlOptions {
+    /// A directory this run owns, for embedded files or a private server's data.
+    pub dir: PathBuf,
+    pub durability: Durability,
+    /// A server URL from `--url`; None means embedded, or a private server hakari starts.
+    pub url: Option<String>,
+    /// Connections that will be open at once.
+    pub clients: usize,
+    /// Engine cache size in bytes (0: the engine's default).
+    pub cache_bytes: u64,
+}
+
+/// A SQL engine as registered: what it offers and how to open it.
+pub trait SqlEngine: Sync {
+    fn name(&self) -> &'static str;
+    fn dialect(&self) -> Dialect;
+    /// How this engine honours `level`: `Ok(the knobs it sets)`, or `Err(why it cannot)`.
+    fn mapping(&self, level: Durability) -> std::result::Result<String, String>;
+    /// Opens (or starts, for a private server) a database hakari owns. A database or schema
+    /// holding tables hakari did not create is refused, listing what was found.
+    fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>>;
+}
+
+/// An opened database, shared by all clients of a run.
+pub trait SqlDatabase: Send + Sync {
+    /// A new connection (one per client thread).
+    fn connect(&self) -> Result<Box<dyn SqlConnection>>;
+    /// The server's or library's version, as it reports it.
+    fn version(&self) -> String;
+    /// Effective settings (durability knobs as set, cache), recorded with the results.
+    fn settings(&self) -> Vec<(String, String)>;
+    /// Drops what hakari created (only that) and stops a private server.
+    fn close(self: Box<Self>) -> Result<()>;
+}
+
+/// A handle to a prepared statement on one connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stmt(pub usize);
+
+/// One client's connection. SQL uses `?` placeholders everywhere; engines whose driver wants
+/// `$1` rewrite them. Conflicts (deadlock, serialization failure, busy) are returned as
+/// [`crate::engine::kv::Conflict`] so callers retry the transaction.
+pub trait SqlConnection {
+    /// Runs one or more statements without parameters (DDL, setup); returns rows affected.
+    fn execute(&mut self, sql: &str) -> Result<u64>;
+    /// Runs a query without parameters and returns its rows.
+    fn query(&mut self, sql: &str) -> Result<Vec<Row>>;
+    fn prepare(&mut self, sql: &str) -> Result<Stmt>;
+    /// Runs a prepared statement that returns no rows; returns rows affected.
+    fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64>;
+    /// Runs a prepared query, handing each row to `visit`; returns the number of rows.
+    fn query_prepared(
+        &mut self,
+        stmt: Stmt,
+        params: &[SqlValue],
+        visit: &mut dyn FnMut(&[SqlValue]),
+    ) -> Result<u64>;
+    fn begin(&mut self) -> Result<()>;
+    fn commit(&mut self) -> Result<()>;
+    fn rollback(&mut self) -> Result<()>;
+    /// Loads rows through the engine's fast path (COPY, multi-row INSERT, appender, one
+    /// transaction of prepared inserts); returns rows loaded.
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<u64>;
+}

@@ -1,0 +1,220 @@
+//! `sqlite` (bundled SQLite) as a key-value store: one `kv` table keyed by the record key.
+
+use super::kv::{Conflict, KvEngine, KvOptions, KvSession, KvStore};
+use crate::durability::Durability;
+use anyhow::{Context, Result};
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
+use std::time::Duration;
+
+pub struct SqliteKv;
+pub static SQLITE_KV: SqliteKv = SqliteKv;
+
+impl KvEngine for SqliteKv {
+    fn name(&self) -> &'static str {
+        "sqlite"
+    }
+    fn version(&self) -> String {
+        rusqlite::version().to_string()
+    }
+    fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
+        match level {
+            Durability::Sync => Ok("journal_mode=WAL, synchronous=FULL".into()),
+            Durability::WriteNosync => Ok("journal_mode=WAL, synchronous=NORMAL (no fsync at commit)".into()),
+            Durability::Nosync => Err("SQLite has no log buffer of its own: every commit hands its log to the OS (that is write-nosync)".into()),
+            Durability::InMemory => Ok("shared-cache in-memory database (file::memory:)".into()),
+            Durability::None => Ok("journal_mode=OFF, synchronous=OFF".into()),
+        }
+    }
+    fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>> {
+        let (uri, flags) = if options.durability == Durability::InMemory {
+            // A name unique to this store, shared by its connections.
+            let name = format!("hakari-kv-{}", options.dir.display()).replace(['/', ' '], "_");
+            (
+                format!("file:{name}?mode=memory&cache=shared"),
+                OpenFlags::SQLITE_OPEN_READ_WRITE
+                    | OpenFlags::SQLITE_OPEN_CREATE
+                    | OpenFlags::SQLITE_OPEN_URI
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+        } else {
+            (
+                options.dir.join("kv.sqlite").display().to_string(),
+                OpenFlags::SQLITE_OPEN_READ_WRITE
+                    | OpenFlags::SQLITE_OPEN_CREATE
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+        };
+        let store = SqliteStore {
+            uri,
+            flags,
+            options: options.clone(),
+            keeper: None,
+        };
+        let first = store.connect(true)?;
+        first
+            .execute_batch(
+                "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID",
+            )
+            .context("cannot create the kv table")?;
+        Ok(Box::new(SqliteStore {
+            keeper: Some(std::sync::Mutex::new(first)),
+            ..store
+        }))
+    }
+}
+
+struct SqliteStore {
+    uri: String,
+    flags: OpenFlags,
+    options: KvOptions,
+    /// Holds the database open (an in-memory one lives as long as a connection does).
+    keeper: Option<std::sync::Mutex<Connection>>,
+}
+
+impl SqliteStore {
+    fn connect(&self, first: bool) -> Result<Connection> {
+        let conn = Connection::open_with_flags(&self.uri, self.flags)
+            .with_context(|| format!("cannot open SQLite database {}", self.uri))?;
+        conn.busy_timeout(Duration::from_secs(30))?;
+        if first && self.options.page_size > 0 {
+            conn.pragma_update(None, "page_size", self.options.page_size)?;
+        }
+        let pragmas = match self.options.durability {
+            Durability::Sync => "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+            Durability::WriteNosync => "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            Durability::InMemory => "PRAGMA synchronous=OFF;",
+            Durability::None => "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;",
+            Durability::Nosync => unreachable!("refused by mapping()"),
+        };
+        conn.execute_batch(pragmas)?;
+        if self.options.cache_bytes > 0 {
+            // A negative cache_size is in KiB.
+            conn.pragma_update(
+                None,
+                "cache_size",
+                -((self.options.cache_bytes / 1024) as i64),
+            )?;
+        }
+        Ok(conn)
+    }
+}
+
+impl KvStore for SqliteStore {
+    fn session(&self) -> Result<Box<dyn KvSession + '_>> {
+        Ok(Box::new(SqliteSession {
+            conn: self.connect(false)?,
+            in_txn: false,
+        }))
+    }
+    fn settings(&self) -> Vec<(String, String)> {
+        let Some(keeper) = &self.keeper else {
+            return Vec::new();
+        };
+        let conn = keeper.lock().unwrap();
+        let mut out = Vec::new();
+        for pragma in [
+            "journal_mode",
+            "synchronous",
+            "page_size",
+            "cache_size",
+            "locking_mode",
+        ] {
+            if let Ok(v) =
+                conn.pragma_query_value(None, pragma, |r| r.get::<_, rusqlite::types::Value>(0))
+            {
+                let text = match v {
+                    rusqlite::types::Value::Integer(i) => i.to_string(),
+                    rusqlite::types::Value::Text(t) => t,
+                    other => format!("{other:?}"),
+                };
+                out.push((pragma.to_string(), text));
+            }
+        }
+        out
+    }
+    fn close(self: Box<Self>) -> Result<()> {
+        if let Some(k) = self.keeper {
+            k.into_inner()
+                .unwrap()
+                .close()
+                .map_err(|(_, e)| e)
+                .context("closing SQLite")?;
+        }
+        Ok(())
+    }
+}
+
+struct SqliteSession {
+    conn: Connection,
+    in_txn: bool,
+}
+
+/// Busy and locked databases are lost conflicts: the caller retries the transaction.
+fn classify(e: rusqlite::Error) -> anyhow::Error {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => {
+            Conflict(e.to_string()).into()
+        }
+        _ => e.into(),
+    }
+}
+
+impl KvSession for SqliteSession {
+    fn begin(&mut self, write: bool) -> Result<()> {
+        // IMMEDIATE takes the write lock up front, so two writers never deadlock on an upgrade.
+        self.conn
+            .execute_batch(if write { "BEGIN IMMEDIATE" } else { "BEGIN" })
+            .map_err(classify)?;
+        self.in_txn = true;
+        Ok(())
+    }
+    fn commit(&mut self) -> Result<()> {
+        self.conn.execute_batch("COMMIT").map_err(classify)?;
+        self.in_txn = false;
+        Ok(())
+    }
+    fn abort(&mut self) {
+        if self.in_txn || !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        self.in_txn = false;
+    }
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR REPLACE INTO kv (k, v) VALUES (?1, ?2)")?
+            .execute(params![key, value])
+            .map_err(classify)?;
+        Ok(())
+    }
+    fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        let mut stmt = self.conn.prepare_cached("SELECT v FROM kv WHERE k = ?1")?;
+        let found = stmt
+            .query_row([key], |row| {
+                let v = row.get_ref(0)?.as_blob()?;
+                out.clear();
+                out.extend_from_slice(v);
+                Ok(())
+            })
+            .optional()
+            .map_err(classify)?;
+        Ok(found.is_some())
+    }
+    fn delete(&mut self, key: &[u8]) -> Result<bool> {
+        let n = self
+            .conn
+            .prepare_cached("DELETE FROM kv WHERE k = ?1")?
+            .execute([key])
+            .map_err(classify)?;
+        Ok(n > 0)
+    }
+    fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
+        let mut stmt = self.conn.prepare_cached("SELECT k, v FROM kv ORDER BY k")?;
+        let mut rows = stmt.query([]).map_err(classify)?;
+        let mut n = 0;
+        while let Some(row) = rows.next().map_err(classify)? {
+            visit(row.get_ref(0)?.as_blob()?, row.get_ref(1)?.as_blob()?);
+            n += 1;
+        }
+        Ok(n)
+    }
+}

@@ -1,0 +1,121 @@
+//! The figures the source papers published (reference/published.toml), to show beside fresh ones.
+
+use std::sync::OnceLock;
+use toml::Value;
+
+const PUBLISHED: &str = include_str!("../../reference/published.toml");
+
+pub fn published() -> &'static Value {
+    static CELL: OnceLock<Value> = OnceLock::new();
+    CELL.get_or_init(|| {
+        PUBLISHED
+            .parse::<Value>()
+            .expect("reference/published.toml is valid TOML (checked by a test)")
+    })
+}
+
+/// A published figure beside a fresh one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Published {
+    pub mean: f64,
+    pub stddev: Option<f64>,
+    /// The machine and year, for the label.
+    pub source: String,
+}
+
+fn number(v: &Value) -> Option<f64> {
+    v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
+}
+
+/// The row name paper 000 uses for a durability level (tables 3 and 4).
+fn bdb_11gr2_row(durability: &str) -> Option<&'static str> {
+    Some(match durability {
+        "none" => "ds",
+        "sync" => "tds_sync",
+        "write-nosync" => "tds_write_nosync",
+        "nosync" => "tds_nosync",
+        "in-memory" => "tds_in_memory",
+        _ => return None,
+    })
+}
+
+/// Paper 000's figure for a kv step (insert/fetch/delete/update) at a level and thread count.
+pub fn bdb_11gr2(durability: &str, threads: usize, step: &str) -> Option<Published> {
+    let paper = published().get("bdb_11gr2")?;
+    let source = format!(
+        "BDB 11gR2 white paper, 2010 ({})",
+        paper.get("machine")?.as_str()?
+    );
+    let pick = |columns: &Value, row: &[Value], offset: usize| -> Option<Published> {
+        let cols: Vec<&str> = columns
+            .as_array()?
+            .iter()
+            .filter_map(|c| c.as_str())
+            .collect();
+        let i = cols.iter().position(|c| *c == step)?;
+        let sd = cols.iter().position(|c| *c == format!("{step}_sd"));
+        Some(Published {
+            mean: number(row.get(i - offset)?)?,
+            stddev: sd.and_then(|j| row.get(j - offset)).and_then(number),
+            source: source.clone(),
+        })
+    };
+    if threads == 1 {
+        let single = paper.get("single_thread")?;
+        let row = single.get(bdb_11gr2_row(durability)?)?.as_array()?;
+        return pick(single.get("columns")?, row, 0);
+    }
+    if durability != "sync" {
+        return None;
+    }
+    let table = paper.get("threads")?;
+    let row = table
+        .get("rows")?
+        .as_array()?
+        .iter()
+        .filter_map(|r| r.as_array())
+        .find(|r| r.first().and_then(number) == Some(threads as f64))?;
+    pick(table.get("columns")?, row, 0)
+}
+
+/// Paper 002's Linux figure for a kv step (write/read/bulk-read) at a level.
+pub fn bdb_43(durability: &str, step: &str) -> Option<Published> {
+    let paper = published().get("bdb_43")?;
+    let key = match (durability, step) {
+        ("none", "read") => "ds_read",
+        ("none", "write") => "ds_write",
+        ("none", "bulk-read") => "ds_bulk_read",
+        ("in-memory", "write") => "tds_in_memory_write",
+        ("nosync", "write") => "tds_nosync_write",
+        ("write-nosync", "write") => "tds_write_nosync_write",
+        (d, "read") if d != "none" => "tds_read",
+        _ => return None,
+    };
+    Some(Published {
+        mean: number(paper.get(key)?.as_array()?.first()?)?,
+        stddev: None,
+        source: format!(
+            "BDB 4.3 white paper, Linux ({})",
+            paper.get("machine_linux")?.as_str()?
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_papers_tables() {
+        let ds = bdb_11gr2("none", 1, "insert").unwrap();
+        assert_eq!((ds.mean, ds.stddev), (208139.0, Some(329.0)));
+        let sync_update = bdb_11gr2("sync", 1, "update").unwrap();
+        assert_eq!(sync_update.mean, 1732.0);
+        let t16 = bdb_11gr2("sync", 16, "fetch").unwrap();
+        assert_eq!((t16.mean, t16.stddev), (99860.0, Some(820.0)));
+        assert!(bdb_11gr2("nosync", 4, "fetch").is_none());
+        assert_eq!(bdb_43("none", "bulk-read").unwrap().mean, 13501800.0);
+        assert_eq!(bdb_43("nosync", "read").unwrap().mean, 466623.0);
+        assert!(bdb_43("sync", "write").is_none());
+    }
+}

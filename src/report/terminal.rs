@@ -1,0 +1,252 @@
+//! The tables printed at the end of a run, shaped like the papers' tables.
+
+use super::published::{self, Published};
+use super::table::Table;
+use crate::results::{Measurement, RunResult};
+use crate::units::thousands;
+
+/// Everything printed after a run (or by `hakari show`): tables, mapping, notes.
+pub fn render(result: &RunResult) -> String {
+    let mut out = String::new();
+    out.push_str(&environment_line(result));
+    out.push('\n');
+    out.push_str(&throughput_table(result));
+    let latency = latency_table(result);
+    if !latency.is_empty() {
+        out.push('\n');
+        out.push_str(&latency);
+    }
+    if !result.metrics.is_empty() {
+        out.push('\n');
+        let mut t = Table::new(
+            "Derived figures",
+            vec!["engine".into(), "figure".into(), "value".into()],
+            2,
+        );
+        for m in &result.metrics {
+            t.row(vec![
+                m.engine.clone().unwrap_or_default(),
+                m.name.clone(),
+                format!(
+                    "{:.3}{}",
+                    m.value,
+                    if m.unit == "ratio" { "" } else { &m.unit }
+                ),
+            ]);
+        }
+        out.push_str(&t.render());
+    }
+    out.push('\n');
+    out.push_str(&mapping_table(result));
+    for note in &result.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    for w in &result.environment.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    out
+}
+
+fn environment_line(r: &RunResult) -> String {
+    let e = &r.environment;
+    format!(
+        "{} run {} ({}), seed {}: {} x {} cores, {:.1} GiB, {} {}, data on {} ({}, {})\n",
+        r.workload,
+        r.run_id,
+        r.status,
+        r.seed,
+        e.cpu_model,
+        e.cpu_cores,
+        e.memory_bytes as f64 / (1u64 << 30) as f64,
+        e.os,
+        e.kernel,
+        e.mount_point,
+        e.filesystem,
+        e.device
+    )
+}
+
+/// Steps in the papers' column order first (insert, fetch, delete, update), then as they came.
+fn step_columns(ms: &[Measurement]) -> Vec<String> {
+    const PAPER_ORDER: [&str; 7] = [
+        "insert",
+        "fetch",
+        "delete",
+        "update",
+        "write",
+        "read",
+        "bulk-read",
+    ];
+    let mut steps: Vec<String> = Vec::new();
+    for s in PAPER_ORDER {
+        if ms.iter().any(|m| m.step == s) {
+            steps.push(s.into());
+        }
+    }
+    for m in ms {
+        if !steps.contains(&m.step) {
+            steps.push(m.step.clone());
+        }
+    }
+    steps
+}
+
+/// Configurations (engine, durability, threads) in the order they ran.
+fn configurations(ms: &[Measurement]) -> Vec<(String, String, usize)> {
+    let mut out: Vec<(String, String, usize)> = Vec::new();
+    for m in ms {
+        let c = (m.engine.clone(), m.durability.clone(), m.threads);
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn published_for(
+    r: &RunResult,
+    engine: &str,
+    durability: &str,
+    threads: usize,
+    step: &str,
+) -> Option<Published> {
+    if engine != "bdb" {
+        return None;
+    }
+    match r.preset.as_deref() {
+        Some("bdb-11gr2") => published::bdb_11gr2(durability, threads, step),
+        Some("bdb-4.3") if threads == 1 => published::bdb_43(durability, step),
+        _ => None,
+    }
+}
+
+fn throughput_table(r: &RunResult) -> String {
+    let ms = &r.measurements;
+    if ms.is_empty() {
+        return "no finished measurements\n".into();
+    }
+    let steps = step_columns(ms);
+    let mut headers = vec!["engine".into(), "durability".into(), "threads".into()];
+    for s in &steps {
+        headers.push(format!("{s} ops/s"));
+        headers.push("stddev".into());
+    }
+    let mut t = Table::new(
+        format!(
+            "{} throughput: mean and sample stddev of ops/s over runs",
+            r.workload
+        ),
+        headers,
+        3,
+    );
+    let mut sources = Vec::new();
+    for (engine, durability, threads) in configurations(ms) {
+        let mut row = vec![engine.clone(), durability.clone(), threads.to_string()];
+        let mut paper_row = vec!["  published".into(), String::new(), String::new()];
+        let mut any_published = false;
+        for s in &steps {
+            match ms.iter().find(|m| {
+                m.engine == engine
+                    && m.durability == durability
+                    && m.threads == threads
+                    && &m.step == s
+            }) {
+                Some(m) => {
+                    row.push(thousands(m.ops_per_sec_mean));
+                    row.push(thousands(m.ops_per_sec_stddev));
+                }
+                None => row.extend(["-".into(), "-".into()]),
+            }
+            match published_for(r, &engine, &durability, threads, s) {
+                Some(p) => {
+                    any_published = true;
+                    paper_row.push(thousands(p.mean));
+                    paper_row.push(p.stddev.map(thousands).unwrap_or_else(|| "-".into()));
+                    if !sources.contains(&p.source) {
+                        sources.push(p.source);
+                    }
+                }
+                None => paper_row.extend(["".into(), "".into()]),
+            }
+        }
+        t.row(row);
+        if any_published {
+            t.row(paper_row);
+        }
+    }
+    let mut out = t.render();
+    for s in sources {
+        out.push_str(&format!(
+            "published: {s}; old hardware, a reference, not a target\n"
+        ));
+    }
+    out
+}
+
+fn latency_table(r: &RunResult) -> String {
+    let mut t = Table::new(
+        "Latency per transaction (microseconds), merged over threads and runs",
+        [
+            "engine",
+            "durability",
+            "threads",
+            "step",
+            "p50",
+            "p95",
+            "p99",
+            "p99.9",
+            "max",
+            "retries",
+        ]
+        .map(String::from)
+        .to_vec(),
+        4,
+    );
+    let us = |v: f64| {
+        if v < 10.0 {
+            format!("{v:.2}")
+        } else {
+            thousands(v)
+        }
+    };
+    for m in &r.measurements {
+        if let Some(l) = &m.latency {
+            t.row(vec![
+                m.engine.clone(),
+                m.durability.clone(),
+                m.threads.to_string(),
+                m.step.clone(),
+                us(l.p50_us),
+                us(l.p95_us),
+                us(l.p99_us),
+                us(l.p999_us),
+                us(l.max_us),
+                m.retries.to_string(),
+            ]);
+        }
+    }
+    if t.is_empty() {
+        String::new()
+    } else {
+        t.render()
+    }
+}
+
+fn mapping_table(r: &RunResult) -> String {
+    let mut t = Table::new(
+        "Durability mapping used",
+        ["engine", "version", "durability", "engine settings"]
+            .map(String::from)
+            .to_vec(),
+        4,
+    );
+    for e in &r.engines {
+        t.row(vec![
+            e.engine.clone(),
+            e.version.clone(),
+            e.durability.clone(),
+            e.durability_mapping.clone(),
+        ]);
+    }
+    t.render()
+}

@@ -1,0 +1,65 @@
+//! Writing and reading result files. Writes are atomic: a reader never sees half a file.
+
+use super::{RunResult, SCHEMA_VERSION};
+use anyhow::{bail, Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Writes `result` to `path` through a temporary file in the same directory and a rename.
+pub fn write_atomic(path: &Path, result: &RunResult) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write in {}", dir.display()))?;
+    serde_json::to_writer_pretty(&mut tmp, result)?;
+    tmp.write_all(b"\n")?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// Reads a result file, refusing other schema versions and foreign JSON with a clear message.
+pub fn read(path: &Path) -> Result<RunResult> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a complete JSON file (truncated or not JSON)",
+            path.display()
+        )
+    })?;
+    match value.get("schema_version").and_then(|v| v.as_u64()) {
+        None => bail!(
+            "{} is not a hakari result file (no schema_version)",
+            path.display()
+        ),
+        Some(v) if v != SCHEMA_VERSION as u64 => bail!(
+            "{} has result schema version {v}; this hakari reads version {SCHEMA_VERSION}",
+            path.display()
+        ),
+        Some(_) => {}
+    }
+    serde_json::from_value(value)
+        .with_context(|| format!("{} does not match the result schema", path.display()))
+}
+
+/// The result files named: files as given, folders expanded to their `*.json` files (sorted).
+pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("cannot list {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "json"))
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            bail!("{} does not exist", p.display());
+        }
+    }
+    Ok(out)
+}

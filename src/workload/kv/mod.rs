@@ -1,0 +1,465 @@
+//! The key-value workload of the Berkeley DB papers (000 tables 3-5, 002): fixed-size records in
+//! batches of sequential keys, steps timed from first to last operation, repeated runs.
+
+pub mod keys;
+pub mod presets;
+
+use crate::durability::Durability;
+use crate::engine::kv::{check_combination, is_conflict, offered_levels, KvEngine, KvOptions};
+use crate::engine::{KvSession, KvStore};
+use crate::measure::progress::Progress;
+use crate::measure::runner::{run_step, StepOutcome, Worker};
+use crate::results::{EngineRecord, Measurement, MeasurementKey, Metric};
+use crate::workload::RunContext;
+use anyhow::{bail, Context, Result};
+use presets::{KvParams, Op, Step, TxnSize};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+
+/// One configuration to measure: an engine at a durability level with a thread count.
+#[derive(Clone, Copy)]
+pub struct Config {
+    pub engine: &'static dyn KvEngine,
+    pub durability: Durability,
+    pub threads: usize,
+}
+
+/// Works out which configurations run. Levels the user named must all be offered (else the
+/// whole run is refused before anything starts); levels from a preset's defaults that an engine
+/// lacks are skipped, each with a note saying why.
+pub fn plan(
+    params: &KvParams,
+    engines: &[&'static dyn KvEngine],
+    named_levels: Option<&[Durability]>,
+) -> Result<(Vec<Config>, Vec<String>)> {
+    let check_sizes = |what: &str, n: usize| -> Result<()> {
+        if n < keys::MIN_SIZE {
+            bail!(
+                "{what} must be at least {} bytes to hold the record number, not {n}",
+                keys::MIN_SIZE
+            );
+        }
+        if n > 1 << 20 {
+            bail!("{what} of {n} bytes is too large for the kv workload (at most 1MB)");
+        }
+        Ok(())
+    };
+    check_sizes("--key-size", params.key_size)?;
+    check_sizes("--value-size", params.value_size)?;
+    if params.batches == 0 || params.batch_size == 0 {
+        bail!("--batches must be at least 1");
+    }
+    if params.runs == 0 {
+        bail!("--runs must be at least 1");
+    }
+    let mut configs = Vec::new();
+    let mut notes = Vec::new();
+    for &engine in engines {
+        let levels: Vec<Durability> = match named_levels {
+            Some(l) => l.to_vec(),
+            None => params.default_durability.clone(),
+        };
+        for level in levels {
+            for &threads in &params.threads {
+                match check_combination(engine, level, threads) {
+                    Ok(()) => configs.push(Config {
+                        engine,
+                        durability: level,
+                        threads,
+                    }),
+                    Err(e) if named_levels.is_some() => return Err(e),
+                    Err(e) => notes.push(format!("skipped: {e}")),
+                }
+            }
+        }
+    }
+    if configs.is_empty() {
+        bail!(
+            "nothing to run: {}",
+            if notes.is_empty() {
+                "no configuration".to_string()
+            } else {
+                notes.join("; ")
+            }
+        );
+    }
+    Ok((configs, notes))
+}
+
+/// Runs every configuration, `params.runs` times each, recording as it goes.
+pub fn run(params: &KvParams, configs: &[Config], ctx: &mut RunContext) -> Result<()> {
+    for (i, config) in configs.iter().enumerate() {
+        let label = format!(
+            "[{}/{}] {} {} {} thread{}",
+            i + 1,
+            configs.len(),
+            config.engine.name(),
+            config.durability,
+            config.threads,
+            if config.threads == 1 { "" } else { "s" }
+        );
+        eprintln!("{label}");
+        run_config(params, *config, ctx, &label)
+            .with_context(|| format!("{} at {}", config.engine.name(), config.durability))?;
+    }
+    derive_ratios(params, ctx);
+    Ok(())
+}
+
+fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &str) -> Result<()> {
+    let reported: Vec<&Step> = params.steps.iter().filter(|s| s.reported).collect();
+    let mut outcomes: Vec<Vec<StepOutcome>> = reported.iter().map(|_| Vec::new()).collect();
+    for run in 0..params.runs {
+        let dir = ctx.fresh_dir(&format!(
+            "{}-{}-t{}",
+            config.engine.name(),
+            config.durability,
+            config.threads
+        ))?;
+        let options = KvOptions {
+            dir: dir.clone(),
+            durability: config.durability,
+            threads: config.threads,
+            key_size: params.key_size,
+            value_size: params.value_size,
+            cache_bytes: params.cache_bytes,
+            page_size: params.page_size,
+            log_buffer_bytes: params.log_buffer_bytes,
+            bulk_buffer_bytes: params.bulk_buffer_bytes,
+            expected_records: params.records(),
+        };
+        let store = config.engine.open(&options).with_context(|| {
+            format!(
+                "engine {} failed to open in {}",
+                config.engine.name(),
+                dir.display()
+            )
+        })?;
+        if run == 0 {
+            ctx.recorder.engine(EngineRecord {
+                engine: config.engine.name().into(),
+                version: config.engine.version(),
+                durability: config.durability.name().into(),
+                durability_mapping: config.engine.mapping(config.durability).unwrap_or_default(),
+                settings: store.settings().into_iter().collect(),
+            });
+        }
+        let mut reported_index = 0;
+        for (step_index, step) in params.steps.iter().enumerate() {
+            let progress = Progress::new(
+                &format!("{label} run {}/{}: {}", run + 1, params.runs, step.name),
+                expected_ops(params, step, config.threads),
+            );
+            let seed = step_seed(ctx.seed, run, step_index);
+            let outcome = run_kv_step(store.as_ref(), params, step, config, seed, &progress)
+                .with_context(|| format!("step '{}' of run {}", step.name, run + 1))?;
+            if step.reported {
+                outcomes[reported_index].push(outcome);
+                reported_index += 1;
+            }
+        }
+        store.close()?;
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    for (step, outs) in reported.iter().zip(&outcomes) {
+        let key = MeasurementKey {
+            workload: "kv".into(),
+            engine: config.engine.name().into(),
+            durability: config.durability.name().into(),
+            threads: config.threads,
+            step: step.name.into(),
+            config: measurement_config(params),
+        };
+        ctx.recorder
+            .measurement(Measurement::from_runs(key, outs))?;
+    }
+    Ok(())
+}
+
+fn measurement_config(params: &KvParams) -> BTreeMap<String, serde_json::Value> {
+    let mut c = BTreeMap::new();
+    c.insert("key_size".into(), params.key_size.into());
+    c.insert("value_size".into(), params.value_size.into());
+    c.insert("batch_size".into(), params.batch_size.into());
+    c.insert("batches".into(), params.batches.into());
+    c.insert(
+        "txn_size".into(),
+        serde_json::to_value(params.txn_size).unwrap(),
+    );
+    c
+}
+
+fn expected_ops(params: &KvParams, step: &Step, threads: usize) -> u64 {
+    match step.op {
+        Op::Scan => params.records() * threads as u64,
+        _ => params.records(),
+    }
+}
+
+fn step_seed(seed: u64, run: usize, step: usize) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((run as u64) << 32) ^ step as u64
+}
+
+/// Times one step: each worker takes its own share of a random permutation of the batches.
+fn run_kv_step(
+    store: &dyn KvStore,
+    params: &KvParams,
+    step: &Step,
+    config: Config,
+    seed: u64,
+    progress: &Progress,
+) -> Result<StepOutcome> {
+    // The batch order is drawn before the clock starts.
+    let mut order: Vec<u64> = (0..params.batches).collect();
+    order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    let share = order.len().div_ceil(config.threads);
+    let keeps_data = config.engine.keeps_data();
+    run_step(
+        config.threads,
+        progress,
+        |_| store.session(),
+        |session: &mut Box<dyn KvSession + '_>, worker: &mut Worker| {
+            let mine = order.chunks(share).nth(worker.index).unwrap_or(&[]);
+            let mut ops = Ops::new(params, session.as_mut(), keeps_data);
+            if step.op == Op::Scan {
+                let n = ops.scan()?;
+                worker.count(n);
+                return Ok(());
+            }
+            let per_txn = match params.txn_size {
+                TxnSize::Batch => params.batch_size,
+                TxnSize::Op => 1,
+            };
+            for &batch in mine {
+                if worker.should_stop() {
+                    break;
+                }
+                let first = batch * params.batch_size;
+                let mut n = first;
+                while n < first + params.batch_size {
+                    let count = per_txn.min(first + params.batch_size - n);
+                    let retries = worker.timed(count, || ops.transaction(step.op, n, count))?;
+                    for _ in 0..retries {
+                        worker.retried();
+                    }
+                    n += count;
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
+/// The operations of one worker, with its reusable buffers.
+struct Ops<'a, 's> {
+    session: &'a mut (dyn KvSession + 's),
+    key: Vec<u8>,
+    value: Vec<u8>,
+    read: Vec<u8>,
+    keeps_data: bool,
+    records: u64,
+}
+
+impl<'a, 's> Ops<'a, 's> {
+    fn new(params: &KvParams, session: &'a mut (dyn KvSession + 's), keeps_data: bool) -> Self {
+        Ops {
+            session,
+            key: vec![0; params.key_size],
+            value: vec![0; params.value_size],
+            read: Vec::with_capacity(params.value_size),
+            keeps_data,
+            records: params.records(),
+        }
+    }
+
+    /// Records `first..first+count` in one transaction, retried whole on a conflict.
+    /// Returns how many retries it took.
+    fn transaction(&mut self, op: Op, first: u64, count: u64) -> Result<u64> {
+        let mut retries = 0;
+        loop {
+            let attempt = self.try_transaction(op, first, count);
+            match attempt {
+                Ok(()) => return Ok(retries),
+                Err(e) if is_conflict(&e) && retries < 1000 => {
+                    self.session.abort();
+                    retries += 1;
+                }
+                Err(e) => {
+                    self.session.abort();
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    fn try_transaction(&mut self, op: Op, first: u64, count: u64) -> Result<()> {
+        let write = op != Op::Fetch;
+        self.session.begin(write)?;
+        for n in first..first + count {
+            keys::encode_key(n, &mut self.key);
+            match op {
+                Op::Insert => {
+                    keys::encode_value(n, 0, &mut self.value);
+                    self.session.put(&self.key, &self.value)?;
+                }
+                Op::Update => {
+                    keys::encode_value(n, 1, &mut self.value);
+                    self.session.put(&self.key, &self.value)?;
+                }
+                Op::Fetch => {
+                    let found = self.session.get(&self.key, &mut self.read)?;
+                    if self.keeps_data && (!found || keys::value_number(&self.read) != Some(n)) {
+                        bail!(
+                            "fetch of record {n} returned {}",
+                            if found {
+                                "another record's value"
+                            } else {
+                                "nothing"
+                            }
+                        );
+                    }
+                }
+                Op::Delete => {
+                    let found = self.session.delete(&self.key)?;
+                    if self.keeps_data && !found {
+                        bail!("delete of record {n} found no record");
+                    }
+                }
+                Op::Scan => unreachable!("scans are not transactions of single records"),
+            }
+        }
+        self.session.commit()
+    }
+
+    fn scan(&mut self) -> Result<u64> {
+        let mut last: Option<u64> = None;
+        let mut out_of_order = false;
+        let n = self.session.scan(&mut |key, _| {
+            let k = u64::from_be_bytes(key[key.len() - 8..].try_into().unwrap());
+            out_of_order |= last.is_some_and(|l| l >= k);
+            last = Some(k);
+        })?;
+        if self.keeps_data {
+            if n != self.records {
+                bail!("bulk read saw {n} records, expected {}", self.records);
+            }
+            if out_of_order {
+                bail!("bulk read returned keys out of integer order");
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// The ratios paper 002 prints, from this run's figures: TDS read / DS read, each level's writes
+/// relative to the next more relaxed one, and the bulk read's speed-up over single reads.
+fn derive_ratios(params: &KvParams, ctx: &mut RunContext) {
+    if params.preset != Some("bdb-4.3") {
+        return;
+    }
+    let figure = |ctx: &RunContext, engine: &str, level: Durability, step: &str| {
+        ctx.recorder
+            .result()
+            .measurements
+            .iter()
+            .find(|m| {
+                m.engine == engine
+                    && m.durability == level.name()
+                    && m.step == step
+                    && m.threads == 1
+            })
+            .map(|m| m.ops_per_sec_mean)
+    };
+    let engines: Vec<String> = ctx
+        .recorder
+        .result()
+        .engines
+        .iter()
+        .map(|e| e.engine.clone())
+        .collect();
+    let mut seen = Vec::new();
+    for engine in engines {
+        if seen.contains(&engine) {
+            continue;
+        }
+        seen.push(engine.clone());
+        let mut metrics = Vec::new();
+        let tds_read = [
+            Durability::InMemory,
+            Durability::Nosync,
+            Durability::WriteNosync,
+            Durability::Sync,
+        ]
+        .into_iter()
+        .find_map(|l| figure(ctx, &engine, l, "read"));
+        if let (Some(t), Some(d)) = (tds_read, figure(ctx, &engine, Durability::None, "read")) {
+            metrics.push(("tds_read / ds_read", t / d));
+        }
+        let chain = [
+            (
+                Durability::InMemory,
+                Durability::None,
+                "in-memory write / ds write",
+            ),
+            (
+                Durability::Nosync,
+                Durability::InMemory,
+                "nosync write / in-memory write",
+            ),
+            (
+                Durability::WriteNosync,
+                Durability::Nosync,
+                "write-nosync write / nosync write",
+            ),
+            (
+                Durability::Sync,
+                Durability::WriteNosync,
+                "sync write / write-nosync write",
+            ),
+        ];
+        for (level, relaxed, name) in chain {
+            if let (Some(a), Some(b)) = (
+                figure(ctx, &engine, level, "write"),
+                figure(ctx, &engine, relaxed, "write"),
+            ) {
+                metrics.push((name, a / b));
+            }
+        }
+        for level in Durability::ALL {
+            if let (Some(bulk), Some(read)) = (
+                figure(ctx, &engine, level, "bulk-read"),
+                figure(ctx, &engine, level, "read"),
+            ) {
+                metrics.push((
+                    if level == Durability::None {
+                        "bulk read speed-up (ds)"
+                    } else {
+                        "bulk read speed-up (tds)"
+                    },
+                    bulk / read,
+                ));
+            }
+        }
+        let mut named = Vec::new();
+        for (name, value) in metrics {
+            if named.contains(&name) {
+                continue;
+            }
+            named.push(name);
+            ctx.recorder.metric(Metric {
+                name: name.into(),
+                value,
+                unit: "ratio".into(),
+                engine: Some(engine.clone()),
+                note: None,
+            });
+        }
+    }
+}
+
+/// The levels an engine offers, for `hakari engines`.
+pub fn levels_offered(engine: &dyn KvEngine) -> Vec<Durability> {
+    offered_levels(engine)
+}
