@@ -82,9 +82,14 @@ pub struct CommonArgs {
     /// removes it after. Default: a fresh temporary directory.
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
-    /// Worker thread counts, comma-separated (e.g. 1,2,4,8): each thread has its own handle.
-    #[arg(long, short = 't')]
+    /// Worker thread (client) counts, comma-separated (e.g. 1,2,4,8): each worker has its own
+    /// handle or connection.
+    #[arg(long, short = 't', visible_alias = "clients")]
     pub threads: Option<String>,
+    /// Server URL for server engines (postgres://user@host:port/db, mysql://..., redis://...).
+    /// Without it, hakari starts a private server when the server's binaries are installed.
+    #[arg(long)]
+    pub url: Option<String>,
 }
 
 #[derive(Args, Clone, Debug)]
@@ -229,6 +234,7 @@ impl CommonArgs {
             out: PathBuf::from("results"),
             data_dir: None,
             threads: None,
+            url: None,
         }
     }
 }

@@ -7,10 +7,12 @@ pub mod kv;
 pub mod lmdb;
 pub mod null;
 pub mod rocksdb;
+pub mod sql;
 pub mod sqlite;
 
 use anyhow::{bail, Result};
 pub use kv::{KvEngine, KvOptions, KvSession, KvStore};
+pub use sql::{SqlConnection, SqlDatabase, SqlEngine, SqlOptions};
 
 /// Every key-value engine this build has, in the order tables list them.
 pub fn kv_engines() -> Vec<&'static dyn KvEngine> {
@@ -45,6 +47,37 @@ pub fn parse_kv_engines(list: &str) -> Result<Vec<&'static dyn KvEngine>> {
     let mut out: Vec<&'static dyn KvEngine> = Vec::new();
     for name in list.split(',').filter(|s| !s.trim().is_empty()) {
         let e = kv_engine(name)?;
+        if !out.iter().any(|o| o.name() == e.name()) {
+            out.push(e);
+        }
+    }
+    if out.is_empty() {
+        bail!("no engine named");
+    }
+    Ok(out)
+}
+
+/// Every SQL engine this build has.
+pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
+    vec![&sqlite::SQLITE_SQL]
+}
+
+/// Parses `--engine a,b` for SQL workloads, keeping order, dropping repeats.
+pub fn parse_sql_engines(list: &str) -> Result<Vec<&'static dyn SqlEngine>> {
+    let mut out: Vec<&'static dyn SqlEngine> = Vec::new();
+    for name in list.split(',').filter(|s| !s.trim().is_empty()) {
+        let wanted = name.trim().to_ascii_lowercase();
+        let Some(e) = sql_engines().into_iter().find(|e| e.name() == wanted) else {
+            bail!(
+                "unknown engine '{}' for SQL workloads; this build has: {}",
+                name,
+                sql_engines()
+                    .iter()
+                    .map(|e| e.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        };
         if !out.iter().any(|o| o.name() == e.name()) {
             out.push(e);
         }

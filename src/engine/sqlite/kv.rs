@@ -1,9 +1,10 @@
 //! `sqlite` (bundled SQLite) as a key-value store: one `kv` table keyed by the record key.
 
-use super::kv::{Conflict, KvEngine, KvOptions, KvSession, KvStore};
+use super::classify;
 use crate::durability::Durability;
+use crate::engine::kv::{KvEngine, KvOptions, KvSession, KvStore};
 use anyhow::{Context, Result};
-use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::time::Duration;
 
 pub struct SqliteKv;
@@ -17,33 +18,10 @@ impl KvEngine for SqliteKv {
         rusqlite::version().to_string()
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
-        match level {
-            Durability::Sync => Ok("journal_mode=WAL, synchronous=FULL".into()),
-            Durability::WriteNosync => Ok("journal_mode=WAL, synchronous=NORMAL (no fsync at commit)".into()),
-            Durability::Nosync => Err("SQLite has no log buffer of its own: every commit hands its log to the OS (that is write-nosync)".into()),
-            Durability::InMemory => Ok("shared-cache in-memory database (file::memory:)".into()),
-            Durability::None => Ok("journal_mode=OFF, synchronous=OFF".into()),
-        }
+        super::mapping(level)
     }
     fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>> {
-        let (uri, flags) = if options.durability == Durability::InMemory {
-            // A name unique to this store, shared by its connections.
-            let name = format!("hakari-kv-{}", options.dir.display()).replace(['/', ' '], "_");
-            (
-                format!("file:{name}?mode=memory&cache=shared"),
-                OpenFlags::SQLITE_OPEN_READ_WRITE
-                    | OpenFlags::SQLITE_OPEN_CREATE
-                    | OpenFlags::SQLITE_OPEN_URI
-                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )
-        } else {
-            (
-                options.dir.join("kv.sqlite").display().to_string(),
-                OpenFlags::SQLITE_OPEN_READ_WRITE
-                    | OpenFlags::SQLITE_OPEN_CREATE
-                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )
-        };
+        let (uri, flags) = super::location(&options.dir, "kv.sqlite", options.durability);
         let store = SqliteStore {
             uri,
             flags,
@@ -79,13 +57,7 @@ impl SqliteStore {
         if first && self.options.page_size > 0 {
             conn.pragma_update(None, "page_size", self.options.page_size)?;
         }
-        let pragmas = match self.options.durability {
-            Durability::Sync => "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
-            Durability::WriteNosync => "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            Durability::InMemory => "PRAGMA synchronous=OFF;",
-            Durability::None => "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;",
-            Durability::Nosync => unreachable!("refused by mapping()"),
-        };
+        let pragmas = super::pragmas(self.options.durability);
         conn.execute_batch(pragmas)?;
         if self.options.cache_bytes > 0 {
             // A negative cache_size is in KiB.
@@ -107,30 +79,10 @@ impl KvStore for SqliteStore {
         }))
     }
     fn settings(&self) -> Vec<(String, String)> {
-        let Some(keeper) = &self.keeper else {
-            return Vec::new();
-        };
-        let conn = keeper.lock().unwrap();
-        let mut out = Vec::new();
-        for pragma in [
-            "journal_mode",
-            "synchronous",
-            "page_size",
-            "cache_size",
-            "locking_mode",
-        ] {
-            if let Ok(v) =
-                conn.pragma_query_value(None, pragma, |r| r.get::<_, rusqlite::types::Value>(0))
-            {
-                let text = match v {
-                    rusqlite::types::Value::Integer(i) => i.to_string(),
-                    rusqlite::types::Value::Text(t) => t,
-                    other => format!("{other:?}"),
-                };
-                out.push((pragma.to_string(), text));
-            }
+        match &self.keeper {
+            Some(keeper) => super::settings(&keeper.lock().unwrap()),
+            None => Vec::new(),
         }
-        out
     }
     fn close(self: Box<Self>) -> Result<()> {
         if let Some(k) = self.keeper {
@@ -147,16 +99,6 @@ impl KvStore for SqliteStore {
 struct SqliteSession {
     conn: Connection,
     in_txn: bool,
-}
-
-/// Busy and locked databases are lost conflicts: the caller retries the transaction.
-fn classify(e: rusqlite::Error) -> anyhow::Error {
-    match e.sqlite_error_code() {
-        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => {
-            Conflict(e.to_string()).into()
-        }
-        _ => e.into(),
-    }
 }
 
 impl KvSession for SqliteSession {

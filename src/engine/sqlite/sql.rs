@@ -1,0 +1,304 @@
+//! `sqlite` as a SQL engine: a database file in the run's own directory (always hakari's own).
+
+use super::classify;
+use crate::durability::Durability;
+use crate::engine::sql::{
+    Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt,
+};
+use anyhow::{Context, Result};
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{Connection, OpenFlags};
+use std::sync::Mutex;
+use std::time::Duration;
+
+pub struct SqliteSql;
+pub static SQLITE_SQL: SqliteSql = SqliteSql;
+
+impl SqlEngine for SqliteSql {
+    fn name(&self) -> &'static str {
+        "sqlite"
+    }
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+    fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
+        super::mapping(level)
+    }
+    fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
+        if options.url.is_some() {
+            anyhow::bail!("sqlite is embedded: it takes no --url (use --data-dir to choose where its file goes)");
+        }
+        let (uri, flags) = super::location(&options.dir, "sql.sqlite", options.durability);
+        let mut db = SqliteDatabase {
+            uri,
+            flags,
+            durability: options.durability,
+            cache_bytes: options.cache_bytes,
+            keeper: None,
+        };
+        db.keeper = Some(Mutex::new(db.open_connection()?));
+        Ok(Box::new(db))
+    }
+}
+
+struct SqliteDatabase {
+    uri: String,
+    flags: OpenFlags,
+    durability: Durability,
+    cache_bytes: u64,
+    /// Holds the database open (an in-memory one lives as long as a connection does).
+    keeper: Option<Mutex<Connection>>,
+}
+
+impl SqliteDatabase {
+    fn open_connection(&self) -> Result<Connection> {
+        let conn = Connection::open_with_flags(&self.uri, self.flags)
+            .with_context(|| format!("cannot open SQLite database {}", self.uri))?;
+        conn.busy_timeout(Duration::from_secs(60))?;
+        conn.execute_batch(super::pragmas(self.durability))?;
+        if self.cache_bytes > 0 {
+            conn.pragma_update(None, "cache_size", -((self.cache_bytes / 1024) as i64))?;
+        }
+        conn.set_prepared_statement_cache_capacity(256);
+        Ok(conn)
+    }
+}
+
+impl SqlDatabase for SqliteDatabase {
+    fn connect(&self) -> Result<Box<dyn SqlConnection>> {
+        Ok(Box::new(SqliteConnection {
+            conn: self.open_connection()?,
+            statements: Vec::new(),
+        }))
+    }
+    fn version(&self) -> String {
+        rusqlite::version().to_string()
+    }
+    fn settings(&self) -> Vec<(String, String)> {
+        match &self.keeper {
+            Some(k) => super::settings(&k.lock().unwrap()),
+            None => Vec::new(),
+        }
+    }
+    fn close(self: Box<Self>) -> Result<()> {
+        if let Some(k) = self.keeper {
+            k.into_inner()
+                .unwrap()
+                .close()
+                .map_err(|(_, e)| e)
+                .context("closing SQLite")?;
+        }
+        Ok(())
+    }
+}
+
+pub struct SqliteConnection {
+    conn: Connection,
+    /// Prepared statements by handle: the SQL text, prepared through rusqlite's statement cache
+    /// (a statement cannot be stored beside the connection it borrows).
+    statements: Vec<String>,
+}
+
+fn to_value(v: &SqlValue) -> Value {
+    match v {
+        SqlValue::Null => Value::Null,
+        SqlValue::Int(i) => Value::Integer(*i),
+        SqlValue::Float(f) => Value::Real(*f),
+        SqlValue::Text(s) => Value::Text(s.clone()),
+        SqlValue::Bytes(b) => Value::Blob(b.clone()),
+    }
+}
+
+fn from_ref(v: ValueRef<'_>) -> SqlValue {
+    match v {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Integer(i) => SqlValue::Int(i),
+        ValueRef::Real(f) => SqlValue::Float(f),
+        ValueRef::Text(t) => SqlValue::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => SqlValue::Bytes(b.to_vec()),
+    }
+}
+
+impl SqliteConnection {
+    fn sql(&self, stmt: Stmt) -> Result<&str> {
+        self.statements
+            .get(stmt.0)
+            .map(String::as_str)
+            .context("unknown prepared statement")
+    }
+}
+
+impl SqlConnection for SqliteConnection {
+    fn execute(&mut self, sql: &str) -> Result<u64> {
+        let before = self.conn.total_changes();
+        self.conn.execute_batch(sql).map_err(classify)?;
+        Ok(self.conn.total_changes().saturating_sub(before))
+    }
+    fn query(&mut self, sql: &str) -> Result<Vec<Row>> {
+        let mut stmt = self.conn.prepare(sql).map_err(classify)?;
+        let columns = stmt.column_count();
+        let mut rows = stmt.query([]).map_err(classify)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(classify)? {
+            out.push(
+                (0..columns)
+                    .map(|i| from_ref(row.get_ref_unwrap(i)))
+                    .collect(),
+            );
+        }
+        Ok(out)
+    }
+    fn prepare(&mut self, sql: &str) -> Result<Stmt> {
+        // Prepare once now so that a syntax error shows here, not at first use.
+        self.conn.prepare_cached(sql).map_err(classify)?;
+        self.statements.push(sql.to_string());
+        Ok(Stmt(self.statements.len() - 1))
+    }
+    fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        let sql = self.sql(stmt)?.to_string();
+        let mut s = self.conn.prepare_cached(&sql).map_err(classify)?;
+        let values: Vec<Value> = params.iter().map(to_value).collect();
+        let n = s
+            .execute(rusqlite::params_from_iter(values))
+            .map_err(classify)?;
+        Ok(n as u64)
+    }
+    fn query_prepared(
+        &mut self,
+        stmt: Stmt,
+        params: &[SqlValue],
+        visit: &mut dyn FnMut(&[SqlValue]),
+    ) -> Result<u64> {
+        let sql = self.sql(stmt)?.to_string();
+        let mut s = self.conn.prepare_cached(&sql).map_err(classify)?;
+        let columns = s.column_count();
+        let values: Vec<Value> = params.iter().map(to_value).collect();
+        let mut rows = s
+            .query(rusqlite::params_from_iter(values))
+            .map_err(classify)?;
+        let mut row_buf: Vec<SqlValue> = Vec::with_capacity(columns);
+        let mut n = 0;
+        while let Some(row) = rows.next().map_err(classify)? {
+            row_buf.clear();
+            row_buf.extend((0..columns).map(|i| from_ref(row.get_ref_unwrap(i))));
+            visit(&row_buf);
+            n += 1;
+        }
+        Ok(n)
+    }
+    fn begin(&mut self) -> Result<()> {
+        // IMMEDIATE takes the write lock up front, so two writers never deadlock on an upgrade.
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(classify)?;
+        Ok(())
+    }
+    fn commit(&mut self) -> Result<()> {
+        self.conn.execute_batch("COMMIT").map_err(classify)?;
+        Ok(())
+    }
+    fn rollback(&mut self) -> Result<()> {
+        if !self.conn.is_autocommit() {
+            self.conn.execute_batch("ROLLBACK").map_err(classify)?;
+        }
+        Ok(())
+    }
+    /// One transaction of prepared inserts: SQLite's fast path.
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<u64> {
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES ({})",
+            columns.join(", "),
+            vec!["?"; columns.len()].join(", ")
+        );
+        let tx = self.conn.transaction().map_err(classify)?;
+        let mut n = 0;
+        {
+            let mut stmt = tx.prepare(&sql).map_err(classify)?;
+            for row in rows {
+                let values: Vec<Value> = row.iter().map(to_value).collect();
+                stmt.execute(rusqlite::params_from_iter(values))
+                    .map_err(classify)?;
+                n += 1;
+            }
+        }
+        tx.commit().map_err(classify)?;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(dir: &std::path::Path, level: Durability) -> Box<dyn SqlDatabase> {
+        SQLITE_SQL
+            .open(&SqlOptions {
+                dir: dir.to_path_buf(),
+                durability: level,
+                url: None,
+                clients: 2,
+                cache_bytes: 0,
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn prepared_statements_transactions_and_bulk_load() {
+        let dir = tempfile::tempdir().unwrap();
+        for level in [Durability::Sync, Durability::InMemory, Durability::None] {
+            let db = open(dir.path(), level);
+            let mut c = db.connect().unwrap();
+            c.execute("DROP TABLE IF EXISTS t; CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, v REAL, b BLOB)")
+                .unwrap();
+            let rows = (0..100).map(|i| {
+                vec![
+                    SqlValue::Int(i),
+                    SqlValue::Text(format!("n{i}")),
+                    SqlValue::Float(i as f64 / 2.0),
+                    SqlValue::Bytes(vec![i as u8; 3]),
+                ]
+            });
+            assert_eq!(
+                c.bulk_load("t", &["id", "name", "v", "b"], &mut rows.into_iter())
+                    .unwrap(),
+                100
+            );
+            let upd = c.prepare("UPDATE t SET v = v + ? WHERE id = ?").unwrap();
+            c.begin().unwrap();
+            assert_eq!(
+                c.exec_prepared(upd, &[SqlValue::Float(1.0), SqlValue::Int(7)])
+                    .unwrap(),
+                1
+            );
+            c.commit().unwrap();
+            c.begin().unwrap();
+            c.exec_prepared(upd, &[SqlValue::Float(100.0), SqlValue::Int(7)])
+                .unwrap();
+            c.rollback().unwrap();
+            let sel = c.prepare("SELECT name, v, b FROM t WHERE id = ?").unwrap();
+            let mut seen = Vec::new();
+            let n = c
+                .query_prepared(sel, &[SqlValue::Int(7)], &mut |r| seen.push(r.to_vec()))
+                .unwrap();
+            assert_eq!(n, 1);
+            assert_eq!(
+                seen[0],
+                vec![
+                    SqlValue::Text("n7".into()),
+                    SqlValue::Float(4.5),
+                    SqlValue::Bytes(vec![7; 3])
+                ]
+            );
+            let count = c.query("SELECT count(*) FROM t").unwrap();
+            assert_eq!(count, vec![vec![SqlValue::Int(100)]]);
+            assert!(c.prepare("SELEC nonsense").is_err());
+            drop(c);
+            db.close().unwrap();
+        }
+    }
+}
