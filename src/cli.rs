@@ -173,7 +173,7 @@ fn engines() -> Result<i32> {
         t.row(vec![
             e.name().into(),
             e.version(),
-            kv::levels_offered(e)
+            engine::kv::offered_levels(e)
                 .iter()
                 .map(|d| d.name())
                 .collect::<Vec<_>>()
@@ -216,7 +216,7 @@ fn show(file: PathBuf) -> Result<i32> {
 fn tour() -> Result<i32> {
     eprintln!("hakari tour: the kv workload at a small size on every engine (see `hakari run kv --help` for more)");
     let mut params = kv::presets::default_params();
-    params.batches = 500;
+    params.batches = 2_000;
     params.runs = 3;
     let engines = engine::kv_engines();
     let (configs, notes) = kv::plan(&params, &engines, None)?;

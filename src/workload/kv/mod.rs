@@ -5,7 +5,7 @@ pub mod keys;
 pub mod presets;
 
 use crate::durability::Durability;
-use crate::engine::kv::{check_combination, is_conflict, offered_levels, KvEngine, KvOptions};
+use crate::engine::kv::{check_combination, is_conflict, KvEngine, KvOptions};
 use crate::engine::{KvSession, KvStore};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
@@ -457,9 +457,4 @@ fn derive_ratios(params: &KvParams, ctx: &mut RunContext) {
             });
         }
     }
-}
-
-/// The levels an engine offers, for `hakari engines`.
-pub fn levels_offered(engine: &dyn KvEngine) -> Vec<Durability> {
-    offered_levels(engine)
 }
