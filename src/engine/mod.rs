@@ -27,34 +27,12 @@ pub fn kv_engines() -> Vec<&'static dyn KvEngine> {
 
 /// Looks a key-value engine up by the name a user typed.
 pub fn kv_engine(name: &str) -> Result<&'static dyn KvEngine> {
-    let wanted = name.trim().to_ascii_lowercase();
-    if let Some(e) = kv_engines().into_iter().find(|e| e.name() == wanted) {
-        return Ok(e);
-    }
-    bail!(
-        "unknown engine '{}' for key-value workloads; this build has: {}",
-        name,
-        kv_engines()
-            .iter()
-            .map(|e| e.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
+    lookup(name, &kv_engines(), |e| e.name(), "key-value")
 }
 
-/// Parses `--engine a,b,c`, keeping order, dropping repeats.
+/// Parses `--engine a,b,c` for key-value workloads, keeping order, dropping repeats.
 pub fn parse_kv_engines(list: &str) -> Result<Vec<&'static dyn KvEngine>> {
-    let mut out: Vec<&'static dyn KvEngine> = Vec::new();
-    for name in list.split(',').filter(|s| !s.trim().is_empty()) {
-        let e = kv_engine(name)?;
-        if !out.iter().any(|o| o.name() == e.name()) {
-            out.push(e);
-        }
-    }
-    if out.is_empty() {
-        bail!("no engine named");
-    }
-    Ok(out)
+    parse_list(list, &kv_engines(), |e| e.name(), "key-value")
 }
 
 /// Every SQL engine this build has.
@@ -64,21 +42,40 @@ pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
 
 /// Parses `--engine a,b` for SQL workloads, keeping order, dropping repeats.
 pub fn parse_sql_engines(list: &str) -> Result<Vec<&'static dyn SqlEngine>> {
-    let mut out: Vec<&'static dyn SqlEngine> = Vec::new();
+    parse_list(list, &sql_engines(), |e| e.name(), "SQL")
+}
+
+/// The engine of `all` named `name`; the error lists what this build has.
+fn lookup<E: ?Sized>(
+    name: &str,
+    all: &[&'static E],
+    name_of: fn(&E) -> &'static str,
+    family: &str,
+) -> Result<&'static E> {
+    let wanted = name.trim().to_ascii_lowercase();
+    match all.iter().find(|e| name_of(e) == wanted) {
+        Some(e) => Ok(*e),
+        None => bail!(
+            "unknown engine '{}' for {family} workloads; this build has: {}",
+            name.trim(),
+            all.iter()
+                .map(|e| name_of(e))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn parse_list<E: ?Sized>(
+    list: &str,
+    all: &[&'static E],
+    name_of: fn(&E) -> &'static str,
+    family: &str,
+) -> Result<Vec<&'static E>> {
+    let mut out: Vec<&'static E> = Vec::new();
     for name in list.split(',').filter(|s| !s.trim().is_empty()) {
-        let wanted = name.trim().to_ascii_lowercase();
-        let Some(e) = sql_engines().into_iter().find(|e| e.name() == wanted) else {
-            bail!(
-                "unknown engine '{}' for SQL workloads; this build has: {}",
-                name,
-                sql_engines()
-                    .iter()
-                    .map(|e| e.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        };
-        if !out.iter().any(|o| o.name() == e.name()) {
+        let e = lookup(name, all, name_of, family)?;
+        if !out.iter().any(|o| name_of(o) == name_of(e)) {
             out.push(e);
         }
     }

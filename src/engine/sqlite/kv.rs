@@ -85,14 +85,7 @@ impl KvStore for SqliteStore {
         }
     }
     fn close(self: Box<Self>) -> Result<()> {
-        if let Some(k) = self.keeper {
-            k.into_inner()
-                .unwrap()
-                .close()
-                .map_err(|(_, e)| e)
-                .context("closing SQLite")?;
-        }
-        Ok(())
+        super::close_keeper(self.keeper)
     }
 }
 

@@ -87,3 +87,16 @@ pub fn location(
         (dir.join(file).display().to_string(), base)
     }
 }
+
+/// Closes the connection that keeps a store open, reporting SQLite's error if it refuses.
+pub fn close_keeper(keeper: Option<std::sync::Mutex<rusqlite::Connection>>) -> anyhow::Result<()> {
+    use anyhow::Context;
+    if let Some(k) = keeper {
+        k.into_inner()
+            .unwrap()
+            .close()
+            .map_err(|(_, e)| e)
+            .context("closing SQLite")?;
+    }
+    Ok(())
+}

@@ -81,14 +81,7 @@ impl SqlDatabase for SqliteDatabase {
         }
     }
     fn close(self: Box<Self>) -> Result<()> {
-        if let Some(k) = self.keeper {
-            k.into_inner()
-                .unwrap()
-                .close()
-                .map_err(|(_, e)| e)
-                .context("closing SQLite")?;
-        }
-        Ok(())
+        super::close_keeper(self.keeper)
     }
 }
 
