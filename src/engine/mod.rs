@@ -2,7 +2,7 @@
 //!
 //! Each engine lives in its own module and is registered here by name.
 
-// pub mod bdb; (being written)
+pub mod bdb;
 pub mod kv;
 pub mod lmdb;
 pub mod null;
@@ -17,7 +17,7 @@ pub use sql::{SqlConnection, SqlDatabase, SqlEngine, SqlOptions};
 /// Every key-value engine this build has, in the order tables list them.
 pub fn kv_engines() -> Vec<&'static dyn KvEngine> {
     vec![
-        // &bdb::BDB,
+        &bdb::BDB,
         &lmdb::LMDB,
         &rocksdb::ROCKSDB,
         &sqlite::SQLITE_KV,
