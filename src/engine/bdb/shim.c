@@ -176,14 +176,17 @@ int hk_scan_bulk(DB *db, void *buf, uint32_t bulk_bytes, hk_visit visit, void *c
 int hk_settings(DB_ENV *env, DB *db, char *out, size_t cap) {
     u_int32_t gbytes = 0, bytes = 0, lg_bsize = 0, env_flags = 0, page = 0, inmem = 0;
     int ncache = 0;
-    env->get_cachesize(env, &gbytes, &bytes, &ncache);
-    env->get_lg_bsize(env, &lg_bsize);
-    env->get_flags(env, &env_flags);
-    if (db != NULL) db->get_pagesize(db, &page);
-    int onoff = 0;
-    if (env->log_get_config(env, DB_LOG_IN_MEMORY, &onoff) == 0) inmem = (u_int32_t)onoff;
     u_int32_t open_flags = 0;
     env->get_open_flags(env, &open_flags);
+    env->get_cachesize(env, &gbytes, &bytes, &ncache);
+    env->get_flags(env, &env_flags);
+    if (db != NULL) db->get_pagesize(db, &page);
+    /* The log getters complain on stderr in a Data Store, which has no log. */
+    if (open_flags & DB_INIT_LOG) {
+        int onoff = 0;
+        env->get_lg_bsize(env, &lg_bsize);
+        if (env->log_get_config(env, DB_LOG_IN_MEMORY, &onoff) == 0) inmem = (u_int32_t)onoff;
+    }
     return snprintf(out, cap,
                     "cache_bytes=%llu;page_size=%u;log_buffer_bytes=%u;log_in_memory=%u;"
                     "txn_nosync=%u;txn_write_nosync=%u;init_txn=%u;init_lock=%u;init_log=%u;"
