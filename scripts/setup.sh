@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what hakari needs on a Debian/Ubuntu machine, when it is missing:
-# a C/C++ toolchain and libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb engines).
+# a C/C++ toolchain and libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb engines),
+# and headless Chromium (the report test renders the HTML report in it).
 # Safe to run again: it installs only what is not there.
 set -euo pipefail
 
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
-for p in build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev; do
+for p in build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev chromium; do
   have "$p" || need_pkgs+=("$p")
 done
 

@@ -42,6 +42,24 @@ enum Command {
         /// A results/<run-id>.json file.
         file: PathBuf,
     },
+    /// Write a self-contained HTML report (tables, charts, the papers' figures beside yours)
+    /// from result files or folders of them.
+    Report {
+        /// Result files or folders (default: results/).
+        #[arg(default_value = "results")]
+        paths: Vec<PathBuf>,
+        /// The HTML file to write (default: report.html in the folder given, else ./report.html).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// Compare two runs in the terminal: each shared figure, the change in %, and whether it is
+    /// larger than the runs' own noise.
+    Compare {
+        /// The baseline result file.
+        base: PathBuf,
+        /// The result file to compare with it.
+        new: PathBuf,
+    },
 }
 
 #[derive(Args)]
@@ -90,6 +108,9 @@ pub struct CommonArgs {
     /// Without it, hakari starts a private server when the server's binaries are installed.
     #[arg(long)]
     pub url: Option<String>,
+    /// Also write an HTML report of this run beside its result file (<out>/<run-id>.html).
+    #[arg(long)]
+    pub report: bool,
 }
 
 #[derive(Args, Clone, Debug)]
@@ -140,6 +161,8 @@ pub fn main() -> i32 {
         },
         Command::Engines => engines(),
         Command::Show { file } => show(file),
+        Command::Report { paths, output } => report(paths, output),
+        Command::Compare { base, new } => compare(base, new),
     };
     match outcome {
         Ok(code) => code,
@@ -206,6 +229,44 @@ fn engines() -> Result<i32> {
     Ok(0)
 }
 
+fn report(paths: Vec<PathBuf>, output: Option<PathBuf>) -> Result<i32> {
+    let output = output.unwrap_or_else(|| match paths.as_slice() {
+        [dir] if dir.is_dir() => dir.join("report.html"),
+        _ => PathBuf::from("report.html"),
+    });
+    let loaded = report::html::load(&paths)?;
+    for l in &loaded {
+        if let Err(e) = &l.run {
+            eprintln!("hakari: warning: left out of the report: {e}");
+        }
+        if let Ok(r) = &l.run {
+            if !r.complete {
+                eprintln!(
+                    "hakari: note: {} is marked {} (shown as incomplete)",
+                    l.path.display(),
+                    r.status
+                );
+            }
+        }
+    }
+    let runs = report::html::write(&loaded, &output)?;
+    println!("report of {runs} run(s): {}", output.display());
+    Ok(0)
+}
+
+fn compare(base: PathBuf, new: PathBuf) -> Result<i32> {
+    let (a, b) = (store::read(&base)?, store::read(&new)?);
+    if a.workload != b.workload {
+        anyhow::bail!(
+            "cannot compare a {} run with a {} run",
+            a.workload,
+            b.workload
+        );
+    }
+    print!("{}", report::compare::render(&a, &b));
+    Ok(0)
+}
+
 fn show(file: PathBuf) -> Result<i32> {
     let r = store::read(&file)?;
     print!("{}", report::terminal::render(&r));
@@ -235,6 +296,7 @@ impl CommonArgs {
             data_dir: None,
             threads: None,
             url: None,
+            report: false,
         }
     }
 }
@@ -325,11 +387,11 @@ fn execute_kv(
     }
     measure::install_interrupt_handler();
     let outcome = kv::run(params, configs, &mut ctx);
-    finish(&mut ctx, outcome)
+    finish(&mut ctx, outcome, common.report)
 }
 
 /// Writes the result file with the run's status, prints the tables, and picks the exit code.
-fn finish(ctx: &mut RunContext, outcome: Result<()>) -> Result<i32> {
+fn finish(ctx: &mut RunContext, outcome: Result<()>, report: bool) -> Result<i32> {
     let (status, error, code) = match &outcome {
         Ok(()) => ("complete", None, 0),
         Err(e) if e.downcast_ref::<Interrupted>().is_some() || measure::interrupted() => (
@@ -343,6 +405,12 @@ fn finish(ctx: &mut RunContext, outcome: Result<()>) -> Result<i32> {
     if !ctx.recorder.result().measurements.is_empty() {
         println!();
         print!("{}", report::terminal::render(ctx.recorder.result()));
+    }
+    if let (Some(path), true) = (&written, report) {
+        let html = path.with_extension("html");
+        let loaded = report::html::load(std::slice::from_ref(path))?;
+        report::html::write(&loaded, &html)?;
+        println!("report: {}", html.display());
     }
     match (&written, status) {
         (Some(path), "complete") => println!("\nresults: {}", path.display()),

@@ -101,6 +101,24 @@ pub fn bdb_43(durability: &str, step: &str) -> Option<Published> {
     })
 }
 
+/// The published figure for a fresh one, where its preset reproduces a paper's table.
+pub fn for_figure(
+    preset: Option<&str>,
+    engine: &str,
+    durability: &str,
+    threads: usize,
+    step: &str,
+) -> Option<Published> {
+    if engine != "bdb" {
+        return None;
+    }
+    match preset {
+        Some("bdb-11gr2") => bdb_11gr2(durability, threads, step),
+        Some("bdb-4.3") if threads == 1 => bdb_43(durability, step),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

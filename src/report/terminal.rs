@@ -1,6 +1,6 @@
 //! The tables printed at the end of a run, shaped like the papers' tables.
 
-use super::published::{self, Published};
+use super::published;
 use super::table::Table;
 use crate::results::{Measurement, RunResult};
 use crate::units::thousands;
@@ -103,23 +103,6 @@ fn configurations(ms: &[Measurement]) -> Vec<(String, String, usize)> {
     out
 }
 
-fn published_for(
-    r: &RunResult,
-    engine: &str,
-    durability: &str,
-    threads: usize,
-    step: &str,
-) -> Option<Published> {
-    if engine != "bdb" {
-        return None;
-    }
-    match r.preset.as_deref() {
-        Some("bdb-11gr2") => published::bdb_11gr2(durability, threads, step),
-        Some("bdb-4.3") if threads == 1 => published::bdb_43(durability, step),
-        _ => None,
-    }
-}
-
 fn throughput_table(r: &RunResult) -> String {
     let ms = &r.measurements;
     if ms.is_empty() {
@@ -157,7 +140,7 @@ fn throughput_table(r: &RunResult) -> String {
                 }
                 None => row.extend(["-".into(), "-".into()]),
             }
-            match published_for(r, &engine, &durability, threads, s) {
+            match published::for_figure(r.preset.as_deref(), &engine, &durability, threads, s) {
                 Some(p) => {
                     any_published = true;
                     paper_row.push(thousands(p.mean));

@@ -13,6 +13,10 @@ pub fn write_atomic(path: &Path, result: &RunResult) -> Result<()> {
     serde_json::to_writer_pretty(&mut tmp, result)?;
     tmp.write_all(b"\n")?;
     tmp.as_file().sync_all()?;
+    // Result files are for sharing; the temporary file's private mode is not wanted.
+    use std::os::unix::fs::PermissionsExt;
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))?;
     tmp.persist(path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())

@@ -1,0 +1,484 @@
+//! Charts as inline SVG, made in Rust so the report needs no script or network: grouped bars with
+//! stddev whiskers, and lines on linear or log axes. Every chart has a title, axis names with
+//! units, and a legend.
+
+use super::html::escape;
+use std::fmt::Write;
+
+const WIDTH: f64 = 880.0;
+const HEIGHT: f64 = 380.0;
+const LEFT: f64 = 90.0;
+const RIGHT: f64 = 200.0; // room for the legend
+const TOP: f64 = 40.0;
+const BOTTOM: f64 = 70.0;
+
+const PALETTE: [&str; 10] = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    "#bcbd22", "#7f7f7f",
+];
+
+/// Published figures are drawn in this colour, hatched, so they never pass for fresh ones.
+pub const PUBLISHED_COLOR: &str = "#555555";
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AxisKind {
+    Linear,
+    Log,
+}
+
+/// Maps values to pixels along one axis.
+#[derive(Clone, Copy, Debug)]
+pub struct Scale {
+    pub kind: AxisKind,
+    pub min: f64,
+    pub max: f64,
+    px_from: f64,
+    px_to: f64,
+}
+
+impl Scale {
+    /// A scale covering `lo..=hi` with round ends: from 0 (linear) or the decade below (log).
+    pub fn covering(kind: AxisKind, lo: f64, hi: f64, px_from: f64, px_to: f64) -> Scale {
+        let (min, max) = match kind {
+            AxisKind::Linear => {
+                let hi = if hi > 0.0 { hi } else { 1.0 };
+                let step = nice_step(hi / 5.0);
+                (0.0, (hi / step).ceil() * step)
+            }
+            AxisKind::Log => {
+                let lo = if lo > 0.0 { lo } else { 1.0 };
+                let hi = if hi > lo { hi } else { lo * 10.0 };
+                (
+                    10f64.powf(lo.log10().floor()),
+                    10f64.powf(hi.log10().ceil()),
+                )
+            }
+        };
+        Scale {
+            kind,
+            min,
+            max,
+            px_from,
+            px_to,
+        }
+    }
+
+    pub fn px(&self, v: f64) -> f64 {
+        let t = match self.kind {
+            AxisKind::Linear => (v - self.min) / (self.max - self.min),
+            AxisKind::Log => {
+                let v = v.max(self.min);
+                (v.log10() - self.min.log10()) / (self.max.log10() - self.min.log10())
+            }
+        };
+        self.px_from + t.clamp(0.0, 1.0) * (self.px_to - self.px_from)
+    }
+
+    /// Tick values: 1-2-5 steps on a linear axis, each decade on a log axis.
+    pub fn ticks(&self) -> Vec<f64> {
+        match self.kind {
+            AxisKind::Linear => {
+                let step = nice_step((self.max - self.min) / 5.0);
+                let mut out = Vec::new();
+                let mut v = (self.min / step).ceil() * step;
+                while v <= self.max + step * 1e-9 {
+                    out.push(v);
+                    v += step;
+                }
+                out
+            }
+            AxisKind::Log => {
+                let (a, b) = (
+                    self.min.log10().round() as i32,
+                    self.max.log10().round() as i32,
+                );
+                (a..=b).map(|e| 10f64.powi(e)).collect()
+            }
+        }
+    }
+}
+
+/// The smallest of 1, 2, 5 x 10^k that is at least `raw`.
+pub fn nice_step(raw: f64) -> f64 {
+    if raw <= 0.0 || !raw.is_finite() {
+        return 1.0;
+    }
+    let magnitude = 10f64.powf(raw.log10().floor());
+    for m in [1.0, 2.0, 5.0, 10.0] {
+        if m * magnitude >= raw * (1.0 - 1e-9) {
+            return m * magnitude;
+        }
+    }
+    10.0 * magnitude
+}
+
+/// Short labels for ticks: 1.5M, 200k, 0.25.
+pub fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    let (value, suffix) = if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e3 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let text = if value.fract().abs() < 1e-9 {
+        format!("{value:.0}")
+    } else if value.abs() >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    };
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    };
+    format!("{text}{suffix}")
+}
+
+/// One series of a grouped bar chart: a value (mean, stddev) per group, or none.
+pub struct BarSeries {
+    pub name: String,
+    pub values: Vec<Option<(f64, f64)>>,
+    pub published: bool,
+}
+
+/// One line: points (x, y, stddev of y).
+pub struct LineSeries {
+    pub name: String,
+    pub points: Vec<(f64, f64, f64)>,
+    pub published: bool,
+}
+
+pub struct Labels<'a> {
+    pub title: &'a str,
+    pub x: &'a str,
+    pub y: &'a str,
+}
+
+fn open_svg(out: &mut String, labels: &Labels) {
+    let _ = write!(
+        out,
+        r#"<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{t}"><title>{t}</title><defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="{PUBLISHED_COLOR}" fill-opacity="0.25"/><line x1="0" y1="0" x2="0" y2="6" stroke="{PUBLISHED_COLOR}" stroke-width="3"/></pattern></defs><text x="{cx}" y="22" class="title" text-anchor="middle">{t}</text>"#,
+        t = escape(labels.title),
+        cx = (LEFT + WIDTH - RIGHT) / 2.0,
+    );
+    let _ = write!(
+        out,
+        r#"<text x="{cx}" y="{y}" class="axis-name" text-anchor="middle">{x}</text><text transform="translate(18 {cy}) rotate(-90)" class="axis-name" text-anchor="middle">{yl}</text>"#,
+        cx = (LEFT + WIDTH - RIGHT) / 2.0,
+        y = HEIGHT - 12.0,
+        x = escape(labels.x),
+        cy = (TOP + HEIGHT - BOTTOM) / 2.0,
+        yl = escape(labels.y),
+    );
+}
+
+fn y_axis(out: &mut String, scale: &Scale) {
+    for t in scale.ticks() {
+        let y = scale.px(t);
+        let _ = write!(
+            out,
+            r##"<line x1="{LEFT}" x2="{x2}" y1="{y:.1}" y2="{y:.1}" class="grid"/><text x="{tx}" y="{ty:.1}" text-anchor="end" class="tick">{label}</text>"##,
+            x2 = WIDTH - RIGHT,
+            tx = LEFT - 6.0,
+            ty = y + 4.0,
+            label = tick_label(t),
+        );
+    }
+    let _ = write!(
+        out,
+        r#"<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{b}" class="axis"/><line x1="{LEFT}" x2="{r}" y1="{b}" y2="{b}" class="axis"/>"#,
+        b = HEIGHT - BOTTOM,
+        r = WIDTH - RIGHT,
+    );
+}
+
+fn legend(out: &mut String, entries: &[(String, String)]) {
+    for (i, (name, fill)) in entries.iter().enumerate() {
+        let y = TOP + 18.0 * i as f64;
+        let _ = write!(
+            out,
+            r#"<g class="legend"><rect x="{x}" y="{y}" width="12" height="12" fill="{fill}"/><text x="{tx}" y="{ty}">{name}</text></g>"#,
+            x = WIDTH - RIGHT + 14.0,
+            tx = WIDTH - RIGHT + 32.0,
+            ty = y + 10.0,
+            name = escape(name),
+        );
+    }
+}
+
+fn fill_of(i: usize, published: bool) -> String {
+    if published {
+        "url(#hatch)".into()
+    } else {
+        PALETTE[i % PALETTE.len()].into()
+    }
+}
+
+/// Grouped bars (one group per `groups` entry, one bar per series) with stddev whiskers.
+pub fn grouped_bars(
+    labels: &Labels,
+    groups: &[String],
+    series: &[BarSeries],
+    y_kind: AxisKind,
+) -> String {
+    let mut out = String::new();
+    open_svg(&mut out, labels);
+    let values = series.iter().flat_map(|s| s.values.iter().flatten());
+    let hi = values.clone().map(|(m, sd)| m + sd).fold(0.0, f64::max);
+    let lo = values
+        .map(|(m, _)| *m)
+        .filter(|m| *m > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let scale = Scale::covering(y_kind, lo, hi, HEIGHT - BOTTOM, TOP);
+    y_axis(&mut out, &scale);
+    let plot_w = WIDTH - RIGHT - LEFT;
+    let group_w = plot_w / groups.len().max(1) as f64;
+    let bar_w = (group_w * 0.8) / series.len().max(1) as f64;
+    for (g, name) in groups.iter().enumerate() {
+        let gx = LEFT + group_w * g as f64;
+        let _ = write!(
+            out,
+            r#"<text x="{x:.1}" y="{y}" text-anchor="middle" class="tick">{name}</text>"#,
+            x = gx + group_w / 2.0,
+            y = HEIGHT - BOTTOM + 16.0,
+            name = escape(name),
+        );
+        for (s, ser) in series.iter().enumerate() {
+            let Some((mean, sd)) = ser.values.get(g).copied().flatten() else {
+                continue;
+            };
+            let x = gx + group_w * 0.1 + bar_w * s as f64;
+            let y = scale.px(mean);
+            let base = scale.px(scale.min);
+            let _ = write!(
+                out,
+                r#"<rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" fill="{fill}"><title>{n}: {v}</title></rect>"#,
+                w = (bar_w - 1.0).max(1.0),
+                h = (base - y).max(0.0),
+                fill = fill_of(s, ser.published),
+                n = escape(&ser.name),
+                v = tick_label(mean),
+            );
+            if sd > 0.0 {
+                let cx = x + bar_w / 2.0;
+                let (y1, y2) = (scale.px((mean - sd).max(scale.min)), scale.px(mean + sd));
+                let _ = write!(
+                    out,
+                    r#"<path d="M{cx:.1} {y1:.1}V{y2:.1}M{a:.1} {y1:.1}H{b:.1}M{a:.1} {y2:.1}H{b:.1}" class="whisker"/>"#,
+                    a = cx - 3.0,
+                    b = cx + 3.0,
+                );
+            }
+        }
+    }
+    let entries: Vec<(String, String)> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.clone(), fill_of(i, s.published)))
+        .collect();
+    legend(&mut out, &entries);
+    out.push_str("</svg>");
+    out
+}
+
+/// Lines through (x, y) points, with stddev whiskers, on linear or log axes. `x_ticks` names the
+/// ticks (thread counts, sizes) where they matter; empty means automatic.
+pub fn lines(
+    labels: &Labels,
+    series: &[LineSeries],
+    x_kind: AxisKind,
+    y_kind: AxisKind,
+    x_ticks: &[f64],
+) -> String {
+    let mut out = String::new();
+    open_svg(&mut out, labels);
+    let points = series.iter().flat_map(|s| s.points.iter());
+    let x_hi = points.clone().map(|p| p.0).fold(0.0, f64::max);
+    let x_lo = points
+        .clone()
+        .map(|p| p.0)
+        .filter(|x| *x > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let y_hi = points.clone().map(|p| p.1 + p.2).fold(0.0, f64::max);
+    let y_lo = points
+        .map(|p| p.1)
+        .filter(|y| *y > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let xs = Scale::covering(x_kind, x_lo, x_hi, LEFT, WIDTH - RIGHT);
+    let ys = Scale::covering(y_kind, y_lo, y_hi, HEIGHT - BOTTOM, TOP);
+    y_axis(&mut out, &ys);
+    let ticks = if x_ticks.is_empty() {
+        xs.ticks()
+    } else {
+        x_ticks.to_vec()
+    };
+    for t in ticks {
+        let x = xs.px(t);
+        let _ = write!(
+            out,
+            r#"<line x1="{x:.1}" x2="{x:.1}" y1="{b}" y2="{b2}" class="axis"/><text x="{x:.1}" y="{ty}" text-anchor="middle" class="tick">{label}</text>"#,
+            b = HEIGHT - BOTTOM,
+            b2 = HEIGHT - BOTTOM + 4.0,
+            ty = HEIGHT - BOTTOM + 18.0,
+            label = tick_label(t),
+        );
+    }
+    let mut entries = Vec::new();
+    for (i, s) in series.iter().enumerate() {
+        let color = if s.published {
+            PUBLISHED_COLOR.to_string()
+        } else {
+            PALETTE[i % PALETTE.len()].to_string()
+        };
+        let mut pts: Vec<&(f64, f64, f64)> = s.points.iter().collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let path: Vec<String> = pts
+            .iter()
+            .enumerate()
+            .map(|(j, p)| {
+                format!(
+                    "{}{:.1} {:.1}",
+                    if j == 0 { "M" } else { "L" },
+                    xs.px(p.0),
+                    ys.px(p.1)
+                )
+            })
+            .collect();
+        let dash = if s.published {
+            r#" stroke-dasharray="6 4""#
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            r#"<path d="{}" fill="none" stroke="{color}" stroke-width="2"{dash}/>"#,
+            path.join("")
+        );
+        for p in pts {
+            let (x, y) = (xs.px(p.0), ys.px(p.1));
+            let _ = write!(
+                out,
+                r#"<circle cx="{x:.1}" cy="{y:.1}" r="3" fill="{color}"><title>{n}: {xl}, {yl}</title></circle>"#,
+                n = escape(&s.name),
+                xl = tick_label(p.0),
+                yl = tick_label(p.1),
+            );
+            if p.2 > 0.0 {
+                let _ = write!(
+                    out,
+                    r#"<path d="M{x:.1} {a:.1}V{b:.1}" class="whisker"/>"#,
+                    a = ys.px((p.1 - p.2).max(ys.min)),
+                    b = ys.px(p.1 + p.2),
+                );
+            }
+        }
+        entries.push((s.name.clone(), color));
+    }
+    legend(&mut out, &entries);
+    out.push_str("</svg>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_steps_are_1_2_5() {
+        assert_eq!(nice_step(0.7), 1.0);
+        assert_eq!(nice_step(1.0), 1.0);
+        assert_eq!(nice_step(1.3), 2.0);
+        assert_eq!(nice_step(3.0), 5.0);
+        assert_eq!(nice_step(7.0), 10.0);
+        assert_eq!(nice_step(45_000.0), 50_000.0);
+        assert_eq!(nice_step(0.012), 0.02);
+    }
+
+    #[test]
+    fn linear_scale_starts_at_zero_and_ends_round() {
+        let s = Scale::covering(AxisKind::Linear, 693.0, 264_665.0, 300.0, 40.0);
+        assert_eq!(s.min, 0.0);
+        assert_eq!(s.max, 300_000.0);
+        assert_eq!(s.ticks(), vec![0.0, 100_000.0, 200_000.0, 300_000.0]);
+        assert_eq!(s.px(0.0), 300.0);
+        assert_eq!(s.px(300_000.0), 40.0);
+        assert!((s.px(150_000.0) - 170.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn log_scale_spans_whole_decades() {
+        let s = Scale::covering(AxisKind::Log, 1_024.0, 1_000_000.0, 0.0, 600.0);
+        assert_eq!((s.min, s.max), (1_000.0, 1_000_000.0));
+        assert_eq!(s.ticks(), vec![1e3, 1e4, 1e5, 1e6]);
+        assert!(
+            (s.px(10_000.0) - 200.0).abs() < 1e-9,
+            "a decade is a third of the axis"
+        );
+        assert!((s.px(100_000.0) - 400.0).abs() < 1e-9);
+        // Values below the axis are pinned to its start, not drawn off the chart.
+        assert_eq!(s.px(1.0), 0.0);
+    }
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(tick_label(0.0), "0");
+        assert_eq!(tick_label(250.0), "250");
+        assert_eq!(tick_label(1_500.0), "1.5k");
+        assert_eq!(tick_label(2_000_000.0), "2M");
+        assert_eq!(tick_label(0.25), "0.25");
+    }
+
+    #[test]
+    fn charts_have_title_axes_legend_and_escape_text() {
+        let labels = Labels {
+            title: "ops <&> s",
+            x: "step",
+            y: "ops/s",
+        };
+        let svg = grouped_bars(
+            &labels,
+            &["fetch".into(), "insert".into()],
+            &[
+                BarSeries {
+                    name: "bdb <sync>".into(),
+                    values: vec![Some((100.0, 5.0)), None],
+                    published: false,
+                },
+                BarSeries {
+                    name: "paper".into(),
+                    values: vec![Some((80.0, 0.0)), Some((50.0, 1.0))],
+                    published: true,
+                },
+            ],
+            AxisKind::Linear,
+        );
+        assert!(svg.starts_with("<svg class=\"chart\""));
+        assert!(svg.contains("ops &lt;&amp;&gt; s"));
+        assert!(svg.contains("bdb &lt;sync&gt;"));
+        assert_eq!(
+            svg.matches("<rect x=").count(),
+            3 + 2,
+            "three bars and two legend keys"
+        );
+        assert!(svg.contains("url(#hatch)"));
+        let line = lines(
+            &labels,
+            &[LineSeries {
+                name: "tps".into(),
+                points: vec![(1.0, 10.0, 1.0), (4.0, 30.0, 0.0)],
+                published: false,
+            }],
+            AxisKind::Log,
+            AxisKind::Linear,
+            &[1.0, 4.0],
+        );
+        assert_eq!(line.matches("<circle").count(), 2);
+        assert!(line.contains(">4</text>"), "named ticks are drawn");
+        assert!(line.ends_with("</svg>"));
+    }
+}

@@ -1,0 +1,210 @@
+//! The HTML report and `compare` from real runs: rendered in headless Chromium, robust to broken
+//! and incomplete result files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn hakari(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args(args)
+        .output()
+        .expect("hakari runs")
+}
+
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Two small runs of the kv workload with two thread counts, into `dir`.
+fn two_runs(dir: &Path) -> Vec<PathBuf> {
+    for _ in 0..2 {
+        let o = hakari(&[
+            "run",
+            "kv",
+            "--engine",
+            "sqlite,null",
+            "--durability",
+            "write-nosync",
+            "--threads",
+            "1,2",
+            "--batches",
+            "30",
+            "--runs",
+            "2",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    json_files(dir)
+}
+
+fn chromium() -> PathBuf {
+    for c in [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ] {
+        if Path::new(c).exists() {
+            return PathBuf::from(c);
+        }
+    }
+    panic!("headless Chromium is needed for this test: run scripts/setup.sh (or `apt-get install chromium`)");
+}
+
+#[test]
+fn the_report_renders_in_chromium_with_every_chart_and_no_console_error() {
+    let dir = tempfile::tempdir().unwrap();
+    two_runs(dir.path());
+    let o = hakari(&["report", dir.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = dir.path().join("report.html");
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        !html.contains("http://") || !html.contains("<script src"),
+        "self-contained"
+    );
+    assert!(!html.contains("<link"), "no external stylesheet");
+    let expected: usize = html
+        .split("data-charts=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the page says how many charts it has");
+    // Per run: one bar chart, and one line chart per step (two thread counts ran).
+    assert_eq!(expected, 2 * (1 + 4));
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            &format!("--user-data-dir={}", profile.path().display()),
+            "--dump-dom",
+            &format!("file://{}", report.display()),
+        ])
+        .output()
+        .expect("chromium runs");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        dom.matches("<svg class=\"chart\"").count(),
+        expected,
+        "every chart's SVG is in the rendered page"
+    );
+    assert!(dom.contains("Test environment") && dom.contains("Comparison against run"));
+    let log = String::from_utf8_lossy(&out.stderr);
+    for line in log.lines() {
+        assert!(
+            !(line.contains("CONSOLE") || line.contains("Uncaught")),
+            "console error while rendering the report: {line}"
+        );
+    }
+}
+
+#[test]
+fn broken_and_incomplete_files_are_named_and_the_rest_is_rendered() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = two_runs(dir.path());
+    // One run marked interrupted, one truncated, one foreign, one of another schema version.
+    let mut interrupted: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    interrupted["status"] = "interrupted".into();
+    interrupted["complete"] = false.into();
+    std::fs::write(&files[0], interrupted.to_string()).unwrap();
+    let text = std::fs::read_to_string(&files[1]).unwrap();
+    std::fs::write(dir.path().join("truncated.json"), &text[..text.len() / 3]).unwrap();
+    std::fs::write(dir.path().join("foreign.json"), "[1, 2, 3]").unwrap();
+    let mut v2: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v2["schema_version"] = 2.into();
+    std::fs::write(dir.path().join("v2.json"), v2.to_string()).unwrap();
+
+    let out = dir.path().join("r.html");
+    let o = hakari(&[
+        "report",
+        dir.path().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("truncated"), "{err}");
+    assert!(err.contains("schema version 2"), "{err}");
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("incomplete: interrupted"));
+    assert_eq!(html.matches("could not be read").count(), 3);
+
+    // Nothing readable: a clear error and a non-zero exit, no report.
+    let bad = tempfile::tempdir().unwrap();
+    std::fs::write(bad.path().join("x.json"), "{").unwrap();
+    let none = bad.path().join("none.html");
+    let o = hakari(&[
+        "report",
+        bad.path().to_str().unwrap(),
+        "-o",
+        none.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!none.exists());
+}
+
+#[test]
+fn compare_prints_changes_and_refuses_foreign_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = two_runs(dir.path());
+    let o = hakari(&[
+        "compare",
+        files[0].to_str().unwrap(),
+        files[1].to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("kv sqlite write-nosync t2 fetch"), "{text}");
+    assert!(text.contains('%'));
+    let foreign = dir.path().join("f.txt");
+    std::fs::write(&foreign, "hello").unwrap();
+    let o = hakari(&[
+        "compare",
+        files[0].to_str().unwrap(),
+        foreign.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn run_with_report_writes_the_runs_own_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = hakari(&[
+        "run",
+        "kv",
+        "--engine",
+        "null",
+        "--batches",
+        "10",
+        "--runs",
+        "1",
+        "--report",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let json = &json_files(dir.path())[0];
+    let page = std::fs::read_to_string(json.with_extension("html")).unwrap();
+    assert!(page.contains("<svg class=\"chart\""));
+}
