@@ -7,6 +7,7 @@ use crate::report;
 use crate::results::store;
 use crate::units::{parse_counts, parse_size};
 use crate::workload::kv::{self, presets::KvParams};
+use crate::workload::tpcb;
 use crate::workload::{ContextOptions, RunContext};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -72,6 +73,8 @@ struct RunCommand {
 enum Workload {
     /// Key-value records in batches of sequential keys (Berkeley DB papers 000 and 002).
     Kv(KvArgs),
+    /// TPC-B-like transactions by N clients (paper 000 table 6, the PSQL v11 paper).
+    Tpcb(TpcbArgs),
 }
 
 /// Flags every workload shares.
@@ -146,6 +149,31 @@ struct KvArgs {
     bulk_buffer: Option<String>,
 }
 
+#[derive(Args, Clone, Debug)]
+struct TpcbArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Scale factor: the number of branches (default 1; bdb-11gr2: 1,000).
+    #[arg(long)]
+    scale: Option<u64>,
+    /// Tellers per branch (default 10, as the TPC-B specification).
+    #[arg(long)]
+    tellers_per_branch: Option<u64>,
+    /// Accounts per branch (specification: 100,000; default 10,000; bdb-11gr2: 100).
+    #[arg(long)]
+    accounts_per_branch: Option<u64>,
+    /// Seconds each run lasts (default 2).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Transactions per client per run, instead of a duration.
+    #[arg(long)]
+    transactions: Option<u64>,
+    /// Table-set layouts, comma-separated: 1 = all clients share one set of tables; 16 = 16
+    /// independent sets, each client bound to one (psql-v11 runs 1,16).
+    #[arg(long)]
+    table_sets: Option<String>,
+}
+
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -158,6 +186,7 @@ pub fn main() -> i32 {
         Command::Run(run) => match run.workload {
             None => tour(),
             Some(Workload::Kv(args)) => run_kv(args),
+            Some(Workload::Tpcb(args)) => run_tpcb(args),
         },
         Command::Engines => engines(),
         Command::Show { file } => show(file),
@@ -373,20 +402,82 @@ fn execute_kv(
     notes: Vec<String>,
     common: &CommonArgs,
 ) -> Result<i32> {
+    let parameters = serde_json::to_value(params)?;
+    execute("kv", params.preset, parameters, notes, common, |ctx| {
+        kv::run(params, configs, ctx)
+    })
+}
+
+fn run_tpcb(args: TpcbArgs) -> Result<i32> {
+    let mut p = match &args.common.preset {
+        Some(name) => tpcb::presets::preset(name)?,
+        None => tpcb::presets::default_params(),
+    };
+    if let Some(n) = args.scale {
+        p.branches = n;
+    }
+    if let Some(n) = args.tellers_per_branch {
+        p.tellers_per_branch = n;
+    }
+    if let Some(n) = args.accounts_per_branch {
+        p.accounts_per_branch = n;
+    }
+    if let Some(d) = args.duration {
+        p.duration_secs = d;
+    }
+    if let Some(t) = args.transactions {
+        if t == 0 {
+            anyhow::bail!("--transactions must be at least 1");
+        }
+        p.transactions = Some(t);
+    }
+    if let Some(t) = &args.table_sets {
+        p.table_sets = parse_counts(t, "table sets")?;
+    }
+    if let Some(n) = args.common.runs {
+        p.runs = n;
+    }
+    if let Some(t) = &args.common.threads {
+        p.clients = parse_counts(t, "clients")?;
+    }
+    let engines = engine::parse_sql_engines(args.common.engine.as_deref().unwrap_or("sqlite"))?;
+    let named = args
+        .common
+        .durability
+        .as_deref()
+        .map(Durability::parse_list)
+        .transpose()?;
+    let (configs, notes) = tpcb::plan(&p, &engines, named.as_deref())?;
+    let parameters = serde_json::to_value(&p)?;
+    let url = args.common.url.clone();
+    execute("tpcb", p.preset, parameters, notes, &args.common, |ctx| {
+        tpcb::run(&p, &configs, url.as_deref(), ctx)
+    })
+}
+
+/// Runs a workload's body inside a fresh run context and writes its result file.
+fn execute(
+    workload: &str,
+    preset: Option<&str>,
+    parameters: serde_json::Value,
+    notes: Vec<String>,
+    common: &CommonArgs,
+    body: impl FnOnce(&mut RunContext) -> Result<()>,
+) -> Result<i32> {
     let mut ctx = RunContext::new(ContextOptions {
-        workload: "kv",
-        preset: params.preset,
+        workload,
+        preset,
         seed: common.seed,
         out_dir: &common.out,
         data_dir: common.data_dir.as_deref(),
-        parameters: serde_json::to_value(params)?,
+        parameters,
     })?;
     for n in notes {
         eprintln!("note: {n}");
         ctx.recorder.note(n);
     }
     measure::install_interrupt_handler();
-    let outcome = kv::run(params, configs, &mut ctx);
+    let outcome = body(&mut ctx);
     finish(&mut ctx, outcome, common.report)
 }
 

@@ -1,6 +1,7 @@
 //! One folder per workload: its data generator, its operations and its presets.
 
 pub mod kv;
+pub mod tpcb;
 
 use crate::results::recorder::{Recorder, RunHeader};
 use anyhow::{Context, Result};

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Makes docs/report.png: a picture of the HTML report of a fresh small run, for the README.
+# Runs the kv preset bdb-11gr2 at a reduced size on Berkeley DB at every durability level (so the
+# paper's figures appear beside the fresh ones) and at 1, 2, 4 threads, reports, and screenshots
+# the page with headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+. scripts/env.sh
+cargo build --release --quiet
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+"$HAKARI_BIN" run kv --preset bdb-11gr2 --engine bdb --durability none,write-nosync,nosync,in-memory \
+  --batches 5000 --runs 3 --out "$work/results" > /dev/null
+"$HAKARI_BIN" run kv --preset bdb-11gr2 --engine bdb --durability sync --threads 1,2,4 \
+  --batches 1000 --runs 3 --out "$work/results" > /dev/null
+"$HAKARI_BIN" report "$work/results" -o "$work/report.html"
+mkdir -p docs
+chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+  --disable-component-update --disable-sync --user-data-dir="$work/profile" \
+  --hide-scrollbars --window-size=1100,2600 --screenshot="$PWD/docs/report.png" \
+  "file://$work/report.html" 2> /dev/null
+echo "wrote docs/report.png"

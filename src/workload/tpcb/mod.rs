@@ -1,0 +1,434 @@
+//! The TPC-B-like workload (paper 000 table 6, paper 004): branches, tellers, accounts and
+//! history; N clients, each with its own connection, run the transaction profile in a closed loop.
+//!
+//! Accounts are drawn as the TPC-B specification says: from the teller's own branch 85% of the
+//! time, from another branch otherwise (when there is one). Balances must stay consistent: after
+//! every run the sums of accounts, tellers, branches and history deltas are compared.
+
+pub mod presets;
+
+use crate::durability::Durability;
+use crate::engine::kv::is_conflict;
+use crate::engine::sql::{Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
+use crate::measure::progress::Progress;
+use crate::measure::runner::{run_step, StepOutcome, Worker};
+use crate::results::{EngineRecord, Measurement, MeasurementKey};
+use crate::workload::RunContext;
+use anyhow::{bail, Context, Result};
+use presets::{Test, TpcbParams};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+const SCHEMA: &str = include_str!("sql/schema.sql");
+const DROP: &str = include_str!("sql/drop.sql");
+const TRANSACTION: &str = include_str!("sql/transaction.sql");
+const CHECK: &str = include_str!("sql/check.sql");
+
+/// Tables of set `i` are named `hakari_tpcb<i>_...`.
+fn prefix(set: usize) -> String {
+    format!("hakari_tpcb{set}_")
+}
+
+fn statements(template: &str, set: usize) -> Vec<String> {
+    template
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("--"))
+        .map(|l| l.trim_end_matches(';').replace("{p}", &prefix(set)))
+        .collect()
+}
+
+/// An engine at a durability level.
+#[derive(Clone, Copy)]
+pub struct Config {
+    pub engine: &'static dyn SqlEngine,
+    pub durability: Durability,
+}
+
+/// Levels the user named must all be offered; a preset's levels an engine lacks are skipped.
+pub fn plan(
+    params: &TpcbParams,
+    engines: &[&'static dyn SqlEngine],
+    named: Option<&[Durability]>,
+) -> Result<(Vec<Config>, Vec<String>)> {
+    if params.branches == 0 || params.tellers_per_branch == 0 || params.accounts_per_branch == 0 {
+        bail!("--scale and the tellers and accounts per branch must be at least 1");
+    }
+    if params.runs == 0 {
+        bail!("--runs must be at least 1");
+    }
+    if params.transactions.is_none() && params.duration_secs <= 0.0 {
+        bail!("--duration must be more than 0 seconds");
+    }
+    let mut configs = Vec::new();
+    let mut notes = Vec::new();
+    for &engine in engines {
+        for &level in named.unwrap_or(&params.default_durability) {
+            match crate::engine::sql::check_combination(engine, level) {
+                Ok(()) => configs.push(Config {
+                    engine,
+                    durability: level,
+                }),
+                Err(e) if named.is_some() => return Err(e),
+                Err(e) => notes.push(format!("skipped: {e}")),
+            }
+        }
+    }
+    Ok((configs, notes))
+}
+
+pub fn run(
+    params: &TpcbParams,
+    configs: &[Config],
+    url: Option<&str>,
+    ctx: &mut RunContext,
+) -> Result<()> {
+    for (i, config) in configs.iter().enumerate() {
+        eprintln!(
+            "[{}/{}] {} {}",
+            i + 1,
+            configs.len(),
+            config.engine.name(),
+            config.durability
+        );
+        run_config(params, *config, url, ctx)
+            .with_context(|| format!("{} at {}", config.engine.name(), config.durability))?;
+    }
+    Ok(())
+}
+
+fn run_config(
+    params: &TpcbParams,
+    config: Config,
+    url: Option<&str>,
+    ctx: &mut RunContext,
+) -> Result<()> {
+    let dir = ctx.fresh_dir(&format!(
+        "tpcb-{}-{}",
+        config.engine.name(),
+        config.durability
+    ))?;
+    let max_sets = params.table_sets.iter().copied().max().unwrap_or(1);
+    let db = config.engine.open(&SqlOptions {
+        dir: dir.clone(),
+        durability: config.durability,
+        url: url.map(str::to_string),
+        clients: params.clients.iter().copied().max().unwrap_or(1),
+        cache_bytes: params.cache_bytes,
+    })?;
+    let outcome = measure_config(params, config, db.as_ref(), max_sets, ctx);
+    // Drop the tables even when the run failed: they are hakari's own.
+    let cleanup = drop_tables(db.as_ref(), max_sets);
+    db.close()?;
+    std::fs::remove_dir_all(&dir).ok();
+    outcome.and(cleanup)
+}
+
+fn measure_config(
+    params: &TpcbParams,
+    config: Config,
+    db: &dyn SqlDatabase,
+    max_sets: usize,
+    ctx: &mut RunContext,
+) -> Result<()> {
+    ctx.recorder.engine(EngineRecord {
+        engine: config.engine.name().into(),
+        version: db.version(),
+        durability: config.durability.name().into(),
+        durability_mapping: config.engine.mapping(config.durability).unwrap_or_default(),
+        settings: db.settings().into_iter().collect(),
+    });
+    let load_started = Instant::now();
+    for set in 0..max_sets {
+        load(params, db, set)?;
+    }
+    ctx.recorder.note(format!(
+        "{} {}: loaded {} table set(s) of {} branches, {} tellers, {} accounts in {:.1} s (not part of any figure)",
+        config.engine.name(),
+        config.durability,
+        max_sets,
+        params.branches,
+        params.tellers(),
+        params.accounts(),
+        load_started.elapsed().as_secs_f64()
+    ));
+    for &sets in &params.table_sets {
+        for &test in &params.tests {
+            for &clients in &params.clients {
+                let mut outcomes = Vec::new();
+                for run in 0..params.runs {
+                    let label = format!(
+                        "{} {} {} {clients} client(s), {sets} set(s), run {}/{}",
+                        config.engine.name(),
+                        config.durability,
+                        test.step(),
+                        run + 1,
+                        params.runs
+                    );
+                    let expected = params.transactions.map(|t| t * clients as u64).unwrap_or(0);
+                    let progress = if expected > 0 {
+                        Progress::new(&label, expected)
+                    } else {
+                        Progress::hidden()
+                    };
+                    let seed =
+                        ctx.seed ^ ((run as u64) << 40) ^ ((clients as u64) << 20) ^ sets as u64;
+                    let outcome = run_clients(params, db, test, clients, sets, seed, &progress)
+                        .with_context(|| label.clone())?;
+                    check_consistency(db, max_sets).with_context(|| format!("after {label}"))?;
+                    outcomes.push(outcome);
+                }
+                let mut config_map = BTreeMap::new();
+                config_map.insert("table_sets".into(), sets.into());
+                config_map.insert("branches".into(), params.branches.into());
+                config_map.insert("accounts".into(), params.accounts().into());
+                let key = MeasurementKey {
+                    workload: "tpcb".into(),
+                    engine: config.engine.name().into(),
+                    durability: config.durability.name().into(),
+                    threads: clients,
+                    step: test.step().into(),
+                    config: config_map,
+                };
+                ctx.recorder
+                    .measurement(Measurement::from_runs(key, &outcomes))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn load(params: &TpcbParams, db: &dyn SqlDatabase, set: usize) -> Result<()> {
+    let mut c = db.connect()?;
+    for stmt in statements(DROP, set)
+        .iter()
+        .chain(statements(SCHEMA, set).iter())
+    {
+        c.execute(stmt)
+            .with_context(|| format!("setting up: {stmt}"))?;
+    }
+    let p = prefix(set);
+    let filler = |n: usize| SqlValue::Text(" ".repeat(n));
+    let mut branches =
+        (1..=params.branches as i64).map(|b| vec![SqlValue::Int(b), SqlValue::Int(0), filler(88)]);
+    c.bulk_load(
+        &format!("{p}branches"),
+        &["bid", "bbalance", "filler"],
+        &mut branches,
+    )?;
+    let tpb = params.tellers_per_branch as i64;
+    let mut tellers = (1..=params.tellers() as i64).map(|t| {
+        vec![
+            SqlValue::Int(t),
+            SqlValue::Int((t - 1) / tpb + 1),
+            SqlValue::Int(0),
+            filler(84),
+        ]
+    });
+    c.bulk_load(
+        &format!("{p}tellers"),
+        &["tid", "bid", "tbalance", "filler"],
+        &mut tellers,
+    )?;
+    let apb = params.accounts_per_branch as i64;
+    let mut accounts = (1..=params.accounts() as i64).map(|a| -> Row {
+        vec![
+            SqlValue::Int(a),
+            SqlValue::Int((a - 1) / apb + 1),
+            SqlValue::Int(0),
+            filler(84),
+        ]
+    });
+    c.bulk_load(
+        &format!("{p}accounts"),
+        &["aid", "bid", "abalance", "filler"],
+        &mut accounts,
+    )?;
+    Ok(())
+}
+
+fn drop_tables(db: &dyn SqlDatabase, sets: usize) -> Result<()> {
+    let mut c = db.connect()?;
+    for set in 0..sets {
+        for stmt in statements(DROP, set) {
+            c.execute(&stmt)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_consistency(db: &dyn SqlDatabase, sets: usize) -> Result<()> {
+    let mut c = db.connect()?;
+    for set in 0..sets {
+        let rows = c.query(&statements(CHECK, set)[0])?;
+        let sums: Vec<i64> = rows
+            .first()
+            .context("the consistency query returned no row")?
+            .iter()
+            .map(|v| match v {
+                SqlValue::Int(i) => *i,
+                SqlValue::Float(f) => *f as i64,
+                SqlValue::Text(t) => t.parse().unwrap_or(i64::MIN),
+                _ => i64::MIN,
+            })
+            .collect();
+        if sums[0] != sums[1] || sums[1] != sums[2] || sums[2] != sums[3] {
+            bail!(
+                "balances are inconsistent in table set {set}: accounts {}, tellers {}, branches {}, history {} ({} history rows)",
+                sums[0], sums[1], sums[2], sums[3], sums[4]
+            );
+        }
+    }
+    Ok(())
+}
+
+/// One client: its connection, prepared statements and random stream.
+struct Client {
+    conn: Box<dyn SqlConnection>,
+    tx: Vec<Stmt>,
+    rng: ChaCha8Rng,
+}
+
+fn run_clients(
+    params: &TpcbParams,
+    db: &dyn SqlDatabase,
+    test: Test,
+    clients: usize,
+    sets: usize,
+    seed: u64,
+    progress: &Progress,
+) -> Result<StepOutcome> {
+    let deadline = Duration::from_secs_f64(params.duration_secs);
+    run_step(
+        clients,
+        progress,
+        |i| {
+            let mut conn = db.connect()?;
+            // Each client is bound to one table set.
+            let set = i % sets;
+            let tx = statements(TRANSACTION, set)
+                .iter()
+                .map(|s| conn.prepare(s))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Client {
+                conn,
+                tx,
+                rng: ChaCha8Rng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9)),
+            })
+        },
+        |client: &mut Client, worker: &mut Worker| {
+            let started = Instant::now();
+            let mut done = 0u64;
+            loop {
+                match params.transactions {
+                    Some(n) if done >= n => break,
+                    None if started.elapsed() >= deadline => break,
+                    _ => {}
+                }
+                if worker.should_stop() {
+                    break;
+                }
+                let choice = Choice::draw(params, &mut client.rng);
+                let retries = worker.timed(1, || transaction(client, test, &choice))?;
+                for _ in 0..retries {
+                    worker.retried();
+                }
+                done += 1;
+            }
+            Ok(())
+        },
+    )
+}
+
+/// The random inputs of one transaction.
+struct Choice {
+    aid: i64,
+    tid: i64,
+    bid: i64,
+    delta: i64,
+}
+
+impl Choice {
+    fn draw(params: &TpcbParams, rng: &mut ChaCha8Rng) -> Choice {
+        let tid = rng.random_range(1..=params.tellers() as i64);
+        let bid = (tid - 1) / params.tellers_per_branch as i64 + 1;
+        let branches = params.branches as i64;
+        // 85% of accounts from the teller's own branch, the rest from any other branch.
+        let account_branch = if branches > 1 && rng.random_range(0..100) >= 85 {
+            let other = rng.random_range(1..branches);
+            if other >= bid {
+                other + 1
+            } else {
+                other
+            }
+        } else {
+            bid
+        };
+        let apb = params.accounts_per_branch as i64;
+        let aid = (account_branch - 1) * apb + rng.random_range(1..=apb);
+        Choice {
+            aid,
+            tid,
+            bid,
+            delta: rng.random_range(-99_999..=99_999),
+        }
+    }
+}
+
+/// Runs one transaction, retrying it whole after a conflict; returns the retries.
+fn transaction(client: &mut Client, test: Test, c: &Choice) -> Result<u64> {
+    let mut retries = 0;
+    loop {
+        match try_transaction(client, test, c) {
+            Ok(()) => return Ok(retries),
+            Err(e) if is_conflict(&e) && retries < 10_000 => {
+                let _ = client.conn.rollback();
+                retries += 1;
+            }
+            Err(e) => {
+                let _ = client.conn.rollback();
+                return Err(e);
+            }
+        }
+    }
+}
+
+fn try_transaction(client: &mut Client, test: Test, c: &Choice) -> Result<()> {
+    let (conn, tx) = (&mut client.conn, &client.tx);
+    let int = SqlValue::Int;
+    match test {
+        Test::Tpcb => {
+            conn.begin()?;
+            conn.exec_prepared(tx[0], &[int(c.delta), int(c.aid)])?;
+            let mut balance = None;
+            conn.query_prepared(tx[1], &[int(c.aid)], &mut |row| {
+                balance = row.first().cloned()
+            })?;
+            if balance.is_none() {
+                bail!("account {} not found", c.aid);
+            }
+            conn.exec_prepared(tx[2], &[int(c.delta), int(c.tid)])?;
+            conn.exec_prepared(tx[3], &[int(c.delta), int(c.bid)])?;
+            conn.exec_prepared(tx[4], &[int(c.tid), int(c.bid), int(c.aid), int(c.delta)])?;
+            conn.commit()
+        }
+        Test::AtomicRead => {
+            let n = conn.query_prepared(tx[1], &[int(c.aid)], &mut |_| {})?;
+            if n != 1 {
+                bail!("account {} read {n} rows", c.aid);
+            }
+            Ok(())
+        }
+        Test::AtomicUpdate => {
+            // One record rewritten in its own transaction; a zero delta keeps the balances
+            // consistent while the engine still writes and logs the row.
+            let n = conn.exec_prepared(tx[0], &[int(0), int(c.aid)])?;
+            if n != 1 {
+                bail!("account {} updated {n} rows", c.aid);
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,4 @@
+DROP TABLE IF EXISTS {p}history;
+DROP TABLE IF EXISTS {p}accounts;
+DROP TABLE IF EXISTS {p}tellers;
+DROP TABLE IF EXISTS {p}branches;
