@@ -11,5 +11,6 @@ pub mod engine;
 pub mod measure;
 pub mod report;
 pub mod results;
+pub mod server;
 pub mod units;
 pub mod workload;

@@ -6,6 +6,7 @@ pub mod bdb;
 pub mod kv;
 pub mod lmdb;
 pub mod null;
+pub mod postgres;
 pub mod rocksdb;
 pub mod sql;
 pub mod sqlite;
@@ -37,7 +38,7 @@ pub fn parse_kv_engines(list: &str) -> Result<Vec<&'static dyn KvEngine>> {
 
 /// Every SQL engine this build has.
 pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
-    vec![&sqlite::SQLITE_SQL]
+    vec![&sqlite::SQLITE_SQL, &postgres::POSTGRES]
 }
 
 /// Parses `--engine a,b` for SQL workloads, keeping order, dropping repeats.

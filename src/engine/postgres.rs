@@ -1,0 +1,456 @@
+//! `postgres`: PostgreSQL through the `postgres` crate. With `--url`, hakari works in its own
+//! schema `hakari` inside that database (marked by a `hakari_owner` table); without one it starts
+//! a private server (src/server/postgres.rs) configured for the durability level.
+
+use super::kv::Conflict;
+use super::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
+use crate::durability::Durability;
+use crate::results::redact::redact;
+use crate::server::postgres::{self as server, PrivatePostgres};
+use anyhow::{anyhow, bail, Context, Result};
+use postgres::types::{ToSql, Type};
+use postgres::{Client, NoTls, SimpleQueryMessage};
+use std::io::Write;
+use std::str::FromStr;
+
+pub struct Postgres;
+pub static POSTGRES: Postgres = Postgres;
+
+/// The schema hakari owns inside a database reached by URL.
+const SCHEMA: &str = "hakari";
+
+impl SqlEngine for Postgres {
+    fn name(&self) -> &'static str {
+        "postgres"
+    }
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+    fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
+        match level {
+            Durability::Sync => Ok("fsync=on, synchronous_commit=on".into()),
+            Durability::WriteNosync => Ok("fsync=off (commits reach the OS unflushed; an OS crash can also corrupt data files, not only lose recent commits)".into()),
+            Durability::Nosync => Ok("synchronous_commit=off (the WAL writer flushes later)".into()),
+            other => server::settings_for(other).map(|_| String::new()),
+        }
+    }
+    fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
+        let (url, server) = match &options.url {
+            Some(url) => {
+                postgres::Config::from_str(url)
+                    .map_err(|e| anyhow!("bad PostgreSQL URL {}: {e}", redact(url)))?;
+                (url.clone(), None)
+            }
+            None => {
+                let root = options.dir.parent().unwrap_or(&options.dir).to_path_buf();
+                let s = server::start(
+                    &options.dir,
+                    options.durability,
+                    &root,
+                    options.cache_bytes,
+                    options.clients,
+                )
+                .context("cannot start a private PostgreSQL server")?;
+                (s.url(), Some(s))
+            }
+        };
+        let mut admin = Client::connect(&url, NoTls)
+            .map_err(|e| anyhow!("cannot connect to PostgreSQL at {}: {e}", redact(&url)))?;
+        if server.is_none() {
+            check_level_on_foreign_server(&mut admin, options.durability)?;
+        }
+        claim_schema(&mut admin)?;
+        let session = match options.durability {
+            Durability::Nosync => "off",
+            _ => "on",
+        };
+        Ok(Box::new(PostgresDatabase {
+            url,
+            server,
+            synchronous_commit: session,
+        }))
+    }
+}
+
+/// On a server hakari did not start, only per-session settings can be made; `write-nosync`
+/// needs fsync=off on the server itself.
+fn check_level_on_foreign_server(c: &mut Client, level: Durability) -> Result<()> {
+    if level == Durability::WriteNosync {
+        let fsync = show(c, "fsync")?;
+        if fsync != "off" {
+            bail!("durability 'write-nosync' needs fsync=off on the PostgreSQL server, which hakari cannot set on a server it did not start (it is '{fsync}'); use sync or nosync, or let hakari start a private server");
+        }
+    }
+    Ok(())
+}
+
+fn show(c: &mut Client, name: &str) -> Result<String> {
+    Ok(c.query_one(&format!("SHOW {name}"), &[])?
+        .get::<_, String>(0))
+}
+
+/// Works only in schema `hakari`: creates it with a marker table, or reuses it if it carries the
+/// marker; a `hakari` schema holding anything else is refused, listing what it holds.
+fn claim_schema(c: &mut Client) -> Result<()> {
+    let tables: Vec<String> = c
+        .query(
+            "SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1",
+            &[&SCHEMA],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    if !tables.is_empty() && !tables.iter().any(|t| t == "hakari_owner") {
+        bail!(
+            "schema '{SCHEMA}' in this database holds tables hakari did not create ({}); hakari works only in a schema it owns and will not touch them",
+            tables.join(", ")
+        );
+    }
+    c.batch_execute(&format!(
+        "CREATE SCHEMA IF NOT EXISTS {SCHEMA}; \
+         CREATE TABLE IF NOT EXISTS {SCHEMA}.hakari_owner (created_at TIMESTAMP NOT NULL DEFAULT now(), note TEXT); \
+         INSERT INTO {SCHEMA}.hakari_owner (note) VALUES ('created by hakari: every table in this schema is hakari''s')"
+    ))?;
+    Ok(())
+}
+
+struct PostgresDatabase {
+    url: String,
+    server: Option<PrivatePostgres>,
+    synchronous_commit: &'static str,
+}
+
+impl SqlDatabase for PostgresDatabase {
+    fn connect(&self) -> Result<Box<dyn SqlConnection>> {
+        let mut client = Client::connect(&self.url, NoTls)
+            .map_err(|e| anyhow!("cannot connect to PostgreSQL at {}: {e}", redact(&self.url)))?;
+        client.batch_execute(&format!(
+            "SET search_path = {SCHEMA}; SET synchronous_commit = {}",
+            self.synchronous_commit
+        ))?;
+        Ok(Box::new(PostgresConnection {
+            client,
+            statements: Vec::new(),
+        }))
+    }
+    fn version(&self) -> String {
+        Client::connect(&self.url, NoTls)
+            .ok()
+            .and_then(|mut c| show(&mut c, "server_version").ok())
+            .unwrap_or_else(|| "unknown".into())
+    }
+    fn settings(&self) -> Vec<(String, String)> {
+        let mut out = vec![
+            (
+                "server".into(),
+                if self.server.is_some() {
+                    "private (started by hakari)"
+                } else {
+                    "given by --url"
+                }
+                .into(),
+            ),
+            ("schema".into(), SCHEMA.into()),
+            (
+                "synchronous_commit (session)".into(),
+                self.synchronous_commit.into(),
+            ),
+        ];
+        if let Ok(mut c) = Client::connect(&self.url, NoTls) {
+            for name in [
+                "fsync",
+                "full_page_writes",
+                "wal_level",
+                "shared_buffers",
+                "max_connections",
+            ] {
+                if let Ok(v) = show(&mut c, name) {
+                    out.push((name.into(), v));
+                }
+            }
+        }
+        out
+    }
+    fn close(self: Box<Self>) -> Result<()> {
+        if self.server.is_none() {
+            // Everything in the schema is hakari's: the marker table said so when it was claimed.
+            let mut c = Client::connect(&self.url, NoTls)?;
+            c.batch_execute(&format!("DROP SCHEMA IF EXISTS {SCHEMA} CASCADE"))?;
+        }
+        drop(self.server);
+        Ok(())
+    }
+}
+
+struct PostgresConnection {
+    client: Client,
+    statements: Vec<postgres::Statement>,
+}
+
+/// Rewrites `?` placeholders (outside quotes) as `$1`, `$2`, ...
+pub fn numbered_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let (mut n, mut quoted) = (0, false);
+    for c in sql.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '?' if !quoted => {
+                n += 1;
+                out.push_str(&format!("${n}"));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn classify(e: postgres::Error) -> anyhow::Error {
+    use postgres::error::SqlState;
+    match e.code() {
+        Some(c)
+            if *c == SqlState::T_R_SERIALIZATION_FAILURE
+                || *c == SqlState::T_R_DEADLOCK_DETECTED =>
+        {
+            Conflict(e.to_string()).into()
+        }
+        _ => match e.as_db_error() {
+            Some(db) => anyhow!("PostgreSQL: {}", db.message()),
+            None => e.into(),
+        },
+    }
+}
+
+/// A parameter converted to the type the server expects for it.
+fn to_param(v: &SqlValue, ty: &Type) -> Result<Box<dyn ToSql + Sync>> {
+    Ok(match (v, ty) {
+        (SqlValue::Null, _) => Box::new(None::<i64>),
+        (SqlValue::Int(i), t) if *t == Type::INT2 => Box::new(i16::try_from(*i)?),
+        (SqlValue::Int(i), t) if *t == Type::INT4 => Box::new(i32::try_from(*i)?),
+        (SqlValue::Int(i), t) if *t == Type::INT8 => Box::new(*i),
+        (SqlValue::Int(i), t) if *t == Type::FLOAT8 => Box::new(*i as f64),
+        (SqlValue::Int(i), t) if *t == Type::FLOAT4 => Box::new(*i as f32),
+        (SqlValue::Int(i), t) if *t == Type::TEXT || *t == Type::VARCHAR || *t == Type::BPCHAR => {
+            Box::new(i.to_string())
+        }
+        (SqlValue::Float(f), t) if *t == Type::FLOAT4 => Box::new(*f as f32),
+        (SqlValue::Float(f), _) => Box::new(*f),
+        (SqlValue::Text(s), _) => Box::new(s.clone()),
+        (SqlValue::Bytes(b), _) => Box::new(b.clone()),
+        (SqlValue::Int(i), _) => Box::new(*i),
+    })
+}
+
+fn from_row(row: &postgres::Row, i: usize) -> Result<SqlValue> {
+    let ty = row.columns()[i].type_();
+    let v = if *ty == Type::INT2 {
+        row.try_get::<_, Option<i16>>(i)?
+            .map(|v| SqlValue::Int(v as i64))
+    } else if *ty == Type::INT4 {
+        row.try_get::<_, Option<i32>>(i)?
+            .map(|v| SqlValue::Int(v as i64))
+    } else if *ty == Type::INT8 {
+        row.try_get::<_, Option<i64>>(i)?.map(SqlValue::Int)
+    } else if *ty == Type::FLOAT4 {
+        row.try_get::<_, Option<f32>>(i)?
+            .map(|v| SqlValue::Float(v as f64))
+    } else if *ty == Type::FLOAT8 {
+        row.try_get::<_, Option<f64>>(i)?.map(SqlValue::Float)
+    } else if *ty == Type::BYTEA {
+        row.try_get::<_, Option<Vec<u8>>>(i)?.map(SqlValue::Bytes)
+    } else if *ty == Type::BOOL {
+        row.try_get::<_, Option<bool>>(i)?
+            .map(|b| SqlValue::Int(b as i64))
+    } else {
+        row.try_get::<_, Option<String>>(i)
+            .map_err(|_| anyhow!("column type {ty} is not read by hakari's PostgreSQL engine through prepared queries"))?
+            .map(SqlValue::Text)
+    };
+    Ok(v.unwrap_or(SqlValue::Null))
+}
+
+/// Text as COPY's text format wants it.
+fn copy_text(v: &SqlValue, out: &mut Vec<u8>) {
+    match v {
+        SqlValue::Null => out.extend_from_slice(b"\\N"),
+        SqlValue::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
+        SqlValue::Float(f) => out.extend_from_slice(format!("{f:?}").as_bytes()),
+        SqlValue::Text(s) => {
+            for b in s.bytes() {
+                match b {
+                    b'\\' => out.extend_from_slice(b"\\\\"),
+                    b'\t' => out.extend_from_slice(b"\\t"),
+                    b'\n' => out.extend_from_slice(b"\\n"),
+                    b'\r' => out.extend_from_slice(b"\\r"),
+                    b => out.push(b),
+                }
+            }
+        }
+        SqlValue::Bytes(bytes) => {
+            out.extend_from_slice(b"\\\\x");
+            for b in bytes {
+                out.extend_from_slice(format!("{b:02x}").as_bytes());
+            }
+        }
+    }
+}
+
+impl PostgresConnection {
+    fn statement(&self, stmt: Stmt) -> Result<postgres::Statement> {
+        self.statements
+            .get(stmt.0)
+            .cloned()
+            .context("unknown prepared statement")
+    }
+    fn params(
+        stmt: &postgres::Statement,
+        values: &[SqlValue],
+    ) -> Result<Vec<Box<dyn ToSql + Sync>>> {
+        if stmt.params().len() != values.len() {
+            bail!(
+                "statement takes {} parameters, {} given",
+                stmt.params().len(),
+                values.len()
+            );
+        }
+        values
+            .iter()
+            .zip(stmt.params())
+            .map(|(v, t)| to_param(v, t))
+            .collect()
+    }
+}
+
+impl SqlConnection for PostgresConnection {
+    fn execute(&mut self, sql: &str) -> Result<u64> {
+        let single = !sql.trim().trim_end_matches(';').contains(';');
+        if single {
+            self.client.execute(sql, &[]).map_err(classify)
+        } else {
+            self.client.batch_execute(sql).map_err(classify)?;
+            Ok(0)
+        }
+    }
+    fn query(&mut self, sql: &str) -> Result<Vec<Row>> {
+        // The simple protocol returns text for every type (numeric included); numbers are parsed.
+        let mut rows = Vec::new();
+        for msg in self.client.simple_query(sql).map_err(classify)? {
+            if let SimpleQueryMessage::Row(r) = msg {
+                rows.push(
+                    (0..r.len())
+                        .map(|i| match r.get(i) {
+                            None => SqlValue::Null,
+                            Some(t) => {
+                                if let Ok(n) = t.parse::<i64>() {
+                                    SqlValue::Int(n)
+                                } else if let Ok(f) = t.parse::<f64>() {
+                                    SqlValue::Float(f)
+                                } else {
+                                    SqlValue::Text(t.to_string())
+                                }
+                            }
+                        })
+                        .collect(),
+                );
+            }
+        }
+        Ok(rows)
+    }
+    fn prepare(&mut self, sql: &str) -> Result<Stmt> {
+        let s = self
+            .client
+            .prepare(&numbered_placeholders(sql))
+            .map_err(classify)?;
+        self.statements.push(s);
+        Ok(Stmt(self.statements.len() - 1))
+    }
+    fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        let s = self.statement(stmt)?;
+        let p = Self::params(&s, params)?;
+        let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|b| b.as_ref()).collect();
+        self.client.execute(&s, &refs).map_err(classify)
+    }
+    fn query_prepared(
+        &mut self,
+        stmt: Stmt,
+        params: &[SqlValue],
+        visit: &mut dyn FnMut(&[SqlValue]),
+    ) -> Result<u64> {
+        let s = self.statement(stmt)?;
+        let p = Self::params(&s, params)?;
+        let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|b| b.as_ref()).collect();
+        let rows = self.client.query(&s, &refs).map_err(classify)?;
+        let mut buf = Vec::new();
+        for row in &rows {
+            buf.clear();
+            for i in 0..row.len() {
+                buf.push(from_row(row, i)?);
+            }
+            visit(&buf);
+        }
+        Ok(rows.len() as u64)
+    }
+    fn begin(&mut self) -> Result<()> {
+        self.client.batch_execute("BEGIN").map_err(classify)
+    }
+    fn commit(&mut self) -> Result<()> {
+        self.client.batch_execute("COMMIT").map_err(classify)
+    }
+    fn rollback(&mut self) -> Result<()> {
+        self.client.batch_execute("ROLLBACK").map_err(classify)
+    }
+    /// COPY ... FROM STDIN in text format: PostgreSQL's fast path.
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<u64> {
+        let mut w = self
+            .client
+            .copy_in(&format!("COPY {table} ({}) FROM STDIN", columns.join(", ")))
+            .map_err(classify)?;
+        let mut buf = Vec::with_capacity(1 << 16);
+        let mut n = 0;
+        for row in rows {
+            for (i, v) in row.iter().enumerate() {
+                if i > 0 {
+                    buf.push(b'\t');
+                }
+                copy_text(v, &mut buf);
+            }
+            buf.push(b'\n');
+            n += 1;
+            if buf.len() >= 1 << 16 {
+                w.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+        w.write_all(&buf)?;
+        w.finish().map_err(classify)?;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_numbered_outside_quotes() {
+        assert_eq!(
+            numbered_placeholders("UPDATE t SET a = a + ? WHERE id = ?"),
+            "UPDATE t SET a = a + $1 WHERE id = $2"
+        );
+        assert_eq!(numbered_placeholders("SELECT '?', ?"), "SELECT '?', $1");
+    }
+
+    #[test]
+    fn copy_text_escapes() {
+        let mut out = Vec::new();
+        copy_text(&SqlValue::Text("a\tb\\c\n".into()), &mut out);
+        assert_eq!(out, b"a\\tb\\\\c\\n");
+    }
+}
