@@ -5,6 +5,7 @@
 pub mod bdb;
 pub mod kv;
 pub mod lmdb;
+pub mod mysql;
 pub mod null;
 pub mod postgres;
 pub mod rocksdb;
@@ -38,7 +39,7 @@ pub fn parse_kv_engines(list: &str) -> Result<Vec<&'static dyn KvEngine>> {
 
 /// Every SQL engine this build has.
 pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
-    vec![&sqlite::SQLITE_SQL, &postgres::POSTGRES]
+    vec![&sqlite::SQLITE_SQL, &postgres::POSTGRES, &mysql::MYSQL]
 }
 
 /// Parses `--engine a,b` for SQL workloads, keeping order, dropping repeats.

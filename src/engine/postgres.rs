@@ -54,8 +54,13 @@ impl SqlEngine for Postgres {
                 (s.url(), Some(s))
             }
         };
-        let mut admin = Client::connect(&url, NoTls)
-            .map_err(|e| anyhow!("cannot connect to PostgreSQL at {}: {e}", redact(&url)))?;
+        let mut admin = Client::connect(&url, NoTls).map_err(|e| {
+            anyhow!(
+                "cannot connect to PostgreSQL at {}: {}",
+                redact(&url),
+                with_cause(&e)
+            )
+        })?;
         if server.is_none() {
             check_level_on_foreign_server(&mut admin, options.durability)?;
         }
@@ -82,6 +87,15 @@ fn check_level_on_foreign_server(c: &mut Client, level: Durability) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The error and its cause ("error connecting to server: Connection refused").
+fn with_cause(e: &postgres::Error) -> String {
+    use std::error::Error;
+    match e.source() {
+        Some(cause) => format!("{e}: {cause}"),
+        None => e.to_string(),
+    }
 }
 
 fn show(c: &mut Client, name: &str) -> Result<String> {
@@ -122,8 +136,13 @@ struct PostgresDatabase {
 
 impl SqlDatabase for PostgresDatabase {
     fn connect(&self) -> Result<Box<dyn SqlConnection>> {
-        let mut client = Client::connect(&self.url, NoTls)
-            .map_err(|e| anyhow!("cannot connect to PostgreSQL at {}: {e}", redact(&self.url)))?;
+        let mut client = Client::connect(&self.url, NoTls).map_err(|e| {
+            anyhow!(
+                "cannot connect to PostgreSQL at {}: {}",
+                redact(&self.url),
+                with_cause(&e)
+            )
+        })?;
         client.batch_execute(&format!(
             "SET search_path = {SCHEMA}; SET synchronous_commit = {}",
             self.synchronous_commit

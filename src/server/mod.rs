@@ -1,7 +1,7 @@
 //! Private, throw-away servers started from installed binaries: a temporary directory, a free
 //! loopback port, the durability level's configuration, stopped (and removed) when dropped.
 
-// pub mod mariadb; (next)
+pub mod mariadb;
 pub mod postgres;
 
 use anyhow::{bail, Context, Result};

@@ -1,0 +1,345 @@
+//! `mysql`: MariaDB or MySQL through the `mysql` crate. With `--url`, hakari works in the URL's
+//! database only if it is empty or marked as hakari's (`hakari_owner`); without one it starts a
+//! private server (src/server/mariadb.rs) configured for the durability level.
+
+use super::kv::Conflict;
+use super::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
+use crate::durability::Durability;
+use crate::results::redact::redact;
+use crate::server::mariadb::{self as server, PrivateMariadb};
+use anyhow::{anyhow, bail, Context, Result};
+use mysql::prelude::Queryable;
+use mysql::{Conn, Opts, Value};
+
+pub struct Mysql;
+pub static MYSQL: Mysql = Mysql;
+
+impl SqlEngine for Mysql {
+    fn name(&self) -> &'static str {
+        "mysql"
+    }
+    fn dialect(&self) -> Dialect {
+        Dialect::Mysql
+    }
+    fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
+        server::flush_setting(level).map(|n| format!("innodb_flush_log_at_trx_commit={n}"))
+    }
+    fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
+        let flush = server::flush_setting(options.durability).map_err(|e| anyhow!(e))?;
+        let (opts, server) = match &options.url {
+            Some(url) => {
+                let opts = Opts::from_url(url)
+                    .map_err(|e| anyhow!("bad MySQL URL {}: {e}", redact(url)))?;
+                if opts.get_db_name().is_none() {
+                    bail!("the MySQL URL must name a database (mysql://user@host:port/DATABASE)");
+                }
+                (opts, None)
+            }
+            None => {
+                let root = options.dir.parent().unwrap_or(&options.dir).to_path_buf();
+                let s = server::start(
+                    &options.dir,
+                    options.durability,
+                    &root,
+                    options.cache_bytes,
+                    options.clients,
+                )
+                .context("cannot start a private MariaDB server")?;
+                (server::socket_opts(&s.socket, Some("hakari")), Some(s))
+            }
+        };
+        let mut admin = Conn::new(opts.clone())
+            .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&e.to_string())))?;
+        if server.is_none() {
+            // A server hakari did not start keeps its own setting: the level must match it.
+            let actual: Option<u8> =
+                admin.query_first("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit")?;
+            if actual != Some(flush) {
+                bail!(
+                    "durability '{}' needs innodb_flush_log_at_trx_commit={flush}, but this server has {}; hakari does not change a server it did not start (pick the level that matches, or let hakari start a private server)",
+                    options.durability,
+                    actual.map(|a| a.to_string()).unwrap_or_else(|| "unknown".into())
+                );
+            }
+        }
+        let created_marker = claim_database(&mut admin)?;
+        Ok(Box::new(MysqlDatabase {
+            opts,
+            server,
+            created_marker,
+        }))
+    }
+}
+
+/// Works in the connection's database only if it is empty or carries hakari's marker table;
+/// otherwise refuses, listing what it holds. Returns whether the marker was created now.
+fn claim_database(c: &mut Conn) -> Result<bool> {
+    let tables: Vec<String> = c.query("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1")?;
+    let marked = tables.iter().any(|t| t == "hakari_owner");
+    if !tables.is_empty() && !marked {
+        bail!(
+            "the database holds tables hakari did not create ({}); hakari works only in an empty database or one it owns, and will not touch them",
+            tables.join(", ")
+        );
+    }
+    c.query_drop("CREATE TABLE IF NOT EXISTS hakari_owner (created_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, note TEXT)")?;
+    c.query_drop("INSERT INTO hakari_owner (note) VALUES ('created by hakari: every table in this database is hakari''s')")?;
+    Ok(!marked)
+}
+
+struct MysqlDatabase {
+    opts: Opts,
+    server: Option<PrivateMariadb>,
+    created_marker: bool,
+}
+
+impl SqlDatabase for MysqlDatabase {
+    fn connect(&self) -> Result<Box<dyn SqlConnection>> {
+        let conn = Conn::new(self.opts.clone())
+            .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&e.to_string())))?;
+        Ok(Box::new(MysqlConnection {
+            conn,
+            statements: Vec::new(),
+        }))
+    }
+    fn version(&self) -> String {
+        Conn::new(self.opts.clone())
+            .ok()
+            .and_then(|mut c| {
+                c.query_first::<String, _>("SELECT VERSION()")
+                    .ok()
+                    .flatten()
+            })
+            .unwrap_or_else(|| "unknown".into())
+    }
+    fn settings(&self) -> Vec<(String, String)> {
+        let mut out = vec![(
+            "server".to_string(),
+            if self.server.is_some() {
+                "private (started by hakari)"
+            } else {
+                "given by --url"
+            }
+            .to_string(),
+        )];
+        if let Ok(mut c) = Conn::new(self.opts.clone()) {
+            for v in [
+                "innodb_flush_log_at_trx_commit",
+                "innodb_buffer_pool_size",
+                "innodb_doublewrite",
+                "sync_binlog",
+                "log_bin",
+                "version_comment",
+            ] {
+                if let Ok(Some(value)) =
+                    c.query_first::<Option<String>, _>(format!("SELECT CAST(@@GLOBAL.{v} AS CHAR)"))
+                {
+                    out.push((v.to_string(), value.unwrap_or_default()));
+                }
+            }
+        }
+        out
+    }
+    fn close(self: Box<Self>) -> Result<()> {
+        if self.server.is_none() && self.created_marker {
+            // Leave the database as found: the marker goes if nothing else of hakari's is left.
+            let mut c = Conn::new(self.opts.clone())?;
+            let left: Vec<String> = c.query("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name <> 'hakari_owner'")?;
+            if left.is_empty() {
+                c.query_drop("DROP TABLE hakari_owner")?;
+            }
+        }
+        drop(self.server);
+        Ok(())
+    }
+}
+
+struct MysqlConnection {
+    conn: Conn,
+    statements: Vec<mysql::Statement>,
+}
+
+fn classify(e: mysql::Error) -> anyhow::Error {
+    match &e {
+        // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
+        mysql::Error::MySqlError(m) if m.code == 1213 || m.code == 1205 => {
+            Conflict(m.message.clone()).into()
+        }
+        mysql::Error::MySqlError(m) => anyhow!("MySQL error {}: {}", m.code, m.message),
+        _ => e.into(),
+    }
+}
+
+fn to_value(v: &SqlValue) -> Value {
+    match v {
+        SqlValue::Null => Value::NULL,
+        SqlValue::Int(i) => Value::Int(*i),
+        SqlValue::Float(f) => Value::Double(*f),
+        SqlValue::Text(s) => Value::Bytes(s.clone().into_bytes()),
+        SqlValue::Bytes(b) => Value::Bytes(b.clone()),
+    }
+}
+
+/// Values from either protocol: the text protocol sends every type as bytes.
+fn from_value(v: Value) -> SqlValue {
+    match v {
+        Value::NULL => SqlValue::Null,
+        Value::Int(i) => SqlValue::Int(i),
+        Value::UInt(u) => i64::try_from(u)
+            .map(SqlValue::Int)
+            .unwrap_or(SqlValue::Float(u as f64)),
+        Value::Float(f) => SqlValue::Float(f as f64),
+        Value::Double(f) => SqlValue::Float(f),
+        Value::Bytes(b) => match String::from_utf8(b) {
+            Ok(t) => {
+                if let Ok(i) = t.parse::<i64>() {
+                    SqlValue::Int(i)
+                } else if let Ok(f) = t.parse::<f64>() {
+                    SqlValue::Float(f)
+                } else {
+                    SqlValue::Text(t)
+                }
+            }
+            Err(e) => SqlValue::Bytes(e.into_bytes()),
+        },
+        other => SqlValue::Text(other.as_sql(true).trim_matches('\'').to_string()),
+    }
+}
+
+/// A literal for a multi-row INSERT.
+fn literal(v: &SqlValue, out: &mut String) {
+    match v {
+        SqlValue::Null => out.push_str("NULL"),
+        SqlValue::Int(i) => out.push_str(&i.to_string()),
+        SqlValue::Float(f) => out.push_str(&format!("{f:?}")),
+        SqlValue::Text(s) => {
+            out.push('\'');
+            for c in s.chars() {
+                match c {
+                    '\'' => out.push_str("''"),
+                    '\\' => out.push_str("\\\\"),
+                    '\0' => out.push_str("\\0"),
+                    c => out.push(c),
+                }
+            }
+            out.push('\'');
+        }
+        SqlValue::Bytes(b) => {
+            out.push_str("X'");
+            for byte in b {
+                out.push_str(&format!("{byte:02x}"));
+            }
+            out.push('\'');
+        }
+    }
+}
+
+impl SqlConnection for MysqlConnection {
+    fn execute(&mut self, sql: &str) -> Result<u64> {
+        let mut n = 0;
+        // The text protocol takes one statement at a time.
+        for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            self.conn.query_drop(stmt).map_err(classify)?;
+            n += self.conn.affected_rows();
+        }
+        Ok(n)
+    }
+    fn query(&mut self, sql: &str) -> Result<Vec<Row>> {
+        let rows: Vec<mysql::Row> = self.conn.query(sql).map_err(classify)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| r.unwrap().into_iter().map(from_value).collect())
+            .collect())
+    }
+    fn prepare(&mut self, sql: &str) -> Result<Stmt> {
+        let s = self.conn.prep(sql).map_err(classify)?;
+        self.statements.push(s);
+        Ok(Stmt(self.statements.len() - 1))
+    }
+    fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        let s = self
+            .statements
+            .get(stmt.0)
+            .cloned()
+            .context("unknown prepared statement")?;
+        let values: Vec<Value> = params.iter().map(to_value).collect();
+        self.conn.exec_drop(&s, values).map_err(classify)?;
+        Ok(self.conn.affected_rows())
+    }
+    fn query_prepared(
+        &mut self,
+        stmt: Stmt,
+        params: &[SqlValue],
+        visit: &mut dyn FnMut(&[SqlValue]),
+    ) -> Result<u64> {
+        let s = self
+            .statements
+            .get(stmt.0)
+            .cloned()
+            .context("unknown prepared statement")?;
+        let values: Vec<Value> = params.iter().map(to_value).collect();
+        let rows: Vec<mysql::Row> = self.conn.exec(&s, values).map_err(classify)?;
+        for r in &rows {
+            let vals: Vec<SqlValue> = r.clone().unwrap().into_iter().map(from_value).collect();
+            visit(&vals);
+        }
+        Ok(rows.len() as u64)
+    }
+    fn begin(&mut self) -> Result<()> {
+        self.conn.query_drop("BEGIN").map_err(classify)
+    }
+    fn commit(&mut self) -> Result<()> {
+        self.conn.query_drop("COMMIT").map_err(classify)
+    }
+    fn rollback(&mut self) -> Result<()> {
+        self.conn.query_drop("ROLLBACK").map_err(classify)
+    }
+    /// Multi-row INSERTs of up to ~1MB each, in one transaction.
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<u64> {
+        let head = format!("INSERT INTO {table} ({}) VALUES ", columns.join(", "));
+        let mut sql = String::with_capacity(1 << 20);
+        let mut n = 0;
+        self.begin()?;
+        for row in rows {
+            sql.push_str(if sql.is_empty() { &head } else { "," });
+            sql.push('(');
+            for (i, v) in row.iter().enumerate() {
+                if i > 0 {
+                    sql.push(',');
+                }
+                literal(v, &mut sql);
+            }
+            sql.push(')');
+            n += 1;
+            if sql.len() >= 1 << 20 {
+                self.conn.query_drop(&sql).map_err(classify)?;
+                sql.clear();
+            }
+        }
+        if !sql.is_empty() {
+            self.conn.query_drop(&sql).map_err(classify)?;
+        }
+        self.commit()?;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_are_escaped() {
+        let mut s = String::new();
+        literal(&SqlValue::Text("it's a \\ test".into()), &mut s);
+        assert_eq!(s, "'it''s a \\\\ test'");
+        s.clear();
+        literal(&SqlValue::Bytes(vec![0, 255]), &mut s);
+        assert_eq!(s, "X'00ff'");
+    }
+}
