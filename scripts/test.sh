@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/setup-servers.sh
 . scripts/env.sh
 cargo test --release "$@"

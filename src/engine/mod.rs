@@ -3,6 +3,7 @@
 //! Each engine lives in its own module and is registered here by name.
 
 pub mod bdb;
+pub mod bdb_sql;
 pub mod kv;
 pub mod lmdb;
 pub mod mysql;
@@ -39,7 +40,12 @@ pub fn parse_kv_engines(list: &str) -> Result<Vec<&'static dyn KvEngine>> {
 
 /// Every SQL engine this build has.
 pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
-    vec![&sqlite::SQLITE_SQL, &postgres::POSTGRES, &mysql::MYSQL]
+    vec![
+        &sqlite::SQLITE_SQL,
+        &bdb_sql::BDB_SQL,
+        &postgres::POSTGRES,
+        &mysql::MYSQL,
+    ]
 }
 
 /// Parses `--engine a,b` for SQL workloads, keeping order, dropping repeats.

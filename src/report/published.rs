@@ -78,6 +78,26 @@ pub fn bdb_11gr2(durability: &str, threads: usize, step: &str) -> Option<Publish
     pick(table.get("columns")?, row, 0)
 }
 
+/// Paper 000's table 6: TPC-B TPS on the SQL interface with `threads` threads.
+pub fn bdb_11gr2_tpcb(threads: usize) -> Option<Published> {
+    let paper = published().get("bdb_11gr2")?;
+    let row = paper
+        .get("tpcb")?
+        .get("rows")?
+        .as_array()?
+        .iter()
+        .filter_map(|r| r.as_array())
+        .find(|r| r.first().and_then(number) == Some(threads as f64))?;
+    Some(Published {
+        mean: number(row.get(1)?)?,
+        stddev: None,
+        source: format!(
+            "BDB 11gR2 white paper, 2010, table 6 ({})",
+            paper.get("machine")?.as_str()?
+        ),
+    })
+}
+
 /// Paper 002's Linux figure for a kv step (write/read/bulk-read) at a level.
 pub fn bdb_43(durability: &str, step: &str) -> Option<Published> {
     let paper = published().get("bdb_43")?;
@@ -109,8 +129,12 @@ pub fn for_figure(
     threads: usize,
     step: &str,
 ) -> Option<Published> {
-    if engine != "bdb" {
-        return None;
+    match (engine, step) {
+        ("bdb-sql", "tpcb") if preset == Some("bdb-11gr2") && durability == "sync" => {
+            return bdb_11gr2_tpcb(threads)
+        }
+        ("bdb", _) => {}
+        _ => return None,
     }
     match preset {
         Some("bdb-11gr2") => bdb_11gr2(durability, threads, step),
@@ -135,5 +159,13 @@ mod tests {
         assert_eq!(bdb_43("none", "bulk-read").unwrap().mean, 13501800.0);
         assert_eq!(bdb_43("nosync", "read").unwrap().mean, 466623.0);
         assert!(bdb_43("sync", "write").is_none());
+        assert_eq!(bdb_11gr2_tpcb(10).unwrap().mean, 2859.15);
+        assert_eq!(
+            for_figure(Some("bdb-11gr2"), "bdb-sql", "sync", 1, "tpcb")
+                .unwrap()
+                .mean,
+            1846.71
+        );
+        assert!(for_figure(Some("bdb-11gr2"), "sqlite", "sync", 1, "tpcb").is_none());
     }
 }

@@ -111,15 +111,20 @@ fn durability_code(level: Durability) -> c_int {
 pub struct Bdb;
 pub static BDB: Bdb = Bdb;
 
+/// The linked libdb's version ("5.3.28"), shared with `bdb-sql`.
+pub fn library_version() -> String {
+    let (mut a, mut b, mut c) = (0, 0, 0);
+    // SAFETY: db_version fills three ints and returns a static string.
+    unsafe { hk_version(&mut a, &mut b, &mut c) };
+    format!("{a}.{b}.{c}")
+}
+
 impl KvEngine for Bdb {
     fn name(&self) -> &'static str {
         "bdb"
     }
     fn version(&self) -> String {
-        let (mut a, mut b, mut c) = (0, 0, 0);
-        // SAFETY: db_version fills three ints and returns a static string.
-        unsafe { hk_version(&mut a, &mut b, &mut c) };
-        format!("{a}.{b}.{c}")
+        library_version()
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         Ok(match level {

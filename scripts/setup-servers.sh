@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the database servers hakari's SQL engines and tests use, when missing: PostgreSQL
+# (with postgresql-contrib for pgbench) and MariaDB. hakari starts its own private instances from
+# these binaries; the system services they may also start are not needed (and left alone).
+set -euo pipefail
+need=()
+have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+for p in postgresql postgresql-contrib mariadb-server; do
+  have "$p" || need+=("$p")
+done
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup-servers: installing ${need[*]}" >&2
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
+fi
