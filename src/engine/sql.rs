@@ -30,6 +30,16 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// The statement that gathers planner statistics for `table` after a bulk load (PostgreSQL
+    /// also vacuums, as pgbench does after its load, so the first updates do not pay for it).
+    pub fn analyze(self, table: &str) -> String {
+        match self {
+            Dialect::Sqlite | Dialect::Duckdb => format!("ANALYZE {table}"),
+            Dialect::Postgres => format!("VACUUM ANALYZE {table}"),
+            Dialect::Mysql => format!("ANALYZE TABLE {table}"),
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Dialect::Sqlite => "sqlite",

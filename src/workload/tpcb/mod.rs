@@ -9,7 +9,9 @@ pub mod presets;
 
 use crate::durability::Durability;
 use crate::engine::kv::is_conflict;
-use crate::engine::sql::{Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
+use crate::engine::sql::{
+    Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt,
+};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
 use crate::results::{EngineRecord, Measurement, MeasurementKey};
@@ -142,7 +144,7 @@ fn measure_config(
     });
     let load_started = Instant::now();
     for set in 0..max_sets {
-        load(params, db, set)?;
+        load(params, db, set, config.engine.dialect())?;
     }
     ctx.recorder.note(format!(
         "{} {}: loaded {} table set(s) of {} branches, {} tellers, {} accounts in {:.1} s (not part of any figure)",
@@ -200,7 +202,7 @@ fn measure_config(
     Ok(())
 }
 
-fn load(params: &TpcbParams, db: &dyn SqlDatabase, set: usize) -> Result<()> {
+fn load(params: &TpcbParams, db: &dyn SqlDatabase, set: usize, dialect: Dialect) -> Result<()> {
     let mut c = db.connect()?;
     for stmt in statements(DROP, set)
         .iter()
@@ -246,6 +248,9 @@ fn load(params: &TpcbParams, db: &dyn SqlDatabase, set: usize) -> Result<()> {
         &["aid", "bid", "abalance", "filler"],
         &mut accounts,
     )?;
+    for table in ["branches", "tellers", "accounts", "history"] {
+        c.execute(&dialect.analyze(&format!("{p}{table}")))?;
+    }
     Ok(())
 }
 

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# hakari's tpcb against pgbench (tpcb-like, prepared statements) on the same private PostgreSQL,
+# same scale (1 branch, 100,000 accounts), same client counts, same durability (sync), run side
+# by side, alternating: prints each side's TPS and the ratio hakari / pgbench.
+#   bench/pgbench_compare.sh [SECONDS] [CLIENTS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+secs="${1:-10}"; shift || true
+clients=("${@:-1 8 32}")
+[ "$#" -gt 0 ] && clients=("$@") || clients=(1 8 32)
+bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+[ -x "$bin/pgbench" ] || { echo "pgbench missing: scripts/setup-servers.sh" >&2; exit 1; }
+[ -x "$HAKARI_BIN" ] || cargo build --release --quiet
+work="$(mktemp -d)"; chmod 755 "$work"
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+as_pg=(); [ "$(id -u)" -eq 0 ] && { chown postgres "$work"; as_pg=(runuser -u postgres --); }
+cleanup() { "${as_pg[@]}" "$bin/pg_ctl" -D "$work/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$work"; }
+trap cleanup EXIT
+"${as_pg[@]}" "$bin/initdb" -D "$work/data" -U postgres --auth=trust --no-sync >/dev/null
+"${as_pg[@]}" "$bin/pg_ctl" -D "$work/data" -l "$work/log" -w \
+  -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$work -c max_connections=200" start >/dev/null
+"$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres hakari_bench
+"$bin/pgbench" -i -q -s 1 -h 127.0.0.1 -p "$port" -U postgres hakari_bench >/dev/null 2>&1
+url="postgresql://postgres@127.0.0.1:$port/hakari_bench"
+printf "%-8s %12s %12s %10s\n" clients pgbench_tps hakari_tps ratio
+for c in "${clients[@]}"; do
+  pg=$("$bin/pgbench" -n -M prepared -c "$c" -j "$c" -T "$secs" -h 127.0.0.1 -p "$port" -U postgres hakari_bench 2>/dev/null \
+        | awk '/^tps/ {print $3; exit}')
+  "$HAKARI_BIN" run tpcb --engine postgres --url "$url" --scale 1 --accounts-per-branch 100000 \
+     --clients "$c" --duration "$secs" --runs 1 --out "$work/out-$c" >/dev/null 2>&1
+  hk=$(python3 -c "import json,glob; print(json.load(open(glob.glob('$work/out-$c/*.json')[0]))['measurements'][0]['ops_per_sec_mean'])")
+  python3 -c "print(f'{$c:<8} {float($pg):12.1f} {float($hk):12.1f} {float($hk)/float($pg):10.3f}')"
+done
