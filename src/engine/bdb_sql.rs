@@ -76,7 +76,6 @@ struct Api {
     changes: unsafe extern "C" fn(*mut Sqlite3) -> c_int,
     errmsg: unsafe extern "C" fn(*mut Sqlite3) -> *const c_char,
     libversion: unsafe extern "C" fn() -> *const c_char,
-    busy_timeout: unsafe extern "C" fn(*mut Sqlite3, c_int) -> c_int,
 }
 
 fn api() -> Result<&'static Api> {
@@ -126,7 +125,6 @@ fn load() -> Result<Api> {
         changes: sym!("sqlite3_changes"),
         errmsg: sym!("sqlite3_errmsg"),
         libversion: sym!("sqlite3_libversion"),
-        busy_timeout: sym!("sqlite3_busy_timeout"),
         _lib: lib,
     })
 }
@@ -225,7 +223,8 @@ impl BdbSqlDatabase {
                 conn.errmsg()
             );
         }
-        unsafe { (a.busy_timeout)(db, 60_000) };
+        // No busy handler: Berkeley DB reports a deadlock at once and the caller retries the
+        // whole transaction.
         conn.execute(pragma(self.durability).map_err(|e| anyhow!(e))?)?;
         if self.cache_bytes > 0 {
             conn.execute(&format!("PRAGMA cache_size = -{}", self.cache_bytes / 1024))?;

@@ -105,6 +105,13 @@ impl Recorder {
         }
     }
 
+    /// Records an error of one part of the run (the run goes on).
+    pub fn error(&mut self, error: impl Into<String>) {
+        self.result
+            .errors
+            .push(super::redact::redact(&error.into()));
+    }
+
     fn write(&mut self) -> Result<()> {
         write_atomic(&self.path, &self.result)?;
         self.written = true;

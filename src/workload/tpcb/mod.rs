@@ -81,12 +81,16 @@ pub fn plan(
     Ok((configs, notes))
 }
 
+/// Runs every configuration. A configuration that fails (an engine that breaks the balances, a
+/// server that goes away) is recorded as an error for that engine and level, and the others still
+/// run; the run then ends as failed, keeping every figure that was measured.
 pub fn run(
     params: &TpcbParams,
     configs: &[Config],
     url: Option<&str>,
     ctx: &mut RunContext,
 ) -> Result<()> {
+    let mut failed = Vec::new();
     for (i, config) in configs.iter().enumerate() {
         eprintln!(
             "[{}/{}] {} {}",
@@ -95,10 +99,29 @@ pub fn run(
             config.engine.name(),
             config.durability
         );
-        run_config(params, *config, url, ctx)
-            .with_context(|| format!("{} at {}", config.engine.name(), config.durability))?;
+        let outcome = run_config(params, *config, url, ctx)
+            .with_context(|| format!("{} at {}", config.engine.name(), config.durability));
+        match outcome {
+            Ok(()) => {}
+            Err(e) if e.downcast_ref::<crate::measure::Interrupted>().is_some() => return Err(e),
+            Err(e) => {
+                let text = format!("{e:#}");
+                if configs.len() > 1 {
+                    eprintln!("hakari: error: {text}");
+                    ctx.recorder.error(text.clone());
+                }
+                failed.push(text);
+            }
+        }
     }
-    Ok(())
+    match failed.len() {
+        0 => Ok(()),
+        1 if configs.len() == 1 => bail!("{}", failed[0]),
+        n => bail!(
+            "{n} of {} configurations failed (see above; their errors are in the result file)",
+            configs.len()
+        ),
+    }
 }
 
 fn run_config(
