@@ -53,6 +53,33 @@ enum Command {
         #[arg(long, short = 'o')]
         output: Option<PathBuf>,
     },
+    /// Check the durability promises: kill a committing process (SIGKILL) at random moments,
+    /// reopen, and count acknowledged commits that are missing.
+    Crashtest(CrashtestArgs),
+    /// Measure the device's sync ceiling in a directory: small appends forced with fsync and
+    /// with fdatasync, rate and latency.
+    Probe {
+        /// What to probe: `fsync`.
+        what: String,
+        /// The directory to probe (its device).
+        #[arg(long, default_value = ".")]
+        data_dir: PathBuf,
+        /// Seconds per call measured.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+    },
+    /// (internal) The committing child of `crashtest`.
+    #[command(hide = true)]
+    CrashChild {
+        #[arg(long)]
+        engine: String,
+        #[arg(long)]
+        durability: String,
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long)]
+        ack: PathBuf,
+    },
     /// Compare two runs in the terminal: each shared figure, the change in %, and whether it is
     /// larger than the runs' own noise.
     Compare {
@@ -174,6 +201,28 @@ struct TpcbArgs {
     table_sets: Option<String>,
 }
 
+#[derive(Args, Clone, Debug)]
+struct CrashtestArgs {
+    /// Key-value engines, comma-separated.
+    #[arg(long, short = 'e', default_value = "sqlite")]
+    engine: String,
+    /// Durability levels, comma-separated.
+    #[arg(long, short = 'd', default_value = "sync")]
+    durability: String,
+    /// Crash rounds per engine and level.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Seed of the kill moments.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Where the result file goes.
+    #[arg(long, default_value = "results")]
+    out: PathBuf,
+    /// Directory for the databases (hakari uses a subdirectory it creates and removes).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+}
+
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -192,6 +241,18 @@ pub fn main() -> i32 {
         Command::Show { file } => show(file),
         Command::Report { paths, output } => report(paths, output),
         Command::Compare { base, new } => compare(base, new),
+        Command::Crashtest(args) => crashtest(args),
+        Command::Probe {
+            what,
+            data_dir,
+            seconds,
+        } => probe(&what, &data_dir, seconds),
+        Command::CrashChild {
+            engine,
+            durability,
+            dir,
+            ack,
+        } => crash_child(&engine, &durability, &dir, &ack),
     };
     match outcome {
         Ok(code) => code,
@@ -300,6 +361,98 @@ fn report(paths: Vec<PathBuf>, output: Option<PathBuf>) -> Result<i32> {
     let runs = report::html::write(&loaded, &output)?;
     println!("report of {runs} run(s): {}", output.display());
     Ok(0)
+}
+
+fn probe(what: &str, dir: &std::path::Path, seconds: f64) -> Result<i32> {
+    if what != "fsync" {
+        anyhow::bail!("unknown probe '{what}'; probes: fsync");
+    }
+    if seconds.is_nan() || seconds <= 0.0 {
+        anyhow::bail!("--seconds must be more than 0");
+    }
+    let c =
+        crate::measure::fsync_probe::probe(dir, std::time::Duration::from_secs_f64(seconds), 512)?;
+    let mut t = report::table::Table::new(
+        format!("Sync ceiling of {} (512-byte appends)", dir.display()),
+        ["call", "syncs/s", "p50 us", "p99 us", "max us"]
+            .map(String::from)
+            .to_vec(),
+        1,
+    );
+    for (name, rate, lat) in [
+        ("write+fsync", c.fsync_per_sec, c.fsync_latency),
+        ("write+fdatasync", c.fdatasync_per_sec, c.fdatasync_latency),
+    ] {
+        let l = lat.unwrap_or_default();
+        t.row(vec![
+            name.into(),
+            crate::units::thousands(rate),
+            format!("{:.1}", l.p50_us),
+            format!("{:.1}", l.p99_us),
+            format!("{:.1}", l.max_us),
+        ]);
+    }
+    print!("{}", t.render());
+    Ok(0)
+}
+
+fn crash_child(
+    engine: &str,
+    durability: &str,
+    dir: &std::path::Path,
+    ack: &std::path::Path,
+) -> Result<i32> {
+    crate::crashtest::child(
+        engine::kv_engine(engine)?,
+        Durability::parse(durability)?,
+        dir,
+        ack,
+    )?;
+    Ok(0)
+}
+
+fn crashtest(args: CrashtestArgs) -> Result<i32> {
+    let engines = engine::parse_kv_engines(&args.engine)?;
+    let levels = Durability::parse_list(&args.durability)?;
+    if args.rounds == 0 {
+        anyhow::bail!("--rounds must be at least 1");
+    }
+    for e in &engines {
+        for l in &levels {
+            engine::kv::check_combination(*e, *l, 1)?;
+        }
+    }
+    let mut ctx = RunContext::new(ContextOptions {
+        workload: "crashtest",
+        preset: None,
+        seed: args.seed,
+        out_dir: &args.out,
+        data_dir: args.data_dir.as_deref(),
+        parameters: serde_json::json!({ "rounds": args.rounds, "crash": "process (SIGKILL)" }),
+    })?;
+    measure::install_interrupt_handler();
+    let outcome = crate::crashtest::run(&engines, &levels, args.rounds, &mut ctx);
+    let status = if outcome.is_ok() {
+        "complete"
+    } else {
+        "failed"
+    };
+    let written = ctx
+        .recorder
+        .finish(status, outcome.as_ref().err().map(|e| format!("{e:#}")))?;
+    print!("{}", crate::crashtest::render(ctx.recorder.result()));
+    if let Some(p) = written {
+        println!("results: {}", p.display());
+    }
+    outcome?;
+    let broken = ctx
+        .recorder
+        .result()
+        .measurements
+        .iter()
+        .any(|m| m.config.get("verdict").and_then(|v| v.as_str()) == Some("BROKEN PROMISE"));
+    // A broken promise is a finding, not a failure of hakari: exit 3 so scripts can tell.
+    Ok(if broken { 3 } else { 0 })
 }
 
 fn compare(base: PathBuf, new: PathBuf) -> Result<i32> {

@@ -6,6 +6,7 @@
 //! `report` (tables), `cli` (the command line).
 
 pub mod cli;
+pub mod crashtest;
 pub mod durability;
 pub mod engine;
 pub mod measure;

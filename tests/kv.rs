@@ -397,3 +397,58 @@ fn ctrl_c_keeps_finished_steps_and_marks_the_file_interrupted() {
     assert!(r.measurements.iter().all(|m| m.engine == "null"));
     assert_eq!(r.measurements.len(), 4);
 }
+
+#[test]
+fn crash_test_keeps_sync_and_allows_nosync_losses() {
+    let out = tempfile::tempdir().unwrap();
+    let o = hakari(&[
+        "crashtest",
+        "--engine",
+        "sqlite,bdb",
+        "--durability",
+        "sync",
+        "--rounds",
+        "2",
+        "--seed",
+        "3",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = store::read(&result_files(out.path())[0]).unwrap();
+    assert_eq!(r.measurements.len(), 2);
+    for m in &r.measurements {
+        assert_eq!(m.config["verdict"], "kept", "{} {}", m.engine, m.durability);
+        assert_eq!(m.config["lost_total"], 0);
+        assert!(
+            m.config["acknowledged"].as_u64().unwrap() >= 200,
+            "each round committed before the kill"
+        );
+    }
+    // Berkeley DB's nosync keeps the log in its buffer: a kill loses the newest commits.
+    let out = tempfile::tempdir().unwrap();
+    let o = hakari(&[
+        "crashtest",
+        "--engine",
+        "bdb",
+        "--durability",
+        "nosync",
+        "--rounds",
+        "3",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = store::read(&result_files(out.path())[0]).unwrap();
+    let m = &r.measurements[0];
+    assert!(
+        m.config["lost_total"].as_u64().unwrap() > 0,
+        "losses detected: {:?}",
+        m.config
+    );
+    assert_eq!(
+        m.config["verdict"],
+        "lost acknowledged commits (allowed at this level)"
+    );
+    assert_eq!(m.config["corruptions"], 0);
+}

@@ -3,6 +3,7 @@
 //!
 //! Nothing here knows a workload or an engine.
 
+pub mod fsync_probe;
 pub mod latency;
 pub mod progress;
 pub mod runner;

@@ -172,13 +172,13 @@ fn runs_table(loaded: &[Loaded]) -> String {
 fn environment_table(runs: &[&RunResult]) -> String {
     let mut t = String::from(
         "<h2>Test environment</h2><table><tr><th>run</th><th>processor</th><th>cores</th><th>RAM</th>\
-         <th>operating system</th><th>kernel</th><th>file system</th><th>storage</th><th>build</th></tr>",
+         <th>operating system</th><th>kernel</th><th>file system</th><th>storage</th><th>fsync ceiling</th><th>build</th></tr>",
     );
     for r in runs {
         let e = &r.environment;
         let _ = write!(
             t,
-            "<tr><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{:.1} GiB</td><td>{}</td><td>{}</td><td>{} on {}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{:.1} GiB</td><td>{}</td><td>{}</td><td>{} on {}</td><td>{}</td><td class=n>{}</td><td>{}</td></tr>",
             escape(&r.run_id),
             escape(&e.cpu_model),
             e.cpu_cores,
@@ -188,6 +188,10 @@ fn environment_table(runs: &[&RunResult]) -> String {
             escape(&e.filesystem),
             escape(&e.mount_point),
             escape(&e.device),
+            e.sync_ceiling
+                .as_ref()
+                .map(|c| format!("{} fsync/s", thousands(c.fsync_per_sec)))
+                .unwrap_or_else(|| "-".into()),
             escape(&e.build_profile),
         );
     }

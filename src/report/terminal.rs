@@ -50,7 +50,7 @@ pub fn render(result: &RunResult) -> String {
 fn environment_line(r: &RunResult) -> String {
     let e = &r.environment;
     format!(
-        "{} run {} ({}), seed {}: {} x {} cores, {:.1} GiB, {} {}, data on {} ({}, {})\n",
+        "{} run {} ({}), seed {}: {} x {} cores, {:.1} GiB, {} {}, data on {} ({}, {}{})\n",
         r.workload,
         r.run_id,
         r.status,
@@ -62,7 +62,11 @@ fn environment_line(r: &RunResult) -> String {
         e.kernel,
         e.mount_point,
         e.filesystem,
-        e.device
+        e.device,
+        e.sync_ceiling
+            .as_ref()
+            .map(|c| format!(", {} fsync/s", thousands(c.fsync_per_sec)))
+            .unwrap_or_default()
     )
 }
 

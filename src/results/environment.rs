@@ -20,6 +20,9 @@ pub struct Environment {
     pub build_profile: String,
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The data directory's sync ceiling, from a short probe at the start of the run.
+    #[serde(default)]
+    pub sync_ceiling: Option<crate::measure::fsync_probe::SyncCeiling>,
 }
 
 impl Environment {
@@ -75,6 +78,12 @@ impl Environment {
             mount_point,
             build_profile: build_profile.into(),
             warnings,
+            sync_ceiling: crate::measure::fsync_probe::probe(
+                data_dir,
+                std::time::Duration::from_millis(100),
+                512,
+            )
+            .ok(),
         }
     }
 }
