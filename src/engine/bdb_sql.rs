@@ -450,11 +450,7 @@ impl SqlConnection for BdbSqlConnection {
         columns: &[&str],
         rows: &mut dyn Iterator<Item = Row>,
     ) -> Result<u64> {
-        let sql = format!(
-            "INSERT INTO {table} ({}) VALUES ({})",
-            columns.join(", "),
-            vec!["?"; columns.len()].join(", ")
-        );
+        let sql = crate::engine::sql::insert_sql(table, columns);
         let stmt = self.raw_prepare(&sql)?;
         let mut n = 0;
         let result = (|| -> Result<()> {

@@ -191,15 +191,7 @@ fn from_value(v: Value) -> SqlValue {
         Value::Float(f) => SqlValue::Float(f as f64),
         Value::Double(f) => SqlValue::Float(f),
         Value::Bytes(b) => match String::from_utf8(b) {
-            Ok(t) => {
-                if let Ok(i) = t.parse::<i64>() {
-                    SqlValue::Int(i)
-                } else if let Ok(f) = t.parse::<f64>() {
-                    SqlValue::Float(f)
-                } else {
-                    SqlValue::Text(t)
-                }
-            }
+            Ok(t) => SqlValue::from_text(&t),
             Err(e) => SqlValue::Bytes(e.into_bytes()),
         },
         other => SqlValue::Text(other.as_sql(true).trim_matches('\'').to_string()),

@@ -361,15 +361,7 @@ impl SqlConnection for PostgresConnection {
                     (0..r.len())
                         .map(|i| match r.get(i) {
                             None => SqlValue::Null,
-                            Some(t) => {
-                                if let Ok(n) = t.parse::<i64>() {
-                                    SqlValue::Int(n)
-                                } else if let Ok(f) = t.parse::<f64>() {
-                                    SqlValue::Float(f)
-                                } else {
-                                    SqlValue::Text(t.to_string())
-                                }
-                            }
+                            Some(t) => SqlValue::from_text(t),
                         })
                         .collect(),
                 );

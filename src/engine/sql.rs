@@ -17,7 +17,29 @@ pub enum SqlValue {
     Bytes(Vec<u8>),
 }
 
+impl SqlValue {
+    /// A value a driver gave as text: a number when it reads as one, else text.
+    pub fn from_text(text: &str) -> SqlValue {
+        if let Ok(i) = text.parse::<i64>() {
+            SqlValue::Int(i)
+        } else if let Ok(f) = text.parse::<f64>() {
+            SqlValue::Float(f)
+        } else {
+            SqlValue::Text(text.to_string())
+        }
+    }
+}
+
 pub type Row = Vec<SqlValue>;
+
+/// `INSERT INTO table (a, b) VALUES (?, ?)`, for engines whose bulk path is prepared inserts.
+pub fn insert_sql(table: &str, columns: &[&str]) -> String {
+    format!(
+        "INSERT INTO {table} ({}) VALUES ({})",
+        columns.join(", "),
+        vec!["?"; columns.len()].join(", ")
+    )
+}
 
 /// Which SQL text a workload must use for an engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

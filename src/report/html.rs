@@ -238,27 +238,6 @@ fn config_label(m: &Measurement) -> String {
     format!("{} {} t{}", m.engine, m.durability, m.threads)
 }
 
-fn steps_of(ms: &[Measurement]) -> Vec<String> {
-    let mut steps: Vec<String> = Vec::new();
-    for m in ms {
-        if !steps.contains(&m.step) {
-            steps.push(m.step.clone());
-        }
-    }
-    steps
-}
-
-fn configs_of(ms: &[Measurement]) -> Vec<(String, String, usize)> {
-    let mut out: Vec<(String, String, usize)> = Vec::new();
-    for m in ms {
-        let c = (m.engine.clone(), m.durability.clone(), m.threads);
-        if !out.contains(&c) {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// One run's tables and charts; returns the HTML and how many charts it drew.
 fn run_section(r: &RunResult) -> (String, usize) {
     let mut s = String::new();
@@ -278,8 +257,8 @@ fn run_section(r: &RunResult) -> (String, usize) {
         s.push_str("<p class=problem>This run finished no measurement.</p>");
         return (s, 0);
     }
-    let steps = steps_of(ms);
-    let configs = configs_of(ms);
+    let steps = super::step_columns(ms);
+    let configs = super::configurations(ms);
     let preset = r.preset.as_deref();
 
     // The table: configurations as rows, steps as columns, published rows beneath.

@@ -2,7 +2,7 @@
 
 use super::published;
 use super::table::Table;
-use crate::results::{Measurement, RunResult};
+use crate::results::RunResult;
 use crate::units::thousands;
 
 /// Everything printed after a run (or by `hakari show`): tables, mapping, notes.
@@ -70,49 +70,12 @@ fn environment_line(r: &RunResult) -> String {
     )
 }
 
-/// Steps in the papers' column order first (insert, fetch, delete, update), then as they came.
-fn step_columns(ms: &[Measurement]) -> Vec<String> {
-    const PAPER_ORDER: [&str; 7] = [
-        "insert",
-        "fetch",
-        "delete",
-        "update",
-        "write",
-        "read",
-        "bulk-read",
-    ];
-    let mut steps: Vec<String> = Vec::new();
-    for s in PAPER_ORDER {
-        if ms.iter().any(|m| m.step == s) {
-            steps.push(s.into());
-        }
-    }
-    for m in ms {
-        if !steps.contains(&m.step) {
-            steps.push(m.step.clone());
-        }
-    }
-    steps
-}
-
-/// Configurations (engine, durability, threads) in the order they ran.
-fn configurations(ms: &[Measurement]) -> Vec<(String, String, usize)> {
-    let mut out: Vec<(String, String, usize)> = Vec::new();
-    for m in ms {
-        let c = (m.engine.clone(), m.durability.clone(), m.threads);
-        if !out.contains(&c) {
-            out.push(c);
-        }
-    }
-    out
-}
-
 fn throughput_table(r: &RunResult) -> String {
     let ms = &r.measurements;
     if ms.is_empty() {
         return "no finished measurements\n".into();
     }
-    let steps = step_columns(ms);
+    let steps = super::step_columns(ms);
     let mut headers = vec!["engine".into(), "durability".into(), "threads".into()];
     for s in &steps {
         headers.push(format!("{s} ops/s"));
@@ -127,7 +90,7 @@ fn throughput_table(r: &RunResult) -> String {
         3,
     );
     let mut sources = Vec::new();
-    for (engine, durability, threads) in configurations(ms) {
+    for (engine, durability, threads) in super::configurations(ms) {
         let mut row = vec![engine.clone(), durability.clone(), threads.to_string()];
         let mut paper_row = vec!["  published".into(), String::new(), String::new()];
         let mut any_published = false;

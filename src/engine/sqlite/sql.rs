@@ -203,11 +203,7 @@ impl SqlConnection for SqliteConnection {
         columns: &[&str],
         rows: &mut dyn Iterator<Item = Row>,
     ) -> Result<u64> {
-        let sql = format!(
-            "INSERT INTO {table} ({}) VALUES ({})",
-            columns.join(", "),
-            vec!["?"; columns.len()].join(", ")
-        );
+        let sql = crate::engine::sql::insert_sql(table, columns);
         let tx = self.conn.transaction().map_err(classify)?;
         let mut n = 0;
         {
