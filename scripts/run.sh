@@ -5,5 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 . scripts/env.sh
-cargo build --release --quiet
+if [ ! -x "$HAKARI_BIN" ]; then
+  echo "run: building hakari (the first build compiles RocksDB from source: about 15 minutes on 2 cores)" >&2
+fi
+cargo build --release
 exec "$HAKARI_BIN" run "$@"

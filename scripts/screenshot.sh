@@ -5,7 +5,7 @@
 # the page with headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --with-test-tools
 . scripts/env.sh
 cargo build --release --quiet
 work="$(mktemp -d)"

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Installs what hakari needs on a Debian/Ubuntu machine, when it is missing:
-# a C/C++ toolchain and libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb engines),
-# and headless Chromium (the report test renders the HTML report in it).
-# Safe to run again: it installs only what is not there.
+# Installs what hakari needs on a Debian/Ubuntu machine, when it is missing: a C/C++ toolchain and
+# libclang (RocksDB and bindgen) and Berkeley DB 5.3 (the bdb and bdb-sql engines).
+# With --with-test-tools it also installs headless Chromium (the report test renders the HTML
+# report in it). Safe to run again: it installs only what is not there.
 set -euo pipefail
+
+packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev)
+if [ "${1:-}" = "--with-test-tools" ]; then
+  packages+=(chromium)
+fi
 
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
-for p in build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev chromium; do
+for p in "${packages[@]}"; do
   have "$p" || need_pkgs+=("$p")
 done
 

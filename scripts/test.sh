@@ -3,7 +3,7 @@
 # (one build of the C/C++ engines serves both the binary and the tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --with-test-tools
 scripts/setup-servers.sh
 . scripts/env.sh
 cargo test --release "$@"
