@@ -259,6 +259,8 @@ fn run_section(r: &RunResult) -> (String, usize) {
     }
     let steps = super::step_columns(ms);
     let configs = super::configurations(ms);
+    let varying = super::varying_config(ms);
+    let label = |m: &Measurement| super::durability_label(m, &varying);
     let preset = r.preset.as_deref();
 
     // The table: configurations as rows, steps as columns, published rows beneath.
@@ -281,7 +283,7 @@ fn run_section(r: &RunResult) -> (String, usize) {
         for st in &steps {
             let m = ms.iter().find(|m| {
                 &m.engine == engine
-                    && &m.durability == durability
+                    && &label(m) == durability
                     && m.threads == *threads
                     && &m.step == st
             });
@@ -298,7 +300,7 @@ fn run_section(r: &RunResult) -> (String, usize) {
             }
             match (
                 m,
-                published::for_figure(preset, engine, durability, *threads, st),
+                published::for_figure(preset, engine, super::level_of(durability), *threads, st),
             ) {
                 (Some(m), Some(p)) => {
                     any = true;
@@ -342,7 +344,7 @@ fn run_section(r: &RunResult) -> (String, usize) {
                 .map(|st| {
                     ms.iter()
                         .find(|m| {
-                            &m.engine == e && &m.durability == d && m.threads == *t && &m.step == st
+                            &m.engine == e && &label(m) == d && m.threads == *t && &m.step == st
                         })
                         .map(|m| (m.ops_per_sec_mean, m.ops_per_sec_stddev))
                 })
@@ -354,7 +356,7 @@ fn run_section(r: &RunResult) -> (String, usize) {
         let values: Vec<Option<(f64, f64)>> = steps
             .iter()
             .map(|st| {
-                published::for_figure(preset, e, d, *t, st)
+                published::for_figure(preset, e, super::level_of(d), *t, st)
                     .map(|p| (p.mean, p.stddev.unwrap_or(0.0)))
             })
             .collect();
@@ -408,7 +410,7 @@ fn run_section(r: &RunResult) -> (String, usize) {
         for st in &steps {
             let mut keys: Vec<(String, String)> = Vec::new();
             for m in ms.iter().filter(|m| &m.step == st) {
-                let k = (m.engine.clone(), m.durability.clone());
+                let k = (m.engine.clone(), label(m));
                 if !keys.contains(&k) {
                     keys.push(k);
                 }
@@ -417,13 +419,13 @@ fn run_section(r: &RunResult) -> (String, usize) {
             for (e, d) in keys {
                 let points: Vec<(f64, f64, f64)> = ms
                     .iter()
-                    .filter(|m| &m.step == st && m.engine == e && m.durability == d)
+                    .filter(|m| &m.step == st && m.engine == e && label(m) == d)
                     .map(|m| (m.threads as f64, m.ops_per_sec_mean, m.ops_per_sec_stddev))
                     .collect();
                 let paper: Vec<(f64, f64, f64)> = thread_counts
                     .iter()
                     .filter_map(|t| {
-                        published::for_figure(preset, &e, &d, *t, st)
+                        published::for_figure(preset, &e, super::level_of(&d), *t, st)
                             .map(|p| (*t as f64, p.mean, p.stddev.unwrap_or(0.0)))
                     })
                     .collect();

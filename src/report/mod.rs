@@ -35,11 +35,41 @@ pub fn step_columns(ms: &[Measurement]) -> Vec<String> {
     steps
 }
 
-/// Configurations (engine, durability, threads) in the order they ran.
+/// Config fields whose values differ between a run's measurements (tpcb's `table_sets`, say):
+/// they tell configurations apart beside engine, durability and threads.
+pub fn varying_config(ms: &[Measurement]) -> Vec<String> {
+    let mut keys: Vec<String> = ms.iter().flat_map(|m| m.config.keys().cloned()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.retain(|k| {
+        let first = ms.first().and_then(|m| m.config.get(k));
+        ms.iter().any(|m| m.config.get(k) != first)
+    });
+    keys
+}
+
+/// The durability level with the varying config fields: "sync" or "sync table_sets=16".
+pub fn durability_label(m: &Measurement, varying: &[String]) -> String {
+    let mut label = m.durability.clone();
+    for k in varying {
+        if let Some(v) = m.config.get(k) {
+            label.push_str(&format!(" {k}={}", v.to_string().trim_matches('"')));
+        }
+    }
+    label
+}
+
+/// The level name inside a label made by [`durability_label`].
+pub fn level_of(label: &str) -> &str {
+    label.split(' ').next().unwrap_or(label)
+}
+
+/// Configurations (engine, durability label, threads) in the order they ran.
 pub fn configurations(ms: &[Measurement]) -> Vec<(String, String, usize)> {
+    let varying = varying_config(ms);
     let mut out: Vec<(String, String, usize)> = Vec::new();
     for m in ms {
-        let c = (m.engine.clone(), m.durability.clone(), m.threads);
+        let c = (m.engine.clone(), durability_label(m, &varying), m.threads);
         if !out.contains(&c) {
             out.push(c);
         }

@@ -75,6 +75,9 @@ fn throughput_table(r: &RunResult) -> String {
     if ms.is_empty() {
         return "no finished measurements\n".into();
     }
+    if r.workload == "tpcb" {
+        return by_clients_table(r);
+    }
     let steps = super::step_columns(ms);
     let mut headers = vec!["engine".into(), "durability".into(), "threads".into()];
     for s in &steps {
@@ -90,6 +93,7 @@ fn throughput_table(r: &RunResult) -> String {
         3,
     );
     let mut sources = Vec::new();
+    let varying = super::varying_config(ms);
     for (engine, durability, threads) in super::configurations(ms) {
         let mut row = vec![engine.clone(), durability.clone(), threads.to_string()];
         let mut paper_row = vec!["  published".into(), String::new(), String::new()];
@@ -97,7 +101,7 @@ fn throughput_table(r: &RunResult) -> String {
         for s in &steps {
             match ms.iter().find(|m| {
                 m.engine == engine
-                    && m.durability == durability
+                    && super::durability_label(m, &varying) == durability
                     && m.threads == threads
                     && &m.step == s
             }) {
@@ -107,7 +111,13 @@ fn throughput_table(r: &RunResult) -> String {
                 }
                 None => row.extend(["-".into(), "-".into()]),
             }
-            match published::for_figure(r.preset.as_deref(), &engine, &durability, threads, s) {
+            match published::for_figure(
+                r.preset.as_deref(),
+                &engine,
+                super::level_of(&durability),
+                threads,
+                s,
+            ) {
                 Some(p) => {
                     any_published = true;
                     paper_row.push(thousands(p.mean));
@@ -122,6 +132,87 @@ fn throughput_table(r: &RunResult) -> String {
         t.row(row);
         if any_published {
             t.row(paper_row);
+        }
+    }
+    let mut out = t.render();
+    for s in sources {
+        out.push_str(&format!(
+            "published: {s}; old hardware, a reference, not a target\n"
+        ));
+    }
+    out
+}
+
+/// Transactions per second with clients as columns, as the papers' scaling tables.
+fn by_clients_table(r: &RunResult) -> String {
+    let ms = &r.measurements;
+    let varying = super::varying_config(ms);
+    let mut clients: Vec<usize> = ms.iter().map(|m| m.threads).collect();
+    clients.sort();
+    clients.dedup();
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+    for m in ms {
+        let row = (
+            m.engine.clone(),
+            super::durability_label(m, &varying),
+            m.step.clone(),
+        );
+        if !rows.contains(&row) {
+            rows.push(row);
+        }
+    }
+    let mut headers = vec!["engine".to_string(), "durability".into(), "test".into()];
+    headers.extend(clients.iter().map(|c| format!("{c} cl. TPS ± sd")));
+    let mut t = Table::new(
+        format!(
+            "{} throughput by clients: transactions per second, mean ± sample stddev over runs",
+            r.workload
+        ),
+        headers,
+        3,
+    );
+    let mut sources = Vec::new();
+    for (engine, label, step) in rows {
+        let mut cells = vec![engine.clone(), label.clone(), step.clone()];
+        let mut paper = vec!["  published".to_string(), String::new(), String::new()];
+        let mut any = false;
+        for &c in &clients {
+            let m = ms.iter().find(|m| {
+                m.engine == engine
+                    && super::durability_label(m, &varying) == label
+                    && m.step == step
+                    && m.threads == c
+            });
+            cells.push(
+                m.map(|m| {
+                    format!(
+                        "{} ± {}",
+                        thousands(m.ops_per_sec_mean),
+                        thousands(m.ops_per_sec_stddev)
+                    )
+                })
+                .unwrap_or_else(|| "-".into()),
+            );
+            match published::for_figure(
+                r.preset.as_deref(),
+                &engine,
+                super::level_of(&label),
+                c,
+                &step,
+            ) {
+                Some(p) => {
+                    any = true;
+                    paper.push(thousands(p.mean));
+                    if !sources.contains(&p.source) {
+                        sources.push(p.source);
+                    }
+                }
+                None => paper.push(String::new()),
+            }
+        }
+        t.row(cells);
+        if any {
+            t.row(paper);
         }
     }
     let mut out = t.render();

@@ -450,9 +450,11 @@ fn try_transaction(client: &mut Client, test: Test, c: &Choice) -> Result<()> {
             Ok(())
         }
         Test::AtomicUpdate => {
-            // One record rewritten in its own transaction; a zero delta keeps the balances
-            // consistent while the engine still writes and logs the row.
-            let n = conn.exec_prepared(tx[0], &[int(0), int(c.aid)])?;
+            // One record rewritten in its own transaction. The filler changes, the balance does
+            // not (the balances stay consistent), and the row really differs: SQLite, for one,
+            // skips an update that leaves a row as it was.
+            let filler = SqlValue::Text(format!("{:084}", c.delta.unsigned_abs()));
+            let n = conn.exec_prepared(tx[5], &[filler, int(c.aid)])?;
             if n != 1 {
                 bail!("account {} updated {n} rows", c.aid);
             }
