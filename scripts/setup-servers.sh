@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Installs the database servers hakari's SQL engines and tests use, when missing: PostgreSQL
-# (with postgresql-contrib for pgbench) and MariaDB. hakari starts its own private instances from
-# these binaries; the system services they may also start are not needed (and left alone).
+# Installs the servers hakari's engines and tests use, when missing: PostgreSQL (with
+# postgresql-contrib for pgbench), MariaDB, Redis and memcached. hakari starts its own private
+# instances from these binaries; the system services they may also start are not needed (and
+# left alone).
 set -euo pipefail
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
-for p in postgresql postgresql-contrib mariadb-server; do
+for p in postgresql postgresql-contrib mariadb-server redis-server memcached; do
   have "$p" || need+=("$p")
 done
 sudo_cmd=()

@@ -102,6 +102,9 @@ enum Workload {
     Kv(KvArgs),
     /// TPC-B-like transactions by N clients (paper 000 table 6, the PSQL v11 paper).
     Tpcb(TpcbArgs),
+    /// A web session store: 1,000 session writes and 10,000 random reads per size, stored whole,
+    /// in 4000-byte chunks, or compressed (source 001), on SQL and key-value engines.
+    Session(SessionArgs),
 }
 
 /// Flags every workload shares.
@@ -202,6 +205,28 @@ struct TpcbArgs {
 }
 
 #[derive(Args, Clone, Debug)]
+struct SessionArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Bytes of random text per session, comma-separated (default 1K,4K,10K,100K,1000K).
+    #[arg(long)]
+    sizes: Option<String>,
+    /// Layouts, comma-separated: blob (one row or value per session), chunked (rows of at most
+    /// 4000 bytes keyed by id and subid). Default: blob.
+    #[arg(long)]
+    layout: Option<String>,
+    /// Compression before storing, comma-separated: none, gzip, zstd, lz4 (default none,gzip).
+    #[arg(long)]
+    compress: Option<String>,
+    /// Sessions written per run (default 1,000).
+    #[arg(long)]
+    sessions: Option<u64>,
+    /// Random session reads per run (default 10,000).
+    #[arg(long)]
+    reads: Option<u64>,
+}
+
+#[derive(Args, Clone, Debug)]
 struct CrashtestArgs {
     /// Key-value engines, comma-separated.
     #[arg(long, short = 'e', default_value = "sqlite")]
@@ -236,6 +261,7 @@ pub fn main() -> i32 {
             None => tour(),
             Some(Workload::Kv(args)) => run_kv(args),
             Some(Workload::Tpcb(args)) => run_tpcb(args),
+            Some(Workload::Session(args)) => run_session(args),
         },
         Command::Engines => engines(),
         Command::Show { file } => show(file),
@@ -282,7 +308,11 @@ fn engines() -> Result<i32> {
         .to_vec(),
         4,
     );
-    for e in engine::kv_engines() {
+    let kv_family: Vec<_> = engine::kv_engines()
+        .into_iter()
+        .chain(engine::cache_engines())
+        .collect();
+    for &e in &kv_family {
         t.row(vec![
             e.name().into(),
             e.version(),
@@ -293,6 +323,8 @@ fn engines() -> Result<i32> {
                 .join(", "),
             if e.has_bulk_read() {
                 "bulk buffer"
+            } else if engine::cache_engines().iter().any(|c| c.name() == e.name()) {
+                "none (session workload only)"
             } else {
                 "cursor"
             }
@@ -306,7 +338,7 @@ fn engines() -> Result<i32> {
         ["engine", "level", "mapping"].map(String::from).to_vec(),
         3,
     );
-    for e in engine::kv_engines() {
+    for &e in &kv_family {
         for d in Durability::ALL {
             let text = match e.mapping(d) {
                 Ok(k) => k,
@@ -631,6 +663,62 @@ fn run_tpcb(args: TpcbArgs) -> Result<i32> {
     let url = args.common.url.clone();
     execute("tpcb", p.preset, parameters, notes, &args.common, |ctx| {
         tpcb::run(&p, &configs, url.as_deref(), ctx)
+    })
+}
+
+fn run_session(args: SessionArgs) -> Result<i32> {
+    use crate::workload::session::{self, data::Codec, store::Layout, store::SessionEngine};
+    let mut p = session::default_params();
+    if let Some(preset) = &args.common.preset {
+        anyhow::bail!("the session workload has no preset '{preset}' (it has none yet)");
+    }
+    if let Some(s) = &args.sizes {
+        p.sizes = s
+            .split(',')
+            .filter(|x| !x.trim().is_empty())
+            .map(|x| parse_size(x).context("bad --sizes"))
+            .collect::<Result<_>>()?;
+    }
+    fn list<T>(text: &Option<String>, parse: fn(&str) -> Result<T>) -> Result<Option<Vec<T>>> {
+        text.as_deref()
+            .map(|t| {
+                t.split(',')
+                    .filter(|x| !x.trim().is_empty())
+                    .map(parse)
+                    .collect()
+            })
+            .transpose()
+    }
+    if let Some(l) = list(&args.layout, Layout::parse)? {
+        p.layouts = l;
+    }
+    if let Some(c) = list(&args.compress, Codec::parse)? {
+        p.compress = c;
+    }
+    if let Some(n) = args.sessions {
+        p.sessions = n;
+    }
+    if let Some(n) = args.reads {
+        p.reads = n;
+    }
+    if let Some(n) = args.common.runs {
+        p.runs = n;
+    }
+    if let Some(t) = &args.common.threads {
+        p.clients = parse_counts(t, "clients")?;
+    }
+    let engines = SessionEngine::parse_list(args.common.engine.as_deref().unwrap_or("sqlite"))?;
+    let named = args
+        .common
+        .durability
+        .as_deref()
+        .map(Durability::parse_list)
+        .transpose()?;
+    let (configs, notes) = session::plan(&p, &engines, named.as_deref())?;
+    let parameters = serde_json::to_value(&p)?;
+    let url = args.common.url.clone();
+    execute("session", None, parameters, notes, &args.common, |ctx| {
+        session::run(&p, &configs, url.as_deref(), ctx)
     })
 }
 

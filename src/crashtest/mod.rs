@@ -71,6 +71,7 @@ fn options(dir: &Path, level: Durability) -> KvOptions {
         log_buffer_bytes: 0,
         bulk_buffer_bytes: 0,
         expected_records: 1_000_000,
+        url: None,
     }
 }
 

@@ -24,6 +24,8 @@ pub struct KvOptions {
     pub bulk_buffer_bytes: usize,
     /// Records the run will hold at most, so engines with a fixed map size can size it.
     pub expected_records: u64,
+    /// A server URL (`--url`) for server engines; None starts a private server.
+    pub url: Option<String>,
 }
 
 /// The error a session returns when its transaction lost a conflict (deadlock, busy, write
@@ -51,6 +53,11 @@ pub trait KvStore: Send + Sync {
 
     /// The effective settings (engine knobs as set), recorded with the results.
     fn settings(&self) -> Vec<(String, String)>;
+
+    /// The largest value the store accepts, when it has a limit (memcached's item size).
+    fn max_value_bytes(&self) -> Option<u64> {
+        None
+    }
 
     /// Flushes and closes; not timed.
     fn close(self: Box<Self>) -> Result<()>;

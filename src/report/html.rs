@@ -257,6 +257,64 @@ fn run_section(r: &RunResult) -> (String, usize) {
         s.push_str("<p class=problem>This run finished no measurement.</p>");
         return (s, 0);
     }
+    let (body, drawn) = if r.workload == "session" {
+        session_body(r)
+    } else {
+        throughput_body(r)
+    };
+    s.push_str(&body);
+    charts += drawn;
+
+    // Latency percentiles.
+    if ms.iter().any(|m| m.latency.is_some()) {
+        s.push_str("<table><tr><th>configuration</th><th>step</th><th>p50 µs</th><th>p95 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>retries</th></tr>");
+        for m in ms {
+            if let Some(l) = &m.latency {
+                let _ = write!(
+                    s,
+                    "<tr><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{}</td></tr>",
+                    escape(&config_label(m)),
+                    escape(&m.step),
+                    l.p50_us,
+                    l.p95_us,
+                    l.p99_us,
+                    l.p999_us,
+                    l.max_us,
+                    m.retries
+                );
+            }
+        }
+        s.push_str("</table>");
+    }
+    if !r.metrics.is_empty() {
+        s.push_str("<table><tr><th>engine</th><th>derived figure</th><th>value</th></tr>");
+        for m in &r.metrics {
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td class=n>{:.3} {}</td></tr>",
+                escape(m.engine.as_deref().unwrap_or("")),
+                escape(&m.name),
+                m.value,
+                escape(if m.unit == "ratio" { "" } else { &m.unit })
+            );
+        }
+        s.push_str("</table>");
+    }
+    for n in &r.notes {
+        let _ = write!(s, "<p class=note>note: {}</p>", escape(n));
+    }
+    for e in &r.errors {
+        let _ = write!(s, "<p class=problem>error: {}</p>", escape(e));
+    }
+    (s, charts)
+}
+
+/// Configurations as rows and steps as columns, with the paper's figures beneath; bars per step
+/// and lines against threads.
+fn throughput_body(r: &RunResult) -> (String, usize) {
+    let mut s = String::new();
+    let mut charts = 0;
+    let ms = &r.measurements;
     let steps = super::step_columns(ms);
     let configs = super::configurations(ms);
     let varying = super::varying_config(ms);
@@ -458,47 +516,122 @@ fn run_section(r: &RunResult) -> (String, usize) {
         }
     }
 
-    // Latency percentiles.
-    if ms.iter().any(|m| m.latency.is_some()) {
-        s.push_str("<table><tr><th>configuration</th><th>step</th><th>p50 µs</th><th>p95 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>retries</th></tr>");
-        for m in ms {
-            if let Some(l) = &m.latency {
-                let _ = write!(
-                    s,
-                    "<tr><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{}</td></tr>",
-                    escape(&config_label(m)),
-                    escape(&m.step),
-                    l.p50_us,
-                    l.p95_us,
-                    l.p99_us,
-                    l.p999_us,
-                    l.max_us,
-                    m.retries
-                );
+    (s, charts)
+}
+
+/// The session store: seconds per step against session size on log axes (the source's chart),
+/// one line per engine, level, layout, compression and client count; the source's series hatched.
+fn session_body(r: &RunResult) -> (String, usize) {
+    let mut s = String::new();
+    let ms = &r.measurements;
+    let text = super::config_text;
+    let size = |m: &Measurement| m.config.get("size").and_then(|v| v.as_u64()).unwrap_or(0);
+    let mut sizes: Vec<u64> = ms.iter().map(size).collect();
+    sizes.sort();
+    sizes.dedup();
+    let mut charts = 0;
+    for step in ["write", "read"] {
+        let mut keys: Vec<(String, String, String, String, usize)> = Vec::new();
+        for m in ms.iter().filter(|m| m.step == step) {
+            let k = (
+                m.engine.clone(),
+                m.durability.clone(),
+                text(m, "layout"),
+                text(m, "compress"),
+                m.threads,
+            );
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        if keys.is_empty() {
+            continue;
+        }
+        s.push_str("<table><tr><th>engine</th><th>durability</th><th>layout</th><th>compress</th><th>clients</th>");
+        for sz in &sizes {
+            let _ = write!(s, "<th>{} s</th>", crate::units::bytes(*sz));
+        }
+        s.push_str("</tr>");
+        let mut lines = Vec::new();
+        let mut drawn_published: Vec<(String, String)> = Vec::new();
+        for k in &keys {
+            let of_key: Vec<&Measurement> = ms
+                .iter()
+                .filter(|m| {
+                    m.step == step
+                        && m.engine == k.0
+                        && m.durability == k.1
+                        && text(m, "layout") == k.2
+                        && text(m, "compress") == k.3
+                        && m.threads == k.4
+                })
+                .collect();
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{}</td>",
+                escape(&k.0),
+                escape(&k.1),
+                escape(&k.2),
+                escape(&k.3),
+                k.4
+            );
+            for sz in &sizes {
+                match of_key.iter().find(|m| size(m) == *sz) {
+                    Some(m) => {
+                        let _ = write!(
+                            s,
+                            "<td class=n>{:.3} ± {:.3}</td>",
+                            m.seconds_mean, m.seconds_stddev
+                        );
+                    }
+                    None => s.push_str("<td></td>"),
+                }
+            }
+            s.push_str("</tr>");
+            lines.push(LineSeries {
+                name: format!("{} {} {} {} c{}", k.0, k.1, k.2, k.3, k.4),
+                points: of_key
+                    .iter()
+                    .map(|m| (size(m) as f64, m.seconds_mean, m.seconds_stddev))
+                    .collect(),
+                published: false,
+            });
+            if !drawn_published.contains(&(k.2.clone(), k.3.clone())) {
+                drawn_published.push((k.2.clone(), k.3.clone()));
+                for series in published::session_store(&k.2, &k.3, step) {
+                    lines.push(LineSeries {
+                        name: format!("2008: {}", series.label),
+                        points: series
+                            .seconds
+                            .iter()
+                            .map(|(sz, v)| (*sz as f64, *v, 0.0))
+                            .collect(),
+                        published: true,
+                    });
+                }
             }
         }
         s.push_str("</table>");
+        let title = format!("session store: seconds to {step} vs session size (log-log)");
+        let ticks: Vec<f64> = sizes.iter().map(|v| *v as f64).collect();
+        s.push_str(&chart::lines(
+            &Labels {
+                title: &title,
+                x: "bytes of text per session",
+                y: if step == "write" {
+                    "seconds for the writes"
+                } else {
+                    "seconds for the reads"
+                },
+            },
+            &lines,
+            AxisKind::Log,
+            AxisKind::Log,
+            &ticks,
+        ));
+        charts += 1;
     }
-    if !r.metrics.is_empty() {
-        s.push_str("<table><tr><th>engine</th><th>derived figure</th><th>value</th></tr>");
-        for m in &r.metrics {
-            let _ = write!(
-                s,
-                "<tr><td>{}</td><td>{}</td><td class=n>{:.3} {}</td></tr>",
-                escape(m.engine.as_deref().unwrap_or("")),
-                escape(&m.name),
-                m.value,
-                escape(if m.unit == "ratio" { "" } else { &m.unit })
-            );
-        }
-        s.push_str("</table>");
-    }
-    for n in &r.notes {
-        let _ = write!(s, "<p class=note>note: {}</p>", escape(n));
-    }
-    for e in &r.errors {
-        let _ = write!(s, "<p class=problem>error: {}</p>", escape(e));
-    }
+    s.push_str("<p class=note>Published lines: the 2008 session-store blog (Perl DBI on a Core2 VM, 1 run each), a reference, not a target.</p>");
     (s, charts)
 }
 

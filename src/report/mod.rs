@@ -38,7 +38,13 @@ pub fn step_columns(ms: &[Measurement]) -> Vec<String> {
 /// Config fields whose values differ between a run's measurements (tpcb's `table_sets`, say):
 /// they tell configurations apart beside engine, durability and threads.
 pub fn varying_config(ms: &[Measurement]) -> Vec<String> {
-    let mut keys: Vec<String> = ms.iter().flat_map(|m| m.config.keys().cloned()).collect();
+    // Fields that describe what a configuration produced, not which configuration it was.
+    const OUTCOMES: [&str; 2] = ["payload_bytes", "stored_bytes"];
+    let mut keys: Vec<String> = ms
+        .iter()
+        .flat_map(|m| m.config.keys().cloned())
+        .filter(|k| !OUTCOMES.contains(&k.as_str()))
+        .collect();
     keys.sort();
     keys.dedup();
     keys.retain(|k| {
@@ -75,4 +81,16 @@ pub fn configurations(ms: &[Measurement]) -> Vec<(String, String, usize)> {
         }
     }
     out
+}
+
+/// A config field of a measurement as plain text ("" when absent).
+pub fn config_text(m: &Measurement, key: &str) -> String {
+    m.config
+        .get(key)
+        .map(|v| {
+            v.as_str()
+                .map(String::from)
+                .unwrap_or_else(|| v.to_string())
+        })
+        .unwrap_or_default()
 }

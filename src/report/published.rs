@@ -121,6 +121,62 @@ pub fn bdb_43(durability: &str, step: &str) -> Option<Published> {
     })
 }
 
+/// A published series of the session-store source: seconds per step at each size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionSeries {
+    /// What was measured, e.g. "MySQL 5.0, LONGBLOB".
+    pub label: &'static str,
+    /// (bytes of session text, wall-clock seconds of the step).
+    pub seconds: Vec<(u64, f64)>,
+    pub source: String,
+}
+
+/// Source 001's series for a layout, compression and step ("write"/"read"), where the source
+/// measured the same layout: MySQL and Oracle LOBs whole, Oracle LOBs gzip'ed, Oracle chunks.
+pub fn session_store(layout: &str, compress: &str, step: &str) -> Vec<SessionSeries> {
+    let Some(paper) = published().get("session_store") else {
+        return Vec::new();
+    };
+    let source = format!(
+        "session-store blog, 2008 ({})",
+        paper.get("machine").and_then(|m| m.as_str()).unwrap_or("")
+    );
+    let sizes: Vec<u64> = paper
+        .get("columns")
+        .and_then(|c| c.as_array())
+        .map(|cols| {
+            cols.iter()
+                .filter_map(|c| c.as_str())
+                .filter_map(|c| crate::units::parse_size(c).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let op = if step == "write" { "insert" } else { "select" };
+    let rows: &[(&str, &'static str)] = match (layout, compress) {
+        ("blob", "none") => &[
+            ("mysql", "MySQL 5.0, LONGBLOB"),
+            ("oracle_lob", "Oracle 10g, NCLOB"),
+        ],
+        ("blob", "gzip") => &[("oracle_lob_gzip", "Oracle 10g, NCLOB of gzip'ed data")],
+        ("chunked", "none") => &[("oracle_chunked", "Oracle 10g, VARCHAR2(4000) chunks")],
+        _ => &[],
+    };
+    rows.iter()
+        .filter_map(|(row, label)| {
+            let values = paper.get(format!("{row}_{op}_s"))?.as_array()?;
+            Some(SessionSeries {
+                label,
+                seconds: sizes
+                    .iter()
+                    .zip(values)
+                    .filter_map(|(s, v)| Some((*s, number(v)?)))
+                    .collect(),
+                source: source.clone(),
+            })
+        })
+        .collect()
+}
+
 /// The published figure for a fresh one, where its preset reproduces a paper's table.
 pub fn for_figure(
     preset: Option<&str>,
@@ -167,5 +223,13 @@ mod tests {
             1846.71
         );
         assert!(for_figure(Some("bdb-11gr2"), "sqlite", "sync", 1, "tpcb").is_none());
+        let blob_writes = session_store("blob", "none", "write");
+        assert_eq!(blob_writes.len(), 2);
+        assert_eq!(blob_writes[0].seconds[4], (1000 << 10, 136.0));
+        assert_eq!(
+            session_store("chunked", "none", "read")[0].seconds[0],
+            (1 << 10, 15.0)
+        );
+        assert!(session_store("chunked", "zstd", "read").is_empty());
     }
 }

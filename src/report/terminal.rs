@@ -78,6 +78,9 @@ fn throughput_table(r: &RunResult) -> String {
     if r.workload == "tpcb" {
         return by_clients_table(r);
     }
+    if r.workload == "session" {
+        return session_tables(r);
+    }
     let steps = super::step_columns(ms);
     let mut headers = vec!["engine".into(), "durability".into(), "threads".into()];
     for s in &steps {
@@ -224,6 +227,168 @@ fn by_clients_table(r: &RunResult) -> String {
     out
 }
 
+/// The session store: seconds per step with sizes as columns (the source's chart as a table),
+/// the source's series beneath where it measured the same layout; then rates and stored bytes.
+fn session_tables(r: &RunResult) -> String {
+    let ms = &r.measurements;
+    let text = super::config_text;
+    let size_of = |m: &crate::results::Measurement| m.config.get("size").and_then(|v| v.as_u64());
+    let mut sizes: Vec<u64> = ms.iter().filter_map(size_of).collect();
+    sizes.sort();
+    sizes.dedup();
+    type RowKey = (String, String, String, String, usize, String);
+    let mut rows: Vec<RowKey> = Vec::new();
+    for m in ms {
+        let k = (
+            m.engine.clone(),
+            m.durability.clone(),
+            text(m, "layout"),
+            text(m, "compress"),
+            m.threads,
+            m.step.clone(),
+        );
+        if !rows.contains(&k) {
+            rows.push(k);
+        }
+    }
+    let find = |k: &RowKey, size: u64| {
+        ms.iter().find(|m| {
+            m.engine == k.0
+                && m.durability == k.1
+                && text(m, "layout") == k.2
+                && text(m, "compress") == k.3
+                && m.threads == k.4
+                && m.step == k.5
+                && size_of(m) == Some(size)
+        })
+    };
+    let labels = [
+        "engine",
+        "durability",
+        "layout",
+        "compress",
+        "clients",
+        "step",
+    ];
+    let sessions = r.parameters.get("sessions").and_then(|v| v.as_u64());
+    let reads = r.parameters.get("reads").and_then(|v| v.as_u64());
+    let mut headers: Vec<String> = labels.map(String::from).to_vec();
+    headers.extend(sizes.iter().map(|s| crate::units::bytes(*s)));
+    let mut seconds = Table::new(
+        format!(
+            "session store: seconds per step (write = {} sessions, read = {} random reads), mean ± sd over runs",
+            sessions.map(|n| thousands(n as f64)).unwrap_or_default(),
+            reads.map(|n| thousands(n as f64)).unwrap_or_default()
+        ),
+        headers.clone(),
+        labels.len(),
+    );
+    let mut sources = Vec::new();
+    let mut shown_published: Vec<(String, String, String)> = Vec::new();
+    // The source's seconds are for 1,000 writes and 10,000 reads; other counts are not comparable.
+    let same_counts_as_source = sessions == Some(1000) && reads == Some(10_000);
+    for k in &rows {
+        let mut cells = vec![
+            k.0.clone(),
+            k.1.clone(),
+            k.2.clone(),
+            k.3.clone(),
+            k.4.to_string(),
+            k.5.clone(),
+        ];
+        for &s in &sizes {
+            cells.push(
+                find(k, s)
+                    .map(|m| format!("{:.3} ± {:.3}", m.seconds_mean, m.seconds_stddev))
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        seconds.row(cells);
+        // The source's series once per layout, compression and step, under the first row of it.
+        let shown = (k.2.clone(), k.3.clone(), k.5.clone());
+        if !same_counts_as_source || shown_published.contains(&shown) {
+            continue;
+        }
+        shown_published.push(shown);
+        for series in published::session_store(&k.2, &k.3, &k.5) {
+            let mut cells = vec![format!("  published: {}", series.label)];
+            cells.extend((1..labels.len() - 1).map(|_| String::new()));
+            cells.push(k.5.clone());
+            let mut any = false;
+            for &s in &sizes {
+                match series.seconds.iter().find(|(size, _)| *size == s) {
+                    Some((_, v)) => {
+                        any = true;
+                        cells.push(format!("{v}"));
+                    }
+                    None => cells.push(String::new()),
+                }
+            }
+            if any {
+                seconds.row(cells);
+                if !sources.contains(&series.source) {
+                    sources.push(series.source.clone());
+                }
+            }
+        }
+    }
+    let mut rates = Table::new(
+        "session store: sessions per second (MB/s of session payload) and bytes stored per session",
+        headers,
+        labels.len(),
+    );
+    for k in &rows {
+        let mut cells = vec![
+            k.0.clone(),
+            k.1.clone(),
+            k.2.clone(),
+            k.3.clone(),
+            k.4.to_string(),
+            k.5.clone(),
+        ];
+        for &s in &sizes {
+            cells.push(
+                find(k, s)
+                    .map(|m| {
+                        let payload = m
+                            .config
+                            .get("payload_bytes")
+                            .and_then(|v| v.as_u64())
+                            .unwrap_or(0);
+                        let stored = m
+                            .config
+                            .get("stored_bytes")
+                            .and_then(|v| v.as_u64())
+                            .unwrap_or(0);
+                        format!(
+                            "{} ({:.1}) {}",
+                            thousands(m.ops_per_sec_mean),
+                            m.ops_per_sec_mean * payload as f64 / 1e6,
+                            if k.5 == "write" {
+                                crate::units::bytes(stored)
+                            } else {
+                                String::new()
+                            }
+                        )
+                        .trim_end()
+                        .to_string()
+                    })
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        rates.row(cells);
+    }
+    let mut out = seconds.render();
+    for s in sources {
+        out.push_str(&format!(
+            "published: {s}; old hardware and Perl DBI, a reference, not a target\n"
+        ));
+    }
+    out.push('\n');
+    out.push_str(&rates.render());
+    out
+}
+
 fn latency_table(r: &RunResult) -> String {
     let mut t = Table::new(
         "Latency per transaction (microseconds), merged over threads and runs",
@@ -250,11 +415,12 @@ fn latency_table(r: &RunResult) -> String {
             thousands(v)
         }
     };
+    let varying = super::varying_config(&r.measurements);
     for m in &r.measurements {
         if let Some(l) = &m.latency {
             t.row(vec![
                 m.engine.clone(),
-                m.durability.clone(),
+                super::durability_label(m, &varying),
                 m.threads.to_string(),
                 m.step.clone(),
                 us(l.p50_us),

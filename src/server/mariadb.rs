@@ -1,7 +1,7 @@
 //! A private MariaDB (or MySQL): mariadb-install-db in the run's directory, `mariadbd` on a free
 //! loopback port and a Unix socket beside its data.
 
-use super::{command, free_port, hand_over, run_as, ServerProcess};
+use super::{command, find, free_port, hand_over, run_as, ServerProcess};
 use crate::durability::Durability;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -10,18 +10,6 @@ use std::time::Duration;
 
 pub const INSTALL_HINT: &str =
     "install MariaDB (`sudo apt-get install mariadb-server`, or scripts/setup-servers.sh), or give --url";
-
-fn find(names: &[&str]) -> Option<PathBuf> {
-    for dir in ["/usr/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/sbin"] {
-        for n in names {
-            let p = Path::new(dir).join(n);
-            if p.exists() {
-                return Some(p);
-            }
-        }
-    }
-    None
-}
 
 /// innodb_flush_log_at_trx_commit for a level.
 pub fn flush_setting(level: Durability) -> Result<u8, String> {

@@ -2,7 +2,9 @@
 //! loopback port, the durability level's configuration, stopped (and removed) when dropped.
 
 pub mod mariadb;
+pub mod memcached;
 pub mod postgres;
+pub mod redis;
 
 use anyhow::{bail, Context, Result};
 use std::net::TcpListener;
@@ -10,6 +12,19 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
+
+/// The first of `names` installed in the usual binary directories.
+pub fn find(names: &[&str]) -> Option<PathBuf> {
+    for dir in ["/usr/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/sbin"] {
+        for n in names {
+            let p = Path::new(dir).join(n);
+            if p.exists() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
 
 /// A free TCP port on the loopback interface.
 pub fn free_port() -> Result<u16> {

@@ -1,6 +1,7 @@
 //! One folder per workload: its data generator, its operations and its presets.
 
 pub mod kv;
+pub mod session;
 pub mod tpcb;
 
 use crate::results::recorder::{Recorder, RunHeader};
@@ -92,6 +93,42 @@ impl RunContext {
 
     pub fn data_root(&self) -> &Path {
         &self.data_root
+    }
+}
+
+/// Runs every configuration of a run in turn. One that fails (an engine that breaks an invariant,
+/// a server that goes away) is recorded as an error naming it, and the others still run; the run
+/// then ends as failed, keeping every figure that was measured. Ctrl-C stops at once.
+pub fn run_each<C>(
+    configs: &[C],
+    name: impl Fn(&C) -> String,
+    ctx: &mut RunContext,
+    mut run_one: impl FnMut(&C, &mut RunContext) -> Result<()>,
+) -> Result<()> {
+    let mut failed = Vec::new();
+    for (i, config) in configs.iter().enumerate() {
+        let label = name(config);
+        eprintln!("[{}/{}] {label}", i + 1, configs.len());
+        match run_one(config, ctx).with_context(|| label.clone()) {
+            Ok(()) => {}
+            Err(e) if e.downcast_ref::<crate::measure::Interrupted>().is_some() => return Err(e),
+            Err(e) => {
+                let text = format!("{e:#}");
+                if configs.len() > 1 {
+                    eprintln!("hakari: error: {text}");
+                    ctx.recorder.error(text.clone());
+                }
+                failed.push(text);
+            }
+        }
+    }
+    match failed.len() {
+        0 => Ok(()),
+        1 if configs.len() == 1 => anyhow::bail!("{}", failed[0]),
+        n => anyhow::bail!(
+            "{n} of {} configurations failed (see above; their errors are in the result file)",
+            configs.len()
+        ),
     }
 }
 

@@ -90,38 +90,12 @@ pub fn run(
     url: Option<&str>,
     ctx: &mut RunContext,
 ) -> Result<()> {
-    let mut failed = Vec::new();
-    for (i, config) in configs.iter().enumerate() {
-        eprintln!(
-            "[{}/{}] {} {}",
-            i + 1,
-            configs.len(),
-            config.engine.name(),
-            config.durability
-        );
-        let outcome = run_config(params, *config, url, ctx)
-            .with_context(|| format!("{} at {}", config.engine.name(), config.durability));
-        match outcome {
-            Ok(()) => {}
-            Err(e) if e.downcast_ref::<crate::measure::Interrupted>().is_some() => return Err(e),
-            Err(e) => {
-                let text = format!("{e:#}");
-                if configs.len() > 1 {
-                    eprintln!("hakari: error: {text}");
-                    ctx.recorder.error(text.clone());
-                }
-                failed.push(text);
-            }
-        }
-    }
-    match failed.len() {
-        0 => Ok(()),
-        1 if configs.len() == 1 => bail!("{}", failed[0]),
-        n => bail!(
-            "{n} of {} configurations failed (see above; their errors are in the result file)",
-            configs.len()
-        ),
-    }
+    crate::workload::run_each(
+        configs,
+        |c| format!("{} at {}", c.engine.name(), c.durability),
+        ctx,
+        |c, ctx| run_config(params, *c, url, ctx),
+    )
 }
 
 fn run_config(

@@ -1,0 +1,182 @@
+//! `redis` through the `redis` crate: values are strings under keys prefixed `hakari:`. With
+//! `--url` the server's own persistence settings must match the level asked for (hakari does not
+//! reconfigure a server it did not start); otherwise a private server is started for the run.
+
+use super::kv::{KvEngine, KvOptions, KvSession, KvStore};
+use crate::durability::Durability;
+use crate::results::redact::redact;
+use crate::server::redis as server;
+use anyhow::{anyhow, bail, Context, Result};
+use redis::Commands;
+
+/// Every key hakari writes starts with this; nothing else on a shared server is touched.
+const PREFIX: &[u8] = b"hakari:";
+
+pub struct Redis;
+pub static REDIS: Redis = Redis;
+
+impl KvEngine for Redis {
+    fn name(&self) -> &'static str {
+        "redis"
+    }
+    fn version(&self) -> String {
+        crate::server::find(&["redis-server"])
+            .and_then(|p| std::process::Command::new(p).arg("--version").output().ok())
+            .and_then(|o| {
+                let text = String::from_utf8_lossy(&o.stdout).to_string();
+                text.split_whitespace()
+                    .find_map(|w| w.strip_prefix("v=").map(String::from))
+            })
+            .unwrap_or_else(|| "server (not installed here)".into())
+    }
+    fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
+        server::persistence(level).map(|(aof, fsync)| match aof {
+            "yes" => format!("appendonly yes, appendfsync {fsync}"),
+            _ => "appendonly no, save \"\" (nothing on disk)".into(),
+        })
+    }
+    fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>> {
+        let (url, private) = match &options.url {
+            Some(url) => (url.clone(), None),
+            None => {
+                let s = server::start(&options.dir, options.durability)?;
+                (s.url(), Some(s))
+            }
+        };
+        let client = redis::Client::open(url.as_str())
+            .map_err(|e| anyhow!("bad Redis URL {}: {e}", redact(&url)))?;
+        let mut con = client
+            .get_connection()
+            .map_err(|e| anyhow!("cannot connect to Redis at {}: {e}", redact(&url)))?;
+        let config = |con: &mut redis::Connection, name: &str| -> Result<String> {
+            let pair: Vec<String> = redis::cmd("CONFIG").arg("GET").arg(name).query(con)?;
+            pair.get(1)
+                .cloned()
+                .ok_or_else(|| anyhow!("Redis did not report {name}"))
+        };
+        let appendonly = config(&mut con, "appendonly")?;
+        let appendfsync = config(&mut con, "appendfsync")?;
+        let version: String = redis::cmd("INFO")
+            .arg("server")
+            .query::<String>(&mut con)
+            .map(|info| {
+                info.lines()
+                    .find_map(|l| {
+                        l.strip_prefix("redis_version:")
+                            .map(|v| v.trim().to_string())
+                    })
+                    .unwrap_or_default()
+            })?;
+        if private.is_none() {
+            let (want_aof, want_fsync) =
+                server::persistence(options.durability).map_err(|e| anyhow!(e))?;
+            let matches = appendonly == want_aof && (want_aof == "no" || appendfsync == want_fsync);
+            if !matches {
+                bail!(
+                    "the Redis server at {} runs with appendonly {appendonly}, appendfsync \
+                     {appendfsync}; durability '{}' needs appendonly {want_aof}{}. hakari does not \
+                     reconfigure a server it did not start: pick the level that matches, or leave \
+                     out --url for a private server",
+                    redact(&url),
+                    options.durability,
+                    if want_aof == "yes" {
+                        format!(", appendfsync {want_fsync}")
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+        }
+        Ok(Box::new(RedisStore {
+            client,
+            settings: vec![
+                ("server".into(), format!("Redis {version}")),
+                ("appendonly".into(), appendonly),
+                ("appendfsync".into(), appendfsync),
+                (
+                    "instance".into(),
+                    if private.is_some() {
+                        "private (started by hakari)".into()
+                    } else {
+                        "given by --url".into()
+                    },
+                ),
+            ],
+            _private: private,
+        }))
+    }
+}
+
+struct RedisStore {
+    client: redis::Client,
+    settings: Vec<(String, String)>,
+    _private: Option<server::PrivateRedis>,
+}
+
+impl KvStore for RedisStore {
+    fn session(&self) -> Result<Box<dyn KvSession + '_>> {
+        let con = self
+            .client
+            .get_connection()
+            .context("cannot connect to Redis")?;
+        Ok(Box::new(RedisSession { con }))
+    }
+    fn settings(&self) -> Vec<(String, String)> {
+        self.settings.clone()
+    }
+    fn close(self: Box<Self>) -> Result<()> {
+        // Remove what hakari wrote (keys with its prefix) so a shared server is left as found.
+        let mut con = self.client.get_connection()?;
+        let pattern = [PREFIX, b"*"].concat();
+        let keys: Vec<Vec<u8>> = con
+            .scan_match::<_, Vec<u8>>(pattern)?
+            .collect::<std::result::Result<_, _>>()?;
+        for chunk in keys.chunks(1000) {
+            let _: () = con.del(chunk)?;
+        }
+        Ok(())
+    }
+}
+
+struct RedisSession {
+    con: redis::Connection,
+}
+
+fn prefixed(key: &[u8]) -> Vec<u8> {
+    [PREFIX, key].concat()
+}
+
+impl KvSession for RedisSession {
+    // Each command is atomic on its own; Redis has no multi-key transactions to map onto.
+    fn begin(&mut self, _write: bool) -> Result<()> {
+        Ok(())
+    }
+    fn commit(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn abort(&mut self) {}
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        let k = prefixed(key);
+        let _: () = self.con.set(k, value)?;
+        Ok(())
+    }
+    fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        let k = prefixed(key);
+        let v: Option<Vec<u8>> = self.con.get(k)?;
+        match v {
+            Some(v) => {
+                *out = v;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+    fn delete(&mut self, key: &[u8]) -> Result<bool> {
+        let k = prefixed(key);
+        let n: u64 = self.con.del(k)?;
+        Ok(n > 0)
+    }
+    fn scan(&mut self, _visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
+        bail!("redis keeps no key order: ordered scans are not offered")
+    }
+}

@@ -1,0 +1,72 @@
+//! A private memcached on a free loopback port, with its item size limit raised to fit the
+//! values the run will store and enough memory that nothing is evicted.
+
+use super::{command, find, free_port, ServerProcess};
+use anyhow::{bail, Context, Result};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+pub const INSTALL_HINT: &str =
+    "install memcached (`sudo apt-get install memcached`, or scripts/setup-servers.sh), or give --url";
+
+/// memcached's default item size limit.
+pub const DEFAULT_ITEM_LIMIT: u64 = 1 << 20;
+/// The largest limit memcached accepts.
+pub const MAX_ITEM_LIMIT: u64 = 1 << 30;
+
+pub struct PrivateMemcached {
+    pub process: ServerProcess,
+    /// The item size limit it was started with (`-I`).
+    pub item_limit: u64,
+    pub memory_mb: u64,
+}
+
+impl PrivateMemcached {
+    pub fn url(&self) -> String {
+        format!("memcache://127.0.0.1:{}", self.process.port)
+    }
+}
+
+/// Starts memcached able to hold `records` values of up to `value_bytes` each.
+pub fn start(dir: &Path, value_bytes: u64, records: u64) -> Result<PrivateMemcached> {
+    let Some(server) = find(&["memcached"]) else {
+        bail!("no memcached found: {INSTALL_HINT}");
+    };
+    // The limit is a power of two with room for the key and item header.
+    let item_limit = (value_bytes + 4096)
+        .next_power_of_two()
+        .clamp(DEFAULT_ITEM_LIMIT, MAX_ITEM_LIMIT);
+    // memcached refuses an item limit above half its memory; slabs waste up to ~2x.
+    let needed_mb = (records * (value_bytes + 512) * 2) >> 20;
+    let memory_mb = needed_mb.max(2 * (item_limit >> 20)).max(64);
+    let port = free_port()?;
+    let log = dir.join("memcached.log");
+    let mut cmd = command(&server, None);
+    cmd.args(["-p", &port.to_string(), "-l", "127.0.0.1", "-U", "0"])
+        .args(["-m", &memory_mb.to_string()])
+        .args(["-I", &format!("{}k", item_limit >> 10)]);
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        // memcached will not run as root without naming the user to become.
+        cmd.args(["-u", "nobody"]);
+    }
+    let child = cmd
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log)?)
+        .spawn()
+        .context("cannot start memcached")?;
+    let mut process =
+        ServerProcess::new("memcached", port, dir.to_path_buf(), child, libc::SIGTERM);
+    let url = format!("memcache://127.0.0.1:{port}");
+    process.wait_ready(Duration::from_secs(30), &log, || {
+        memcache::connect(url.as_str())
+            .and_then(|c| c.version())
+            .is_ok()
+    })?;
+    Ok(PrivateMemcached {
+        process,
+        item_limit,
+        memory_mb,
+    })
+}

@@ -1,0 +1,65 @@
+//! A private Redis: `redis-server` on a free loopback port, its files in the run's directory,
+//! persistence set for the durability level.
+
+use super::{command, find, free_port, ServerProcess};
+use crate::durability::Durability;
+use anyhow::{anyhow, bail, Context, Result};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+pub const INSTALL_HINT: &str =
+    "install Redis (`sudo apt-get install redis-server`, or scripts/setup-servers.sh), or give --url";
+
+/// The `appendonly` and `appendfsync` settings for a level.
+pub fn persistence(level: Durability) -> Result<(&'static str, &'static str), String> {
+    match level {
+        Durability::Sync => Ok(("yes", "always")),
+        // Redis writes the append-only file before it replies, and leaves flushing to the OS.
+        Durability::WriteNosync => Ok(("yes", "no")),
+        Durability::InMemory => Ok(("no", "no")),
+        Durability::Nosync => Err(
+            "Redis writes its append-only file before replying; it has no log buffer of its own"
+                .into(),
+        ),
+        Durability::None => Err("Redis always applies commands atomically and in order".into()),
+    }
+}
+
+pub struct PrivateRedis {
+    pub process: ServerProcess,
+}
+
+impl PrivateRedis {
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.process.port)
+    }
+}
+
+pub fn start(dir: &Path, level: Durability) -> Result<PrivateRedis> {
+    let Some(server) = find(&["redis-server"]) else {
+        bail!("no redis-server found: {INSTALL_HINT}");
+    };
+    let (appendonly, appendfsync) = persistence(level).map_err(|e| anyhow!(e))?;
+    let port = free_port()?;
+    let log = dir.join("redis.log");
+    let child = command(&server, None)
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--dir", &dir.display().to_string()])
+        .args(["--logfile", &log.display().to_string()])
+        .args(["--save", "", "--appendonly", appendonly])
+        .args(["--appendfsync", appendfsync, "--daemonize", "no"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("cannot start redis-server")?;
+    let mut process = ServerProcess::new("Redis", port, dir.to_path_buf(), child, libc::SIGTERM);
+    let url = format!("redis://127.0.0.1:{port}/");
+    process.wait_ready(Duration::from_secs(30), &log, || {
+        redis::Client::open(url.as_str())
+            .and_then(|c| c.get_connection())
+            .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c))
+            .is_ok()
+    })?;
+    Ok(PrivateRedis { process })
+}

@@ -1,0 +1,382 @@
+//! The session-store workload (source 001): a web application's sessions written once and read
+//! back many times, as one value, as 4000-byte chunks, or compressed first.
+//!
+//! Per engine x layout x codec x size: write `sessions` sessions into an emptied store, then read
+//! `reads` sessions by random id. Compression and decompression are part of the timed steps (the
+//! application pays for them); checking the bytes read against the bytes written is not timed,
+//! but a mismatch ends the configuration with an error.
+
+pub mod data;
+pub mod store;
+
+use crate::durability::Durability;
+use crate::measure::progress::Progress;
+use crate::measure::runner::{run_step, StepOutcome};
+use crate::results::{EngineRecord, Measurement, MeasurementKey};
+use crate::workload::RunContext;
+use anyhow::{bail, Context, Result};
+use data::Codec;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use store::{Layout, OpenOptions, SessionEngine, SessionStore};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionParams {
+    /// Bytes of random text inside each session, one configuration per size.
+    pub sizes: Vec<u64>,
+    pub layouts: Vec<Layout>,
+    pub compress: Vec<Codec>,
+    pub clients: Vec<usize>,
+    pub runs: usize,
+    /// Sessions written per run (the source: 1,000).
+    pub sessions: u64,
+    /// Random session reads per run (the source: 10,000).
+    pub reads: u64,
+}
+
+pub fn default_params() -> SessionParams {
+    SessionParams {
+        sizes: vec![1 << 10, 4 << 10, 10 << 10, 100 << 10, 1000 << 10],
+        layouts: vec![Layout::Blob],
+        compress: vec![Codec::None, Codec::Gzip],
+        clients: vec![1],
+        runs: 3,
+        sessions: 1_000,
+        reads: 10_000,
+    }
+}
+
+/// The largest size a run accepts: sessions are held in memory to check what is read back.
+pub const MAX_SIZE: u64 = 64 << 20;
+
+#[derive(Clone, Copy)]
+pub struct Config {
+    pub engine: SessionEngine,
+    pub durability: Durability,
+}
+
+/// Without named levels each engine runs at `sync`, or at the one level a cache offers.
+pub fn plan(
+    params: &SessionParams,
+    engines: &[SessionEngine],
+    named: Option<&[Durability]>,
+) -> Result<(Vec<Config>, Vec<String>)> {
+    if params.runs == 0 || params.sessions == 0 || params.reads == 0 {
+        bail!("--runs, --sessions and --reads must be at least 1");
+    }
+    for &s in &params.sizes {
+        if s == 0 || s > MAX_SIZE {
+            bail!(
+                "session sizes must be from 1 byte to {}; got {s}",
+                crate::units::bytes(MAX_SIZE)
+            );
+        }
+    }
+    if params.sizes.is_empty() || params.layouts.is_empty() || params.compress.is_empty() {
+        bail!("at least one size, layout and compression are needed");
+    }
+    let mut configs = Vec::new();
+    let mut notes = Vec::new();
+    for &engine in engines {
+        match named {
+            Some(levels) => {
+                for &l in levels {
+                    engine.check(l)?;
+                    configs.push(Config {
+                        engine,
+                        durability: l,
+                    });
+                }
+            }
+            None => {
+                let offered = engine.offered();
+                let level = if offered.contains(&Durability::Sync) {
+                    Durability::Sync
+                } else {
+                    let l = *offered.first().context("an engine offers no level")?;
+                    notes.push(format!(
+                        "{} runs at {l}, the only level it offers",
+                        engine.name()
+                    ));
+                    l
+                };
+                configs.push(Config {
+                    engine,
+                    durability: level,
+                });
+            }
+        }
+    }
+    Ok((configs, notes))
+}
+
+/// Runs every configuration; one that fails is recorded as an error and the others still run.
+pub fn run(
+    params: &SessionParams,
+    configs: &[Config],
+    url: Option<&str>,
+    ctx: &mut RunContext,
+) -> Result<()> {
+    crate::workload::run_each(
+        configs,
+        |c| format!("{} at {}", c.engine.name(), c.durability),
+        ctx,
+        |c, ctx| run_config(params, *c, url, ctx),
+    )
+}
+
+fn run_config(
+    params: &SessionParams,
+    config: Config,
+    url: Option<&str>,
+    ctx: &mut RunContext,
+) -> Result<()> {
+    let dir = ctx.fresh_dir(&format!(
+        "session-{}-{}",
+        config.engine.name(),
+        config.durability
+    ))?;
+    let largest = params.sizes.iter().copied().max().unwrap_or(0);
+    let store = SessionStore::open(
+        config.engine,
+        &OpenOptions {
+            dir: &dir,
+            durability: config.durability,
+            url,
+            clients: params.clients.iter().copied().max().unwrap_or(1),
+            // base64 makes four bytes of three; the object adds its id and braces.
+            max_value_bytes: payload_len(largest),
+            records: params.sessions * params.layouts.len() as u64,
+        },
+    )?;
+    let outcome = measure_config(params, config, &store, ctx);
+    let cleanup = params
+        .layouts
+        .iter()
+        .try_for_each(|&l| store.drop_layout(l));
+    store.close()?;
+    std::fs::remove_dir_all(&dir).ok();
+    outcome.and(cleanup)
+}
+
+/// The length of a session payload holding `text` bytes.
+fn payload_len(text: u64) -> u64 {
+    data::payload(0, 0, 0).len() as u64 + text.div_ceil(3) * 4 + 4
+}
+
+fn measure_config(
+    params: &SessionParams,
+    config: Config,
+    store: &SessionStore,
+    ctx: &mut RunContext,
+) -> Result<()> {
+    let mut settings: BTreeMap<String, String> = store.settings().into_iter().collect();
+    for &layout in &params.layouts {
+        settings.insert(format!("layout {}", layout.name()), store.describe(layout));
+    }
+    let version = match (store.version(), config.engine) {
+        (Some(v), _) => v,
+        (None, SessionEngine::Kv(e)) => e.version(),
+        (None, SessionEngine::Sql(_)) => String::new(),
+    };
+    ctx.recorder.engine(EngineRecord {
+        engine: config.engine.name().into(),
+        version,
+        durability: config.durability.name().into(),
+        durability_mapping: config.engine.mapping(config.durability).unwrap_or_default(),
+        settings,
+    });
+    let ids: Vec<String> = (0..params.sessions)
+        .map(|i| data::session_id(ctx.seed, i))
+        .collect();
+    for &layout in &params.layouts {
+        store.create(layout)?;
+        for &size in &params.sizes {
+            let payloads: Vec<Vec<u8>> = (0..params.sessions)
+                .map(|i| data::payload(ctx.seed, i, size as usize))
+                .collect();
+            for &codec in &params.compress {
+                if let Some(limit) = store.max_value_bytes() {
+                    let biggest = match layout {
+                        Layout::Blob => codec.compress(&payloads[0])?.len() as u64,
+                        Layout::Chunked => store::CHUNK_BYTES as u64,
+                    };
+                    // Compressed sizes vary a little between sessions: keep a margin.
+                    if biggest + biggest / 20 > limit {
+                        let why = format!(
+                            "skipped: {} {} {} at {}: a stored session of about {} exceeds the \
+                             server's item size limit of {}",
+                            config.engine.name(),
+                            layout.name(),
+                            codec.name(),
+                            crate::units::bytes(size),
+                            crate::units::bytes(biggest),
+                            crate::units::bytes(limit)
+                        );
+                        eprintln!("note: {why}");
+                        ctx.recorder.note(why);
+                        continue;
+                    }
+                }
+                for &clients in &params.clients {
+                    let cell = Cell {
+                        config,
+                        layout,
+                        codec,
+                        size,
+                        clients,
+                    };
+                    measure_cell(params, &cell, store, &ids, &payloads, ctx)?;
+                }
+            }
+        }
+        store.drop_layout(layout)?;
+    }
+    Ok(())
+}
+
+/// Runs `op` again while it loses a conflict (a lock held by another client), counting retries.
+fn retrying<T>(retries: &mut u64, mut op: impl FnMut() -> Result<T>) -> Result<T> {
+    loop {
+        match op() {
+            Err(e) if crate::engine::kv::is_conflict(&e) && *retries < 10_000 => {
+                *retries += 1;
+                std::thread::yield_now();
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
+/// One engine x layout x codec x size x clients.
+struct Cell {
+    config: Config,
+    layout: Layout,
+    codec: Codec,
+    size: u64,
+    clients: usize,
+}
+
+fn measure_cell(
+    params: &SessionParams,
+    cell: &Cell,
+    store: &SessionStore,
+    ids: &[String],
+    payloads: &[Vec<u8>],
+    ctx: &mut RunContext,
+) -> Result<()> {
+    let mut writes = Vec::new();
+    let mut reads = Vec::new();
+    let stored_bytes = AtomicU64::new(0);
+    for run in 0..params.runs {
+        let label = format!(
+            "{} {} {} {} {} client(s), run {}/{}",
+            cell.config.engine.name(),
+            cell.layout.name(),
+            cell.codec.name(),
+            crate::units::bytes(cell.size),
+            cell.clients,
+            run + 1,
+            params.runs
+        );
+        // The store is emptied first, untimed.
+        let mut c = store.client(cell.layout)?;
+        for id in ids {
+            c.remove(id)?;
+        }
+        drop(c);
+        stored_bytes.store(0, Ordering::Relaxed);
+        let progress = Progress::new(&format!("{label}: write"), params.sessions);
+        let outcome = run_step(
+            cell.clients,
+            &progress,
+            |_| store.client(cell.layout),
+            |client, worker| {
+                let mine = (worker.index as u64..params.sessions).step_by(cell.clients);
+                for i in mine {
+                    if worker.should_stop() {
+                        break;
+                    }
+                    let payload = &payloads[i as usize];
+                    let mut retries = 0;
+                    worker.timed(1, || {
+                        let stored = cell.codec.compress(payload)?;
+                        stored_bytes.fetch_add(stored.len() as u64, Ordering::Relaxed);
+                        retrying(&mut retries, || client.write(&ids[i as usize], &stored))
+                    })?;
+                    (0..retries).for_each(|_| worker.retried());
+                }
+                Ok(())
+            },
+        )
+        .with_context(|| format!("{label}: writing"))?;
+        progress.finish();
+        writes.push(outcome);
+        let progress = Progress::new(&format!("{label}: read"), params.reads);
+        let seed = ctx.seed ^ ((run as u64) << 32) ^ cell.size;
+        let outcome = run_step(
+            cell.clients,
+            &progress,
+            |_| store.client(cell.layout),
+            |client, worker| {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed ^ worker.index as u64);
+                let share = params.reads / cell.clients as u64
+                    + u64::from((worker.index as u64) < params.reads % cell.clients as u64);
+                let mut raw = Vec::new();
+                for _ in 0..share {
+                    if worker.should_stop() {
+                        break;
+                    }
+                    let i = rng.random_range(0..params.sessions) as usize;
+                    let expected = &payloads[i];
+                    let mut retries = 0;
+                    let session = worker.timed(1, || {
+                        if !retrying(&mut retries, || client.read(&ids[i], &mut raw))? {
+                            bail!("session {} is missing", ids[i]);
+                        }
+                        cell.codec.decompress(&raw, expected.len())
+                    })?;
+                    (0..retries).for_each(|_| worker.retried());
+                    if session != *expected {
+                        bail!(
+                            "session {} read back {} bytes that differ from the {} written",
+                            ids[i],
+                            session.len(),
+                            expected.len()
+                        );
+                    }
+                }
+                Ok(())
+            },
+        )
+        .with_context(|| format!("{label}: reading"))?;
+        progress.finish();
+        reads.push(outcome);
+    }
+    let stored_per_session = stored_bytes.load(Ordering::Relaxed) / params.sessions;
+    let record = |step: &str, outcomes: &[StepOutcome]| {
+        let mut config = BTreeMap::new();
+        config.insert("layout".into(), cell.layout.name().into());
+        config.insert("compress".into(), cell.codec.name().into());
+        config.insert("size".into(), cell.size.into());
+        config.insert("payload_bytes".into(), (payloads[0].len() as u64).into());
+        config.insert("stored_bytes".into(), stored_per_session.into());
+        Measurement::from_runs(
+            MeasurementKey {
+                workload: "session".into(),
+                engine: cell.config.engine.name().into(),
+                durability: cell.config.durability.name().into(),
+                threads: cell.clients,
+                step: step.into(),
+                config,
+            },
+            outcomes,
+        )
+    };
+    ctx.recorder.measurement(record("write", &writes))?;
+    ctx.recorder.measurement(record("read", &reads))?;
+    Ok(())
+}
