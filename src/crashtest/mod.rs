@@ -4,6 +4,8 @@
 //! reopens the database with the engine's own recovery, and counts acknowledged commits that are
 //! missing, and corruption (a database that will not open or read back).
 
+pub mod powerloss;
+
 use crate::durability::Durability;
 use crate::engine::kv::{check_combination, KvEngine, KvOptions};
 use crate::results::{EngineRecord, Measurement, RunFigure};
