@@ -527,7 +527,13 @@ impl fuser::Filesystem for PowerLossFilesystem {
             }
             let exchange = flags.bits() & libc::RENAME_EXCHANGE != 0;
             let moved = |p: &Path, from: &Path, to: &Path| -> Option<PathBuf> {
-                p.strip_prefix(from).ok().map(|rest| to.join(rest))
+                p.strip_prefix(from).ok().map(|rest| {
+                    if rest.as_os_str().is_empty() {
+                        to.to_path_buf()
+                    } else {
+                        to.join(rest)
+                    }
+                })
             };
             if !exchange {
                 st.forget_path(&to);
