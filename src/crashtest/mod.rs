@@ -198,7 +198,8 @@ fn round(
     let alive_secs = started.elapsed().as_secs_f64();
     let acknowledged = acknowledged(&ack);
     if let Some(fs) = fs {
-        fs.cut().context("the power cut (unmounting the FUSE layer) failed")?;
+        fs.cut()
+            .context("the power cut (unmounting the FUSE layer) failed")?;
     }
     let data = reopen;
     // Reopen with the engine's recovery and look for every acknowledged commit.
@@ -329,11 +330,15 @@ fn summarize(engine: &str, level: Durability, crash: CrashKind, rounds: &[Round]
 
 /// The verdict table printed after a crash test.
 pub fn render(result: &crate::results::RunResult) -> String {
-    let crashes: Vec<String> = result
-        .measurements
-        .iter()
-        .filter_map(|m| m.config.get("crash").and_then(|v| v.as_str()))
-        .map(String::from)
+    let crash = |c: Option<&serde_json::Value>| c.and_then(|v| v.as_str()).map(String::from);
+    let crashes: Vec<String> = crash(result.parameters.get("crash"))
+        .into_iter()
+        .chain(
+            result
+                .measurements
+                .iter()
+                .filter_map(|m| crash(m.config.get("crash"))),
+        )
         .collect();
     let title = if !crashes.is_empty() && crashes.iter().all(|c| c.starts_with("power loss")) {
         "Crash test (power cut while committing: unsynced writes dropped, reopened with recovery)"
@@ -385,8 +390,14 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_promise() {
-        assert_eq!(Verdict::judge(Durability::Sync, CrashKind::Process, 0, 0), Verdict::Kept);
-        assert_eq!(Verdict::judge(Durability::Sync, CrashKind::Process, 1, 0), Verdict::Broken);
+        assert_eq!(
+            Verdict::judge(Durability::Sync, CrashKind::Process, 0, 0),
+            Verdict::Kept
+        );
+        assert_eq!(
+            Verdict::judge(Durability::Sync, CrashKind::Process, 1, 0),
+            Verdict::Broken
+        );
         assert_eq!(
             Verdict::judge(Durability::WriteNosync, CrashKind::Process, 3, 0),
             Verdict::Broken
@@ -399,7 +410,10 @@ mod tests {
             Verdict::judge(Durability::InMemory, CrashKind::Process, 0, 1),
             Verdict::AllowedLoss
         );
-        assert_eq!(Verdict::judge(Durability::Nosync, CrashKind::Process, 0, 0), Verdict::Kept);
+        assert_eq!(
+            Verdict::judge(Durability::Nosync, CrashKind::Process, 0, 0),
+            Verdict::Kept
+        );
         // A power loss holds write-nosync to nothing, sync to everything.
         assert_eq!(
             Verdict::judge(Durability::WriteNosync, CrashKind::PowerLoss, 3, 0),

@@ -20,8 +20,8 @@ use anyhow::{bail, Context, Result};
 use fuser::{
     AccessFlags, BackgroundSession, Config, Errno, FileAttr, FileHandle, FileType, FopenFlags,
     Generation, INodeNo, LockOwner, MountOption, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate,
-    ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite,
-    Request, TimeOrNow, WriteFlags,
+    ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
+    TimeOrNow, WriteFlags,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{CString, OsStr};
@@ -45,9 +45,13 @@ pub fn unavailable() -> Option<String> {
         return Some("/dev/fuse does not exist (load the fuse module or pass --device /dev/fuse to the container)".into());
     }
     let is_root = unsafe { libc::geteuid() } == 0;
-    let helper = ["/usr/bin/fusermount3", "/bin/fusermount3", "/usr/bin/fusermount"]
-        .iter()
-        .any(|p| Path::new(p).exists());
+    let helper = [
+        "/usr/bin/fusermount3",
+        "/bin/fusermount3",
+        "/usr/bin/fusermount",
+    ]
+    .iter()
+    .any(|p| Path::new(p).exists());
     if !is_root && !helper {
         return Some("not root and no fusermount3 (install the fuse3 package)".into());
     }
@@ -353,7 +357,13 @@ fn open_backing(path: &Path, flags: i32, create: Option<u32>) -> std::io::Result
     match o.open(path) {
         Ok(f) => Ok(f),
         // A read-only file or a directory: open it for reading only.
-        Err(e) if create.is_none() && matches!(e.raw_os_error(), Some(libc::EACCES | libc::EISDIR | libc::EROFS | libc::EPERM)) => {
+        Err(e)
+            if create.is_none()
+                && matches!(
+                    e.raw_os_error(),
+                    Some(libc::EACCES | libc::EISDIR | libc::EROFS | libc::EPERM)
+                ) =>
+        {
             OpenOptions::new().read(true).open(path)
         }
         Err(e) => Err(e),
@@ -608,8 +618,7 @@ impl fuser::Filesystem for PowerLossFilesystem {
             let rel = st.child(parent, name)?;
             let full = st.full(&rel);
             let existed = full.exists();
-            let file =
-                open_backing(&full, flags, Some(mode & !umask & 0o7777)).map_err(errno)?;
+            let file = open_backing(&full, flags, Some(mode & !umask & 0o7777)).map_err(errno)?;
             if !existed {
                 st.forget_path(&rel);
             }
@@ -772,8 +781,7 @@ impl fuser::Filesystem for PowerLossFilesystem {
         };
         match run(&mut st) {
             Ok(entries) => {
-                for (i, (child, t, name)) in entries.into_iter().enumerate().skip(offset as usize)
-                {
+                for (i, (child, t, name)) in entries.into_iter().enumerate().skip(offset as usize) {
                     if reply.add(INodeNo(child), i as u64 + 1, t, name) {
                         break;
                     }
@@ -835,9 +843,8 @@ impl fuser::Filesystem for PowerLossFilesystem {
         let run = |st: &mut State| -> Result<(), Errno> {
             let file = st.file_for(ino.0, Some(fh))?;
             // SAFETY: a valid descriptor.
-            let rc = unsafe {
-                libc::fallocate(file.as_raw_fd(), mode, offset as i64, length as i64)
-            };
+            let rc =
+                unsafe { libc::fallocate(file.as_raw_fd(), mode, offset as i64, length as i64) };
             if rc != 0 {
                 return Err(errno(std::io::Error::last_os_error()));
             }
@@ -1024,7 +1031,10 @@ mod tests {
             std::fs::read_to_string(backing.join("synced")).unwrap(),
             "hello, DURABLE world and then some"
         );
-        assert!(backing.join("lost").exists(), "names are kept (metadata is immediate)");
+        assert!(
+            backing.join("lost").exists(),
+            "names are kept (metadata is immediate)"
+        );
         assert_eq!(std::fs::metadata(backing.join("lost")).unwrap().len(), 0);
     }
 
