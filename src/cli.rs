@@ -246,6 +246,10 @@ struct CrashtestArgs {
     /// Directory for the databases (hakari uses a subdirectory it creates and removes).
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Cut the power instead of only killing the process: the database lives on a FUSE layer
+    /// that drops every write not fsync'd (needs /dev/fuse; metadata changes count as synced).
+    #[arg(long)]
+    power_loss: bool,
 }
 
 pub fn main() -> i32 {
@@ -454,16 +458,24 @@ fn crashtest(args: CrashtestArgs) -> Result<i32> {
             engine::kv::check_combination(*e, *l, 1)?;
         }
     }
+    let crash = if args.power_loss {
+        if let Some(why) = crate::crashtest::powerloss::unavailable() {
+            anyhow::bail!("power-loss test needs FUSE: {why}");
+        }
+        crate::crashtest::CrashKind::PowerLoss
+    } else {
+        crate::crashtest::CrashKind::Process
+    };
     let mut ctx = RunContext::new(ContextOptions {
         workload: "crashtest",
         preset: None,
         seed: args.seed,
         out_dir: &args.out,
         data_dir: args.data_dir.as_deref(),
-        parameters: serde_json::json!({ "rounds": args.rounds, "crash": "process (SIGKILL)" }),
+        parameters: serde_json::json!({ "rounds": args.rounds, "crash": crash.label() }),
     })?;
     measure::install_interrupt_handler();
-    let outcome = crate::crashtest::run(&engines, &levels, args.rounds, &mut ctx);
+    let outcome = crate::crashtest::run(&engines, &levels, args.rounds, crash, &mut ctx);
     let status = if outcome.is_ok() {
         "complete"
     } else {

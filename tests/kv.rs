@@ -452,3 +452,69 @@ fn crash_test_keeps_sync_and_allows_nosync_losses() {
     );
     assert_eq!(m.config["corruptions"], 0);
 }
+
+#[test]
+fn crash_test_power_loss_keeps_sync_and_loses_write_nosync() {
+    if !Path::new("/dev/fuse").exists() {
+        println!("skipped: /dev/fuse does not exist, the power-loss crash test needs FUSE");
+        return;
+    }
+    let crash = "power loss (FUSE, unsynced data dropped)";
+    let out = tempfile::tempdir().unwrap();
+    let o = hakari(&[
+        "crashtest",
+        "--engine",
+        "sqlite,bdb",
+        "--durability",
+        "sync",
+        "--power-loss",
+        "--rounds",
+        "2",
+        "--seed",
+        "5",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(crash));
+    let r = store::read(&result_files(out.path())[0]).unwrap();
+    assert_eq!(r.parameters["crash"], crash);
+    assert_eq!(r.measurements.len(), 2);
+    for m in &r.measurements {
+        assert_eq!(m.config["crash"], crash);
+        assert_eq!(m.config["verdict"], "kept", "{} {}", m.engine, m.durability);
+        assert_eq!(m.config["lost_total"], 0);
+        assert_eq!(m.config["corruptions"], 0);
+    }
+    // Berkeley DB's write-nosync hands the log to the OS without a flush: a power cut loses the
+    // newest commits (a process kill would not), and that is allowed at this level.
+    let out = tempfile::tempdir().unwrap();
+    let o = hakari(&[
+        "crashtest",
+        "--engine",
+        "bdb",
+        "--durability",
+        "write-nosync",
+        "--power-loss",
+        "--rounds",
+        "3",
+        "--seed",
+        "5",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = store::read(&result_files(out.path())[0]).unwrap();
+    let m = &r.measurements[0];
+    assert_eq!(m.config["crash"], crash);
+    assert!(
+        m.config["lost_total"].as_u64().unwrap() > 0,
+        "a power cut loses unsynced commits: {:?}",
+        m.config
+    );
+    assert_eq!(
+        m.config["verdict"],
+        "lost acknowledged commits (allowed at this level)"
+    );
+    assert_eq!(m.config["corruptions"], 0);
+}

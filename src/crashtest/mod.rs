@@ -4,6 +4,8 @@
 //! reopens the database with the engine's own recovery, and counts acknowledged commits that are
 //! missing, and corruption (a database that will not open or read back).
 
+pub mod powerloss;
+
 use crate::durability::Durability;
 use crate::engine::kv::{check_combination, KvEngine, KvOptions};
 use crate::results::{EngineRecord, Measurement, RunFigure};
@@ -17,6 +19,35 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// How the child is crashed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrashKind {
+    /// The process is killed with SIGKILL; the OS (page cache) survives.
+    Process,
+    /// The process is killed and the power cut: the database lives on the FUSE layer of
+    /// [`powerloss`], which drops every write that was not fsync'd.
+    PowerLoss,
+}
+
+impl CrashKind {
+    /// What results and reports record as `crash`.
+    pub fn label(self) -> &'static str {
+        match self {
+            CrashKind::Process => "process (SIGKILL)",
+            CrashKind::PowerLoss => powerloss::CRASH_LABEL,
+        }
+    }
+
+    /// Whether `level` promises that acknowledged commits survive this crash.
+    pub fn promised(self, level: Durability) -> bool {
+        let p = level.promise();
+        match self {
+            CrashKind::Process => p.survives_process_crash,
+            CrashKind::PowerLoss => p.survives_power_loss,
+        }
+    }
+}
+
 /// What a level's promise makes of what a round found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -26,8 +57,8 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn judge(level: Durability, lost: u64, corruptions: u64) -> Verdict {
-        let promised = level.promise().survives_process_crash;
+    pub fn judge(level: Durability, crash: CrashKind, lost: u64, corruptions: u64) -> Verdict {
+        let promised = crash.promised(level);
         match (lost + corruptions > 0, promised) {
             (false, _) => Verdict::Kept,
             (true, false) => Verdict::AllowedLoss,
@@ -108,11 +139,24 @@ fn acknowledged(ack: &Path) -> u64 {
 fn round(
     engine: &dyn KvEngine,
     level: Durability,
+    crash: CrashKind,
     dir: &Path,
     rng: &mut ChaCha8Rng,
 ) -> Result<Round> {
     let ack = dir.join("acks");
-    let data = dir.join("db");
+    // For a power loss the child works inside the FUSE mount and the database is reopened from
+    // the backing directory, i.e. from exactly what was synced.
+    let (fs, data, reopen) = match crash {
+        CrashKind::Process => (None, dir.join("db"), dir.join("db")),
+        CrashKind::PowerLoss => {
+            let (backing, mnt) = (dir.join("backing"), dir.join("mnt"));
+            std::fs::create_dir_all(&backing)?;
+            std::fs::create_dir_all(&mnt)?;
+            let fs = powerloss::PowerLossFs::mount(&backing, &mnt)
+                .map_err(|e| anyhow::anyhow!("power-loss test needs FUSE: {e:#}"))?;
+            (Some(fs), mnt.join("db"), backing.join("db"))
+        }
+    };
     std::fs::create_dir_all(&data)?;
     let mut child = Command::new(std::env::current_exe()?)
         .args([
@@ -154,6 +198,11 @@ fn round(
     child.wait()?;
     let alive_secs = started.elapsed().as_secs_f64();
     let acknowledged = acknowledged(&ack);
+    if let Some(fs) = fs {
+        fs.cut()
+            .context("the power cut (unmounting the FUSE layer) failed")?;
+    }
+    let data = reopen;
     // Reopen with the engine's recovery and look for every acknowledged commit.
     // Commits are numbered in order, so a consistent database holds a prefix 1..=k: losing the
     // newest commits may be allowed, but a hole (n missing, a later one present) is corruption.
@@ -199,6 +248,7 @@ pub fn run(
     engines: &[&'static dyn KvEngine],
     levels: &[Durability],
     rounds: usize,
+    crash: CrashKind,
     ctx: &mut RunContext,
 ) -> Result<()> {
     for &engine in engines {
@@ -209,11 +259,15 @@ pub fn run(
     let mut rng = ChaCha8Rng::seed_from_u64(ctx.seed);
     for &engine in engines {
         for &level in levels {
-            eprintln!("crash test: {} {level}, {rounds} round(s)", engine.name());
+            eprintln!(
+                "crash test: {} {level}, {rounds} round(s), crash: {}",
+                engine.name(),
+                crash.label()
+            );
             let mut found = Vec::new();
             for r in 0..rounds {
                 let dir = ctx.fresh_dir(&format!("crash-{}-{level}-{r}", engine.name()))?;
-                found.push(round(engine, level, &dir, &mut rng)?);
+                found.push(round(engine, level, crash, &dir, &mut rng)?);
                 std::fs::remove_dir_all(&dir).ok();
             }
             ctx.recorder.engine(EngineRecord {
@@ -224,17 +278,17 @@ pub fn run(
                 settings: Default::default(),
             });
             ctx.recorder
-                .measurement(summarize(engine.name(), level, &found))?;
+                .measurement(summarize(engine.name(), level, crash, &found))?;
         }
     }
     Ok(())
 }
 
-fn summarize(engine: &str, level: Durability, rounds: &[Round]) -> Measurement {
+fn summarize(engine: &str, level: Durability, crash: CrashKind, rounds: &[Round]) -> Measurement {
     let lost_total: u64 = rounds.iter().map(|r| r.lost).sum();
     let lost_max = rounds.iter().map(|r| r.lost).max().unwrap_or(0);
     let corruptions = rounds.iter().filter(|r| r.corrupt).count() as u64;
-    let verdict = Verdict::judge(level, lost_total, corruptions);
+    let verdict = Verdict::judge(level, crash, lost_total, corruptions);
     let runs: Vec<RunFigure> = rounds
         .iter()
         .map(|r| RunFigure {
@@ -255,7 +309,7 @@ fn summarize(engine: &str, level: Durability, rounds: &[Round]) -> Measurement {
     config.insert("lost_max".into(), lost_max.into());
     config.insert("corruptions".into(), corruptions.into());
     config.insert("verdict".into(), verdict.text().into());
-    config.insert("crash".into(), "process (SIGKILL)".into());
+    config.insert("crash".into(), crash.label().into());
     Measurement {
         workload: "crashtest".into(),
         engine: engine.into(),
@@ -277,11 +331,27 @@ fn summarize(engine: &str, level: Durability, rounds: &[Round]) -> Measurement {
 
 /// The verdict table printed after a crash test.
 pub fn render(result: &crate::results::RunResult) -> String {
+    let crash = |c: Option<&serde_json::Value>| c.and_then(|v| v.as_str()).map(String::from);
+    let crashes: Vec<String> = crash(result.parameters.get("crash"))
+        .into_iter()
+        .chain(
+            result
+                .measurements
+                .iter()
+                .filter_map(|m| crash(m.config.get("crash"))),
+        )
+        .collect();
+    let title = if !crashes.is_empty() && crashes.iter().all(|c| c.starts_with("power loss")) {
+        "Crash test (power cut while committing: unsynced writes dropped, reopened with recovery)"
+    } else {
+        "Crash test (process killed with SIGKILL while committing, reopened with recovery)"
+    };
     let mut t = crate::report::table::Table::new(
-        "Crash test (process killed with SIGKILL while committing, reopened with recovery)",
+        title,
         [
             "engine",
             "durability",
+            "crash",
             "verdict",
             "rounds",
             "acknowledged",
@@ -291,7 +361,7 @@ pub fn render(result: &crate::results::RunResult) -> String {
         ]
         .map(String::from)
         .to_vec(),
-        3,
+        4,
     );
     for m in &result.measurements {
         let get = |k: &str| {
@@ -303,6 +373,7 @@ pub fn render(result: &crate::results::RunResult) -> String {
         t.row(vec![
             m.engine.clone(),
             m.durability.clone(),
+            get("crash"),
             get("verdict"),
             get("rounds"),
             get("acknowledged"),
@@ -320,20 +391,42 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_promise() {
-        assert_eq!(Verdict::judge(Durability::Sync, 0, 0), Verdict::Kept);
-        assert_eq!(Verdict::judge(Durability::Sync, 1, 0), Verdict::Broken);
         assert_eq!(
-            Verdict::judge(Durability::WriteNosync, 3, 0),
+            Verdict::judge(Durability::Sync, CrashKind::Process, 0, 0),
+            Verdict::Kept
+        );
+        assert_eq!(
+            Verdict::judge(Durability::Sync, CrashKind::Process, 1, 0),
             Verdict::Broken
         );
         assert_eq!(
-            Verdict::judge(Durability::Nosync, 3, 0),
+            Verdict::judge(Durability::WriteNosync, CrashKind::Process, 3, 0),
+            Verdict::Broken
+        );
+        assert_eq!(
+            Verdict::judge(Durability::Nosync, CrashKind::Process, 3, 0),
             Verdict::AllowedLoss
         );
         assert_eq!(
-            Verdict::judge(Durability::InMemory, 0, 1),
+            Verdict::judge(Durability::InMemory, CrashKind::Process, 0, 1),
             Verdict::AllowedLoss
         );
-        assert_eq!(Verdict::judge(Durability::Nosync, 0, 0), Verdict::Kept);
+        assert_eq!(
+            Verdict::judge(Durability::Nosync, CrashKind::Process, 0, 0),
+            Verdict::Kept
+        );
+        // A power loss holds write-nosync to nothing, sync to everything.
+        assert_eq!(
+            Verdict::judge(Durability::WriteNosync, CrashKind::PowerLoss, 3, 0),
+            Verdict::AllowedLoss
+        );
+        assert_eq!(
+            Verdict::judge(Durability::Sync, CrashKind::PowerLoss, 1, 0),
+            Verdict::Broken
+        );
+        assert_eq!(
+            Verdict::judge(Durability::Sync, CrashKind::PowerLoss, 0, 0),
+            Verdict::Kept
+        );
     }
 }
