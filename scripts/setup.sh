@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what hakari needs on a Debian/Ubuntu machine, when it is missing: a C/C++ toolchain and
-# libclang (RocksDB and bindgen) and Berkeley DB 5.3 (the bdb and bdb-sql engines).
+# libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb and bdb-sql engines) and fuse3 (the
+# power-loss crash test mounts its FUSE layer with it).
 # With --with-test-tools it also installs headless Chromium (the report test renders the HTML
 # report in it). Safe to run again: it installs only what is not there.
 set -euo pipefail
 
-packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev)
+packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev fuse3)
 if [ "${1:-}" = "--with-test-tools" ]; then
   packages+=(chromium)
 fi

@@ -100,6 +100,7 @@ pub fn render(loaded: &[Loaded]) -> String {
     body.push_str(&environment_table(&runs));
     body.push_str(&engines_table(&runs));
 
+    let verdicts = crash_verdicts(&runs);
     let mut workloads: Vec<&str> = runs.iter().map(|r| r.workload.as_str()).collect();
     workloads.dedup();
     workloads.sort();
@@ -109,7 +110,7 @@ pub fn render(loaded: &[Loaded]) -> String {
             runs.iter().copied().filter(|r| r.workload == w).collect();
         let _ = write!(body, "<h2 id=\"{0}\">Workload: {0}</h2>", escape(w));
         for r in &of_workload {
-            let (html, n) = run_section(r);
+            let (html, n) = run_section(r, &verdicts);
             body.push_str(&html);
             charts += n;
         }
@@ -239,7 +240,7 @@ fn config_label(m: &Measurement) -> String {
 }
 
 /// One run's tables and charts; returns the HTML and how many charts it drew.
-fn run_section(r: &RunResult) -> (String, usize) {
+fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
     let mut s = String::new();
     let mut charts = 0;
     let _ = write!(
@@ -257,10 +258,10 @@ fn run_section(r: &RunResult) -> (String, usize) {
         s.push_str("<p class=problem>This run finished no measurement.</p>");
         return (s, 0);
     }
-    let (body, drawn) = if r.workload == "session" {
-        session_body(r)
-    } else {
-        throughput_body(r)
+    let (body, drawn) = match r.workload.as_str() {
+        "session" => session_body(r),
+        "crashtest" => (crashtest_body(r), 0),
+        _ => throughput_body(r, verdicts),
     };
     s.push_str(&body);
     charts += drawn;
@@ -311,7 +312,7 @@ fn run_section(r: &RunResult) -> (String, usize) {
 
 /// Configurations as rows and steps as columns, with the paper's figures beneath; bars per step
 /// and lines against threads.
-fn throughput_body(r: &RunResult) -> (String, usize) {
+fn throughput_body(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
     let mut s = String::new();
     let mut charts = 0;
     let ms = &r.measurements;
@@ -325,6 +326,13 @@ fn throughput_body(r: &RunResult) -> (String, usize) {
     s.push_str("<table><tr><th>engine</th><th>durability</th><th>threads</th>");
     for st in &steps {
         let _ = write!(s, "<th>{} ops/s</th><th>stddev</th>", escape(st));
+    }
+    // The crash test's verdict for the same engine and level, when one is in the report.
+    let show_verdicts = configs
+        .iter()
+        .any(|(e, d, _)| verdicts.iter().any(|v| v.matches(e, super::level_of(d))));
+    if show_verdicts {
+        s.push_str("<th>crash test: promise</th>");
     }
     s.push_str("</tr>");
     let mut sources: Vec<String> = Vec::new();
@@ -374,6 +382,21 @@ fn throughput_body(r: &RunResult) -> (String, usize) {
                 }
                 _ => published_row.push_str("<td></td><td></td>"),
             }
+        }
+        if show_verdicts {
+            let level = super::level_of(durability);
+            let found: Vec<String> = verdicts
+                .iter()
+                .filter(|v| v.matches(engine, level))
+                .map(|v| format!("{}: {}", v.crash, v.verdict))
+                .collect();
+            let class = if found.iter().any(|f| f.contains("BROKEN")) {
+                " class=problem"
+            } else {
+                ""
+            };
+            let _ = write!(s, "<td{class}>{}</td>", escape(&found.join("; ")));
+            published_row.push_str("<td></td>");
         }
         s.push_str("</tr>");
         if any {
@@ -517,6 +540,88 @@ fn throughput_body(r: &RunResult) -> (String, usize) {
     }
 
     (s, charts)
+}
+
+/// A crash test's verdict for an engine at a level, to show beside throughput figures.
+pub struct CrashVerdict {
+    engine: String,
+    level: String,
+    crash: String,
+    verdict: String,
+}
+
+impl CrashVerdict {
+    fn matches(&self, engine: &str, level: &str) -> bool {
+        self.engine == engine && self.level == level
+    }
+}
+
+/// Every verdict of the crash-test runs in the report (the newest run's, per engine, level and
+/// kind of crash).
+fn crash_verdicts(runs: &[&RunResult]) -> Vec<CrashVerdict> {
+    let mut out: Vec<CrashVerdict> = Vec::new();
+    let mut crash_runs: Vec<&&RunResult> =
+        runs.iter().filter(|r| r.workload == "crashtest").collect();
+    crash_runs.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    for r in crash_runs {
+        for m in &r.measurements {
+            let crash = super::config_text(m, "crash");
+            let crash = if crash.starts_with("power") {
+                "power loss"
+            } else {
+                "process crash"
+            };
+            let v = CrashVerdict {
+                engine: m.engine.clone(),
+                level: m.durability.clone(),
+                crash: crash.into(),
+                verdict: super::config_text(m, "verdict"),
+            };
+            if !out
+                .iter()
+                .any(|o| o.matches(&v.engine, &v.level) && o.crash == v.crash)
+            {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// The crash test: one row per engine, level and kind of crash, with the verdict.
+fn crashtest_body(r: &RunResult) -> String {
+    let mut s = String::from(
+        "<table><tr><th>engine</th><th>durability</th><th>crash</th><th>verdict</th><th>rounds</th>\
+         <th>acknowledged</th><th>lost (total)</th><th>lost (max)</th><th>corruptions</th></tr>",
+    );
+    for m in &r.measurements {
+        let c = |k: &str| escape(&super::config_text(m, k));
+        let verdict = super::config_text(m, "verdict");
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td{}>{}</td><td class=n>{}</td><td class=n>{}</td>\
+             <td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+            escape(&m.engine),
+            escape(&m.durability),
+            c("crash"),
+            if verdict.contains("BROKEN") {
+                " class=problem"
+            } else {
+                ""
+            },
+            escape(&verdict),
+            c("rounds"),
+            c("acknowledged"),
+            c("lost_total"),
+            c("lost_max"),
+            c("corruptions"),
+        );
+    }
+    s.push_str("</table><p class=note>Verdicts against each level's promise (sync: nothing lost; \
+        write-nosync: nothing lost when only the process dies; nosync and in-memory: recent commits \
+        may go). Where the same report holds throughput of an engine and level, its table shows the \
+        verdict beside it.</p>");
+    s
 }
 
 /// The session store: seconds per step against session size on log axes (the source's chart),
