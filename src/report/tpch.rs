@@ -61,7 +61,9 @@ pub fn render(r: &RunResult) -> String {
         let title = format!("{engine} {durability} SF {}", sf_label(*sf));
 
         let mut load = Table::new(
-            format!("tpch load test, {title}: seconds (tables, then keys/indexes, then statistics)"),
+            format!(
+                "tpch load test, {title}: seconds (tables, then keys/indexes, then statistics)"
+            ),
             ["part", "seconds", "rows"].map(String::from).to_vec(),
             1,
         );
@@ -70,7 +72,10 @@ pub fn render(r: &RunResult) -> String {
                 && !["load tables", "load keys", "load statistics", "load total"]
                     .contains(&m.step.as_str())
             {
-                m.runs.first().map(|r| r.ops.to_string()).unwrap_or_default()
+                m.runs
+                    .first()
+                    .map(|r| r.ops.to_string())
+                    .unwrap_or_default()
             } else {
                 String::new()
             };
@@ -172,9 +177,15 @@ pub fn render(r: &RunResult) -> String {
     if !r.metrics.is_empty() {
         let mut t = Table::new(
             format!("tpch metrics ({DISCLAIMER})"),
-            ["engine", "rules", "Power@Size", "Throughput@Size", "QphH@Size"]
-                .map(String::from)
-                .to_vec(),
+            [
+                "engine",
+                "rules",
+                "Power@Size",
+                "Throughput@Size",
+                "QphH@Size",
+            ]
+            .map(String::from)
+            .to_vec(),
             2,
         );
         let fmt = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
@@ -241,9 +252,10 @@ pub fn render(r: &RunResult) -> String {
             2,
         );
         for (engine, durability, sf) in &all {
-            let ms = r.measurements.iter().filter(|m| {
-                &m.engine == engine && &m.durability == durability && sf_of(m) == *sf
-            });
+            let ms = r
+                .measurements
+                .iter()
+                .filter(|m| &m.engine == engine && &m.durability == durability && sf_of(m) == *sf);
             let mut load = None;
             let mut power = 0.0;
             for m in ms {

@@ -68,7 +68,9 @@ pub fn key_statements(dialect: Dialect) -> Vec<String> {
         .map(|(i, (table, cols, pk))| {
             let name = format!("i_{table}_{i}");
             match (pk, dialect) {
-                (true, Dialect::Sqlite) => format!("CREATE UNIQUE INDEX {name} ON {table} ({cols})"),
+                (true, Dialect::Sqlite) => {
+                    format!("CREATE UNIQUE INDEX {name} ON {table} ({cols})")
+                }
                 (true, _) => format!("ALTER TABLE {table} ADD PRIMARY KEY ({cols})"),
                 (false, _) => format!("CREATE INDEX {name} ON {table} ({cols})"),
             }
@@ -358,9 +360,7 @@ mod tests {
             assert_eq!(width, columns(table).len(), "{table}");
             assert!(n > 0, "{table}");
         }
-        let count = |t| {
-            with_rows(t, 0.01, None, |rows| Ok(rows.count())).unwrap()
-        };
+        let count = |t| with_rows(t, 0.01, None, |rows| Ok(rows.count())).unwrap();
         assert_eq!(count("orders"), 15_000);
         assert_eq!(count("customer"), 1_500);
         assert_eq!(count("nation"), 25);

@@ -61,7 +61,12 @@ pub fn clamp_queries(queries: &[f64]) -> Vec<f64> {
 pub fn power(rules: Rules, sf: f64, queries: &[f64], refreshes: &[f64]) -> f64 {
     let (q, r): (Vec<f64>, Vec<f64>) = match rules {
         Rules::Tpch => (
-            clamp_queries(&queries.iter().map(|s| spec_interval(*s)).collect::<Vec<_>>()),
+            clamp_queries(
+                &queries
+                    .iter()
+                    .map(|s| spec_interval(*s))
+                    .collect::<Vec<_>>(),
+            ),
             refreshes.iter().map(|s| spec_interval(*s)).collect(),
         ),
         Rules::Dbt3 => (queries.to_vec(), refreshes.to_vec()),
@@ -209,7 +214,8 @@ mod tests {
         assert!((p - 11_803.9).abs() < 0.1, "{p}");
         // Refresh intervals are not clamped: tiny RFs stay at the 0.1 s floor.
         let p_small_rf = power(Rules::Tpch, 1.0, &q, &[0.01, 0.01]);
-        let expected_rf = 3600.0 * ((-(21.0 * 0.2f64.ln() + 200f64.ln() + 2.0 * 0.1f64.ln())) / 24.0).exp();
+        let expected_rf =
+            3600.0 * ((-(21.0 * 0.2f64.ln() + 200f64.ln() + 2.0 * 0.1f64.ln())) / 24.0).exp();
         assert!(close(p_small_rf, expected_rf));
         // DBT-3 has no clamp: the geometric mean uses 0.1 s as measured.
         let d = power(Rules::Dbt3, 1.0, &q, &[1.0, 1.0]);

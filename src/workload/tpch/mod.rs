@@ -244,7 +244,8 @@ fn measure_config(
         .into_iter()
         .chain(data::schema(dialect))
     {
-        conn.execute(&s).with_context(|| format!("setting up: {s}"))?;
+        conn.execute(&s)
+            .with_context(|| format!("setting up: {s}"))?;
     }
     let keep_dir = match &params.keep_data {
         Some(root) => {
@@ -268,13 +269,23 @@ fn measure_config(
         .with_context(|| format!("loading {table}"))?;
         let secs = started.elapsed().as_secs_f64();
         eprintln!("  load {table}: {rows} rows in {secs:.2} s");
-        record(ctx, config, "load", None, 1, &format!("load {table}"), secs, rows)?;
+        record(
+            ctx,
+            config,
+            "load",
+            None,
+            1,
+            &format!("load {table}"),
+            secs,
+            rows,
+        )?;
     }
     let tables_secs = load_started.elapsed().as_secs_f64();
     let started = Instant::now();
     for s in data::key_statements(dialect) {
         check_interrupt()?;
-        conn.execute(&s).with_context(|| format!("building keys: {s}"))?;
+        conn.execute(&s)
+            .with_context(|| format!("building keys: {s}"))?;
     }
     let keys_secs = started.elapsed().as_secs_f64();
     let started = Instant::now();
@@ -289,7 +300,16 @@ fn measure_config(
     );
     record(ctx, config, "load", None, 1, "load tables", tables_secs, 8)?;
     record(ctx, config, "load", None, 1, "load keys", keys_secs, 1)?;
-    record(ctx, config, "load", None, 1, "load statistics", stats_secs, 1)?;
+    record(
+        ctx,
+        config,
+        "load",
+        None,
+        1,
+        "load statistics",
+        stats_secs,
+        1,
+    )?;
     record(ctx, config, "load", None, 1, "load total", load_secs, 1)?;
     if let Some(dir) = &keep_dir {
         ctx.recorder
@@ -307,7 +327,16 @@ fn measure_config(
                 queries::run(conn.as_mut(), &sql).with_context(|| format!("Q{q} (validation)"))?;
             let secs = started.elapsed().as_secs_f64();
             validate::check(q, sf, &rows)?;
-            record(ctx, config, "validation", None, 1, &format!("Q{q}"), secs, rows.len() as u64)?;
+            record(
+                ctx,
+                config,
+                "validation",
+                None,
+                1,
+                &format!("Q{q}"),
+                secs,
+                rows.len() as u64,
+            )?;
         }
         let note = format!(
             "{label}: the 22 answers with the qualification parameters match {}",
@@ -334,7 +363,16 @@ fn measure_config(
     let times = query_stream(conn.as_mut(), dialect, sf, 0, seed0)?;
     for (q, secs, rows) in &times {
         power_queries[(*q - 1) as usize] = *secs;
-        record(ctx, config, "power", Some(0), 1, &format!("Q{q}"), *secs, *rows)?;
+        record(
+            ctx,
+            config,
+            "power",
+            Some(0),
+            1,
+            &format!("Q{q}"),
+            *secs,
+            *rows,
+        )?;
     }
     let started = Instant::now();
     let n = refresh::rf2(conn.as_mut(), &sets[0]).context("power test RF2")?;
@@ -400,7 +438,16 @@ fn measure_config(
         match r {
             Ok(times) => {
                 for (q, secs, rows) in times {
-                    record(ctx, config, "throughput", Some(i + 1), 1, &format!("Q{q}"), secs, rows)?;
+                    record(
+                        ctx,
+                        config,
+                        "throughput",
+                        Some(i + 1),
+                        1,
+                        &format!("Q{q}"),
+                        secs,
+                        rows,
+                    )?;
                 }
             }
             Err(e) => errors.push(format!("stream {}: {e:#}", i + 1)),
@@ -421,7 +468,16 @@ fn measure_config(
         bail!("throughput test: {}", errors.join("; "));
     }
     let ts = ts_end.duration_since(ts_started).as_secs_f64();
-    record(ctx, config, "throughput", None, streams, "Ts", ts, (22 * streams) as u64)?;
+    record(
+        ctx,
+        config,
+        "throughput",
+        None,
+        streams,
+        "Ts",
+        ts,
+        (22 * streams) as u64,
+    )?;
     eprintln!("  throughput test: {streams} streams in {ts:.2} s");
 
     // Every RF1 inserted what its RF2 deleted: the row counts must be as loaded.
@@ -437,7 +493,13 @@ fn measure_config(
     }
 
     for rules in [Rules::Tpch, Rules::Dbt3] {
-        let f = metrics::figures(rules, sf, &power_queries, &power_refresh, Some((streams, ts)));
+        let f = metrics::figures(
+            rules,
+            sf,
+            &power_queries,
+            &power_refresh,
+            Some((streams, ts)),
+        );
         record_figures(ctx, config, &f, streams);
     }
     Ok(())

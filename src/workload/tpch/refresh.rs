@@ -100,7 +100,9 @@ pub fn rf2(conn: &mut dyn SqlConnection, set: &RefreshSet) -> Result<u64> {
         for chunk in set.delete_keys.chunks(500) {
             let keys: Vec<String> = chunk.iter().map(|k| k.to_string()).collect();
             let list = keys.join(",");
-            lines += conn.execute(&format!("DELETE FROM lineitem WHERE l_orderkey IN ({list})"))?;
+            lines += conn.execute(&format!(
+                "DELETE FROM lineitem WHERE l_orderkey IN ({list})"
+            ))?;
             orders += conn.execute(&format!("DELETE FROM orders WHERE o_orderkey IN ({list})"))?;
         }
         Ok((lines, orders))
@@ -162,6 +164,6 @@ mod tests {
             let SqlValue::Int(k) = l[0] else { panic!() };
             assert!(s.delete_keys.contains(&(k - 8)));
         }
-        assert!(generate(0.0001, 100).is_err());
+        assert!(generate(0.0001, 1000).is_err());
     }
 }

@@ -184,7 +184,8 @@ pub fn check(q: u8, sf: f64, actual: &[Row]) -> Result<()> {
     let mut used = vec![false; actual.len()];
     let mut unmatched = None;
     for (i, e) in rows.iter().enumerate() {
-        match (0..actual.len()).find(|&j| !used[j] && row_matches(&header, e, &actual[j]).is_none()) {
+        match (0..actual.len()).find(|&j| !used[j] && row_matches(&header, e, &actual[j]).is_none())
+        {
             Some(j) => used[j] = true,
             None => {
                 unmatched = Some(i);
@@ -195,7 +196,11 @@ pub fn check(q: u8, sf: f64, actual: &[Row]) -> Result<()> {
     let Some(bad) = unmatched.or(None) else {
         return Ok(());
     };
-    let bad = if bad == first_bad { bad } else { bad.min(first_bad) };
+    let bad = if bad == first_bad {
+        bad
+    } else {
+        bad.min(first_bad)
+    };
     let e = &rows[bad];
     let a = &actual[bad];
     let column = row_matches(&header, e, a).unwrap_or(0);
@@ -236,9 +241,21 @@ mod tests {
         assert!(!cell_matches("avg_qty", "25.52", &f(26.0)));
         assert!(cell_matches("sum_qty", "380456.00", &f(380456.0)));
         assert!(!cell_matches("sum_qty", "380456.00", &f(380457.0)));
-        assert!(cell_matches("o_orderdate", "1995-03-11", &SqlValue::Text("1995-03-11".into())));
-        assert!(cell_matches("n_name", "GERMANY", &SqlValue::Text("GERMANY  ".into())));
-        assert!(cell_matches("cntrycode", "13", &SqlValue::Text("13".into())));
+        assert!(cell_matches(
+            "o_orderdate",
+            "1995-03-11",
+            &SqlValue::Text("1995-03-11".into())
+        ));
+        assert!(cell_matches(
+            "n_name",
+            "GERMANY",
+            &SqlValue::Text("GERMANY  ".into())
+        ));
+        assert!(cell_matches(
+            "cntrycode",
+            "13",
+            &SqlValue::Text("13".into())
+        ));
     }
 
     #[test]
@@ -252,6 +269,9 @@ mod tests {
         let bad = vec![vec![SqlValue::Float(1.0)]];
         let e = check(6, 0.01, &bad).unwrap_err().to_string();
         assert!(e.starts_with("Q6: wrong answer"), "{e}");
-        assert!(check(6, 0.01, &[]).unwrap_err().to_string().starts_with("Q6: answer has 0 rows"));
+        assert!(check(6, 0.01, &[])
+            .unwrap_err()
+            .to_string()
+            .starts_with("Q6: answer has 0 rows"));
     }
 }
