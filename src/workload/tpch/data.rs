@@ -240,7 +240,7 @@ pub fn generate(
         ]),
         "supplier" => each!(SupplierGenerator::new(sf, 1, 1), |r| vec![
             int(r.s_suppkey),
-            text(&r.s_name),
+            text(r.s_name),
             text(&r.s_address),
             int(r.s_nationkey),
             text(&r.s_phone),
@@ -256,7 +256,7 @@ pub fn generate(
         ]),
         "customer" => each!(CustomerGenerator::new(sf, 1, 1), |r| vec![
             int(r.c_custkey),
-            text(&r.c_name),
+            text(r.c_name),
             text(&r.c_address),
             int(r.c_nationkey),
             text(&r.c_phone),

@@ -182,25 +182,20 @@ pub fn check(q: u8, sf: f64, actual: &[Row]) -> Result<()> {
     };
     // Ties under ORDER BY: match as a set before calling it wrong.
     let mut used = vec![false; actual.len()];
-    let mut unmatched = None;
-    for (i, e) in rows.iter().enumerate() {
+    let all_found = rows.iter().all(|e| {
         match (0..actual.len()).find(|&j| !used[j] && row_matches(&header, e, &actual[j]).is_none())
         {
-            Some(j) => used[j] = true,
-            None => {
-                unmatched = Some(i);
-                break;
+            Some(j) => {
+                used[j] = true;
+                true
             }
+            None => false,
         }
-    }
-    let Some(bad) = unmatched.or(None) else {
+    });
+    if all_found {
         return Ok(());
-    };
-    let bad = if bad == first_bad {
-        bad
-    } else {
-        bad.min(first_bad)
-    };
+    }
+    let bad = first_bad;
     let e = &rows[bad];
     let a = &actual[bad];
     let column = row_matches(&header, e, a).unwrap_or(0);
