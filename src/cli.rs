@@ -8,6 +8,7 @@ use crate::results::store;
 use crate::units::{parse_counts, parse_size};
 use crate::workload::kv::{self, presets::KvParams};
 use crate::workload::tpcb;
+use crate::workload::tpch;
 use crate::workload::{ContextOptions, RunContext};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -105,6 +106,10 @@ enum Workload {
     /// A web session store: 1,000 session writes and 10,000 random reads per size, stored whole,
     /// in 4000-byte chunks, or compressed (source 001), on SQL and key-value engines.
     Session(SessionArgs),
+    /// TPC-H-like decision support as OSDL DBT-3 ran it (paper 003): load test, power test,
+    /// throughput test, at one or more scale factors. Derived from TPC-H; not comparable to
+    /// published TPC-H results.
+    Tpch(TpchArgs),
 }
 
 /// Flags every workload shares.
@@ -227,6 +232,27 @@ struct SessionArgs {
 }
 
 #[derive(Args, Clone, Debug)]
+struct TpchArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Scale factors, comma-separated (default 0.01; dbt3: 1). Each is loaded and measured on a
+    /// fresh database.
+    #[arg(long)]
+    sf: Option<String>,
+    /// Query streams of the throughput test (default: the TPC-H minimum for the SF, 2 below
+    /// SF 10; dbt3: 4).
+    #[arg(long)]
+    streams: Option<usize>,
+    /// Also run the 22 queries with the qualification parameters after the load and check their
+    /// answers (answer sets exist for SF 0.01, 0.1 and 1); a wrong answer is an error.
+    #[arg(long)]
+    validate: bool,
+    /// Also write the generated tables as dbgen .tbl files into DIR/sf<SF>/.
+    #[arg(long, value_name = "DIR")]
+    keep_data: Option<PathBuf>,
+}
+
+#[derive(Args, Clone, Debug)]
 struct CrashtestArgs {
     /// Key-value engines, comma-separated.
     #[arg(long, short = 'e', default_value = "sqlite")]
@@ -266,6 +292,7 @@ pub fn main() -> i32 {
             Some(Workload::Kv(args)) => run_kv(args),
             Some(Workload::Tpcb(args)) => run_tpcb(args),
             Some(Workload::Session(args)) => run_session(args),
+            Some(Workload::Tpch(args)) => run_tpch(args),
         },
         Command::Engines => engines(),
         Command::Show { file } => show(file),
@@ -731,6 +758,48 @@ fn run_session(args: SessionArgs) -> Result<i32> {
     let url = args.common.url.clone();
     execute("session", None, parameters, notes, &args.common, |ctx| {
         session::run(&p, &configs, url.as_deref(), ctx)
+    })
+}
+
+fn run_tpch(args: TpchArgs) -> Result<i32> {
+    let mut p = match &args.common.preset {
+        Some(name) => tpch::presets::preset(name)?,
+        None => tpch::presets::default_params(),
+    };
+    if let Some(list) = &args.sf {
+        p.scale_factors = tpch::presets::parse_scale_factors(list)?;
+    }
+    if let Some(s) = args.streams {
+        if s == 0 {
+            anyhow::bail!("--streams must be at least 1");
+        }
+        p.streams = Some(s);
+    }
+    if args.common.runs.is_some() {
+        anyhow::bail!("tpch runs the load, power and throughput tests once per scale factor; it takes no --runs");
+    }
+    if args.common.threads.is_some() {
+        anyhow::bail!("tpch takes --streams (query streams of the throughput test), not --threads");
+    }
+    p.validate = args.validate;
+    if let Some(dir) = &args.keep_data {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create --keep-data directory {}", dir.display()))?;
+        p.keep_data = Some(dir.clone());
+    }
+    let engines =
+        engine::parse_sql_engines(args.common.engine.as_deref().unwrap_or(p.default_engines))?;
+    let named = args
+        .common
+        .durability
+        .as_deref()
+        .map(Durability::parse_list)
+        .transpose()?;
+    let (configs, notes) = tpch::plan(&p, &engines, named.as_deref())?;
+    let parameters = serde_json::to_value(&p)?;
+    let url = args.common.url.clone();
+    execute("tpch", p.preset, parameters, notes, &args.common, |ctx| {
+        tpch::run(&p, &configs, url.as_deref(), ctx)
     })
 }
 

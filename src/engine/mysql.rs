@@ -100,6 +100,7 @@ impl SqlDatabase for MysqlDatabase {
         Ok(Box::new(MysqlConnection {
             conn,
             statements: Vec::new(),
+            in_transaction: false,
         }))
     }
     fn version(&self) -> String {
@@ -157,6 +158,8 @@ impl SqlDatabase for MysqlDatabase {
 struct MysqlConnection {
     conn: Conn,
     statements: Vec<mysql::Statement>,
+    /// A transaction opened by `begin` is open (bulk loads join it instead of committing it).
+    in_transaction: bool,
 }
 
 fn classify(e: mysql::Error) -> anyhow::Error {
@@ -278,15 +281,19 @@ impl SqlConnection for MysqlConnection {
         Ok(rows.len() as u64)
     }
     fn begin(&mut self) -> Result<()> {
-        self.conn.query_drop("BEGIN").map_err(classify)
+        self.conn.query_drop("BEGIN").map_err(classify)?;
+        self.in_transaction = true;
+        Ok(())
     }
     fn commit(&mut self) -> Result<()> {
+        self.in_transaction = false;
         self.conn.query_drop("COMMIT").map_err(classify)
     }
     fn rollback(&mut self) -> Result<()> {
+        self.in_transaction = false;
         self.conn.query_drop("ROLLBACK").map_err(classify)
     }
-    /// Multi-row INSERTs of up to ~1MB each, in one transaction.
+    /// Multi-row INSERTs of up to ~1MB each, in one transaction (the caller's, when one is open).
     fn bulk_load(
         &mut self,
         table: &str,
@@ -296,7 +303,10 @@ impl SqlConnection for MysqlConnection {
         let head = format!("INSERT INTO {table} ({}) VALUES ", columns.join(", "));
         let mut sql = String::with_capacity(1 << 20);
         let mut n = 0;
-        self.begin()?;
+        let own = !self.in_transaction;
+        if own {
+            self.begin()?;
+        }
         for row in rows {
             sql.push_str(if sql.is_empty() { &head } else { "," });
             sql.push('(');
@@ -316,7 +326,9 @@ impl SqlConnection for MysqlConnection {
         if !sql.is_empty() {
             self.conn.query_drop(&sql).map_err(classify)?;
         }
-        self.commit()?;
+        if own {
+            self.commit()?;
+        }
         Ok(n)
     }
 }

@@ -135,7 +135,8 @@ pub trait SqlConnection {
     fn commit(&mut self) -> Result<()>;
     fn rollback(&mut self) -> Result<()>;
     /// Loads rows through the engine's fast path (COPY, multi-row INSERT, appender, one
-    /// transaction of prepared inserts); returns rows loaded.
+    /// transaction of prepared inserts); returns rows loaded. When the caller has a transaction
+    /// open (`begin`), the rows join it and are committed with it.
     fn bulk_load(
         &mut self,
         table: &str,

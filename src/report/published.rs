@@ -177,6 +177,34 @@ pub fn session_store(layout: &str, compress: &str, step: &str) -> Vec<SessionSer
         .collect()
 }
 
+/// Seed 003's DBT-3 figures for PostgreSQL 8.0 at SF 1 (old kit: whole seconds).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dbt3Published {
+    pub scale_factor: f64,
+    pub streams: usize,
+    pub composite: f64,
+    pub power: f64,
+    pub throughput: f64,
+    pub source: String,
+}
+
+pub fn dbt3_postgresql() -> Option<Dbt3Published> {
+    let paper = published().get("dbt3_postgresql")?;
+    let get = |k: &str| paper.get(k).and_then(number);
+    Some(Dbt3Published {
+        scale_factor: get("scale_factor")?,
+        streams: get("streams")? as usize,
+        composite: get("composite")?,
+        power: get("query_processing_power")?,
+        throughput: get("throughput_numerical_quantity")?,
+        source: format!(
+            "{} ({})",
+            paper.get("source")?.as_str()?,
+            paper.get("machine")?.as_str()?
+        ),
+    })
+}
+
 /// The published figure for a fresh one, where its preset reproduces a paper's table.
 pub fn for_figure(
     preset: Option<&str>,
@@ -231,5 +259,13 @@ mod tests {
             (1 << 10, 15.0)
         );
         assert!(session_store("chunked", "zstd", "read").is_empty());
+    }
+
+    #[test]
+    fn dbt3_figures_are_consistent() {
+        let d = dbt3_postgresql().unwrap();
+        assert_eq!((d.scale_factor, d.streams), (1.0, 4));
+        // Composite = sqrt(power * throughput), as DBT-3's get_composite.pl computes it.
+        assert!(((d.power * d.throughput).sqrt() - d.composite).abs() < 0.005);
     }
 }

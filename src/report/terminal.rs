@@ -10,6 +10,18 @@ pub fn render(result: &RunResult) -> String {
     let mut out = String::new();
     out.push_str(&environment_line(result));
     out.push('\n');
+    if result.workload == "tpch" {
+        out.push_str(&super::tpch::render(result));
+        out.push('\n');
+        out.push_str(&mapping_table(result));
+        for note in &result.notes {
+            out.push_str(&format!("note: {note}\n"));
+        }
+        for w in &result.environment.warnings {
+            out.push_str(&format!("warning: {w}\n"));
+        }
+        return out;
+    }
     out.push_str(&throughput_table(result));
     let latency = latency_table(result);
     if !latency.is_empty() {

@@ -3,6 +3,7 @@
 pub mod kv;
 pub mod session;
 pub mod tpcb;
+pub mod tpch;
 
 use crate::results::recorder::{Recorder, RunHeader};
 use anyhow::{Context, Result};

@@ -196,7 +196,7 @@ impl SqlConnection for SqliteConnection {
         }
         Ok(())
     }
-    /// One transaction of prepared inserts: SQLite's fast path.
+    /// One transaction of prepared inserts: SQLite's fast path (the caller's, when one is open).
     fn bulk_load(
         &mut self,
         table: &str,
@@ -204,19 +204,32 @@ impl SqlConnection for SqliteConnection {
         rows: &mut dyn Iterator<Item = Row>,
     ) -> Result<u64> {
         let sql = crate::engine::sql::insert_sql(table, columns);
-        let tx = self.conn.transaction().map_err(classify)?;
-        let mut n = 0;
-        {
-            let mut stmt = tx.prepare(&sql).map_err(classify)?;
+        // Inside the caller's transaction when one is open; else in a transaction of its own.
+        let own = self.conn.is_autocommit();
+        if own {
+            self.conn.execute_batch("BEGIN").map_err(classify)?;
+        }
+        let insert = || -> Result<u64> {
+            let mut n = 0;
+            let mut stmt = self.conn.prepare(&sql).map_err(classify)?;
             for row in rows {
                 let values: Vec<Value> = row.iter().map(to_value).collect();
                 stmt.execute(rusqlite::params_from_iter(values))
                     .map_err(classify)?;
                 n += 1;
             }
+            Ok(n)
+        };
+        let outcome = insert();
+        if own {
+            match &outcome {
+                Ok(_) => self.conn.execute_batch("COMMIT").map_err(classify)?,
+                Err(_) => {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                }
+            }
         }
-        tx.commit().map_err(classify)?;
-        Ok(n)
+        outcome
     }
 }
 

@@ -1,0 +1,34 @@
+-- TPC-H Q15 (qgen template from the tpchgen crate; :k = substitution parameter k,
+-- {date D [+-N unit]} = a date literal computed by hakari, {year C} = the year of C per dialect)
+create view revenue{stream} (supplier_no, total_revenue) as
+    select
+        l_suppkey,
+        sum(l_extendedprice * (1 - l_discount))
+    from
+        lineitem
+    where
+        l_shipdate >= {date :1}
+        and l_shipdate < {date :1 +3 month}
+    group by
+        l_suppkey;
+select
+    s_suppkey,
+    s_name,
+    s_address,
+    s_phone,
+    total_revenue
+from
+    supplier,
+    revenue{stream}
+where
+    s_suppkey = supplier_no
+    and total_revenue = (
+        select
+            max(total_revenue)
+        from
+            revenue{stream}
+    )
+order by
+    s_suppkey;
+
+drop view revenue{stream};

@@ -1,0 +1,162 @@
+//! The tpch workload through the real binary at SF 0.01: every SQL engine with --validate
+//! (answers checked against the SF 0.01 answer set), row counts unchanged by RF1/RF2, the result
+//! file's tables and metrics, and clear errors for bad input.
+
+use hakari::results::store;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn hakari(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args(args)
+        .output()
+        .expect("hakari runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn result_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn run_validated(engine: &str) {
+    let out = tempfile::tempdir().unwrap();
+    let o = hakari(&[
+        "run",
+        "tpch",
+        "--engine",
+        engine,
+        "--sf",
+        "0.01",
+        "--validate",
+        "--seed",
+        "42",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{engine}: {}", stderr(&o));
+    assert!(
+        stdout.contains("derived from TPC-H; not comparable to published TPC-H results"),
+        "{stdout}"
+    );
+    let r = store::read(&result_files(out.path())[0]).unwrap();
+    assert_eq!(r.status, "complete");
+    assert!(r
+        .notes
+        .iter()
+        .any(|n| n.contains("the 22 answers with the qualification parameters match")));
+    let count = |test: &str| {
+        r.measurements
+            .iter()
+            .filter(|m| m.config["test"] == test)
+            .count()
+    };
+    assert_eq!(count("validation"), 22);
+    // 22 queries + RF1 + RF2.
+    assert_eq!(count("power"), 24);
+    // 2 streams (the minimum below SF 10) of 22 queries, plus Ts.
+    assert_eq!(count("throughput"), 2 * 22 + 1);
+    // Two RF pairs in the refresh stream.
+    assert_eq!(count("refresh stream"), 4);
+    for name in ["Power@Size", "Throughput@Size", "QphH@Size"] {
+        for rules in ["tpch", "dbt3"] {
+            let m = r
+                .metrics
+                .iter()
+                .find(|m| m.name == format!("{name} ({rules})"))
+                .unwrap_or_else(|| panic!("{name} ({rules})"));
+            assert!(m.value > 0.0);
+        }
+    }
+    // The refresh functions changed data but left the counts: the run checks it and fails if not.
+    let rf1 = r
+        .measurements
+        .iter()
+        .find(|m| m.config["test"] == "power" && m.step == "RF1")
+        .unwrap();
+    assert!(rf1.runs[0].ops >= 30, "15 orders and their lineitems");
+}
+
+#[test]
+fn sqlite_answers_match_at_sf_0_01() {
+    run_validated("sqlite");
+}
+
+#[test]
+fn postgres_answers_match_at_sf_0_01() {
+    run_validated("postgres");
+}
+
+#[test]
+fn mysql_answers_match_at_sf_0_01() {
+    run_validated("mysql");
+}
+
+#[test]
+fn keep_data_writes_tbl_files_and_show_prints_the_tables() {
+    let out = tempfile::tempdir().unwrap();
+    let keep = out.path().join("tbl");
+    let o = hakari(&[
+        "run",
+        "tpch",
+        "--sf",
+        "0.01",
+        "--streams",
+        "1",
+        "--keep-data",
+        keep.to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines = std::fs::read_to_string(keep.join("sf0.01").join("orders.tbl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(lines, 15_000);
+    let file = &result_files(out.path())[0];
+    let shown = hakari(&["show", file.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("tpch load test"), "{text}");
+    assert!(text.contains("stream 1"), "{text}");
+    assert!(text.contains("DBT-3 (fractional s"), "{text}");
+    let html = out.path().join("r.html");
+    let o = hakari(&[
+        "report",
+        file.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_input_gives_one_line_errors() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    for (args, expected) in [
+        (vec!["--sf", "0"], "scale factor must be more than 0"),
+        (vec!["--sf", "abc"], "bad --sf 'abc'"),
+        (vec!["--streams", "0"], "--streams must be at least 1"),
+        (vec!["--engine", "nosuch"], "unknown engine 'nosuch'"),
+        (vec!["--sf", "0.3", "--validate"], "needs an answer set"),
+        (vec!["--preset", "nosuch"], "unknown tpch preset"),
+    ] {
+        let mut all = vec!["run", "tpch", "--out", dir];
+        all.extend(args.iter());
+        let o = hakari(&all);
+        let e = stderr(&o);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(e.contains(expected), "{args:?}: {e}");
+        assert_eq!(e.trim().lines().count(), 1, "{args:?}: {e}");
+    }
+}
