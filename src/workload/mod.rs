@@ -2,6 +2,7 @@
 
 pub mod kv;
 pub mod tpcb;
+pub mod wisconsin;
 
 use crate::results::recorder::{Recorder, RunHeader};
 use anyhow::{Context, Result};
