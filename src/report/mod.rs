@@ -7,6 +7,7 @@ pub mod html;
 pub mod published;
 pub mod table;
 pub mod terminal;
+pub mod wisconsin;
 
 use crate::results::Measurement;
 
