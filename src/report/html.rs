@@ -540,7 +540,12 @@ fn wisconsin_section(r: &RunResult) -> (String, usize) {
     s.push_str("</tr>");
     let mut sources: Vec<String> = Vec::new();
     for q in &rows {
-        let _ = write!(s, "<tr><td class=n>{}</td><td>{}</td>", q.number, escape(&q.step));
+        let _ = write!(
+            s,
+            "<tr><td class=n>{}</td><td>{}</td>",
+            q.number,
+            escape(&q.step)
+        );
         for (c, p) in columns.iter().zip(&beside) {
             match w::cell(ms, q, c) {
                 Some(cell) => {
@@ -572,7 +577,11 @@ fn wisconsin_section(r: &RunResult) -> (String, usize) {
     }
     s.push_str("</table>");
     for src in &sources {
-        let _ = write!(s, "<p class=note>table 7: {}, mean of 10 runs.</p>", escape(src));
+        let _ = write!(
+            s,
+            "<p class=note>table 7: {}, mean of 10 runs.</p>",
+            escape(src)
+        );
     }
     let groups: Vec<String> = rows.iter().map(|q| format!("q{}", q.number)).collect();
     let mut series: Vec<BarSeries> = columns
