@@ -627,4 +627,79 @@ mod tests {
             );
         }
     }
+
+    /// The checks can fail: a wrong count and a disagreeing answer are errors of that engine and
+    /// query, the figures stay, and the run is marked for failure.
+    #[test]
+    fn wrong_counts_and_disagreements_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let mut ctx = RunContext::new(crate::workload::ContextOptions {
+            workload: "wisconsin",
+            preset: None,
+            seed: Some(1),
+            out_dir: out.path(),
+            data_dir: None,
+            parameters: serde_json::json!({}),
+        })
+        .unwrap();
+        let db = crate::engine::sqlite::SQLITE_SQL
+            .open(&SqlOptions {
+                dir: dir.path().to_path_buf(),
+                durability: Durability::WriteNosync,
+                url: None,
+                clients: 1,
+                cache_bytes: 0,
+            })
+            .unwrap();
+        let mut c = db.connect().unwrap();
+        load(c.as_mut(), Dialect::Sqlite, 1_000).unwrap();
+        let params = WisconsinParams {
+            tuples: 1_000,
+            runs: 1,
+            ..presets::default_params()
+        };
+        let config = Config {
+            engine: &crate::engine::sqlite::SQLITE_SQL,
+            durability: Durability::WriteNosync,
+        };
+        let mut answers = Answers::default();
+        // Another engine answered query 1 differently.
+        answers.first.insert(
+            (1, 0),
+            Answer {
+                engine: "other".into(),
+                rows: 10,
+                checksum: Some(1),
+            },
+        );
+        run_query(
+            &params,
+            config,
+            c.as_mut(),
+            queries::query(1),
+            &mut answers,
+            &mut ctx,
+        )
+        .unwrap();
+        assert_eq!(answers.wrong, 1);
+        // A tuple missing from TENKTUP1: the 100% projection comes up short.
+        c.execute(&format!("DELETE FROM {TENK1} WHERE unique2 = 5"))
+            .unwrap();
+        run_query(
+            &params,
+            config,
+            c.as_mut(),
+            queries::query(19),
+            &mut answers,
+            &mut ctx,
+        )
+        .unwrap();
+        assert_eq!(answers.wrong, 2);
+        let r = ctx.recorder.result();
+        assert_eq!(r.measurements.len(), 2, "the figures stay");
+        assert!(r.measurements.iter().all(|m| m.config["answer"] == "wrong"));
+        assert!(r.errors[0].contains("q01") && r.errors[0].contains("other answered 10 rows"));
+        assert!(r.errors[1].contains("999 rows, the relations' definition gives 1000"));
+    }
 }
