@@ -238,7 +238,7 @@ pub struct RunConstants {
 
 impl RunConstants {
     pub fn draw(q: &Query, n: u64, run: usize, seed: u64) -> RunConstants {
-        let (a, b) = if run % 2 == 0 {
+        let (a, b) = if run.is_multiple_of(2) {
             (TENK1, TENK2)
         } else {
             (TENK2, TENK1)
