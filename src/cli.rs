@@ -9,6 +9,7 @@ use crate::units::{parse_counts, parse_size};
 use crate::workload::kv::{self, presets::KvParams};
 use crate::workload::tpcb;
 use crate::workload::tpch;
+use crate::workload::wisconsin;
 use crate::workload::{ContextOptions, RunContext};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -110,6 +111,8 @@ enum Workload {
     /// throughput test, at one or more scale factors. Derived from TPC-H; not comparable to
     /// published TPC-H results.
     Tpch(TpchArgs),
+    /// The 32 Wisconsin benchmark queries on the standard relations (paper 000 table 7).
+    Wisconsin(WisconsinArgs),
 }
 
 /// Flags every workload shares.
@@ -253,6 +256,23 @@ struct TpchArgs {
 }
 
 #[derive(Args, Clone, Debug)]
+struct WisconsinArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Tuples of TENKTUP1 and TENKTUP2 (ONEKTUP and BPRIME get a tenth): 1000, 10000 (the
+    /// default, the chapter's size), 100000, 1000000 or 10000000.
+    #[arg(long)]
+    tuples: Option<u64>,
+    /// Query numbers to run, as a list of numbers and ranges (e.g. 1-8,18,20-25; default all 32).
+    #[arg(long)]
+    queries: Option<String>,
+    /// What happens to a query's rows: store (INSERT INTO a result relation, as the original;
+    /// the default), fetch (sent to the client), count (SELECT COUNT(*)).
+    #[arg(long)]
+    result_mode: Option<String>,
+}
+
+#[derive(Args, Clone, Debug)]
 struct CrashtestArgs {
     /// Key-value engines, comma-separated.
     #[arg(long, short = 'e', default_value = "sqlite")]
@@ -293,6 +313,7 @@ pub fn main() -> i32 {
             Some(Workload::Tpcb(args)) => run_tpcb(args),
             Some(Workload::Session(args)) => run_session(args),
             Some(Workload::Tpch(args)) => run_tpch(args),
+            Some(Workload::Wisconsin(args)) => run_wisconsin(args),
         },
         Command::Engines => engines(),
         Command::Show { file } => show(file),
@@ -801,6 +822,53 @@ fn run_tpch(args: TpchArgs) -> Result<i32> {
     execute("tpch", p.preset, parameters, notes, &args.common, |ctx| {
         tpch::run(&p, &configs, url.as_deref(), ctx)
     })
+}
+
+fn run_wisconsin(args: WisconsinArgs) -> Result<i32> {
+    let mut p = match &args.common.preset {
+        Some(name) => wisconsin::presets::preset(name)?,
+        None => wisconsin::presets::default_params(),
+    };
+    if let Some(n) = args.tuples {
+        p.tuples = n;
+    }
+    if let Some(q) = &args.queries {
+        p.queries = wisconsin::queries::parse_selection(q)?;
+    }
+    if let Some(m) = &args.result_mode {
+        p.result_mode = wisconsin::presets::ResultMode::parse(m)?;
+    }
+    if let Some(n) = args.common.runs {
+        p.runs = n;
+    }
+    if args.common.threads.is_some() {
+        anyhow::bail!("the wisconsin workload is single user: it takes no --threads");
+    }
+    // Table 7 was measured on Berkeley DB's SQL interface; otherwise the embedded default.
+    let default_engines = if p.preset == Some("bdb-11gr2") {
+        "bdb-sql"
+    } else {
+        "sqlite"
+    };
+    let engines =
+        engine::parse_sql_engines(args.common.engine.as_deref().unwrap_or(default_engines))?;
+    let named = args
+        .common
+        .durability
+        .as_deref()
+        .map(Durability::parse_list)
+        .transpose()?;
+    let (configs, notes) = wisconsin::plan(&p, &engines, named.as_deref())?;
+    let parameters = serde_json::to_value(&p)?;
+    let url = args.common.url.clone();
+    execute(
+        "wisconsin",
+        p.preset,
+        parameters,
+        notes,
+        &args.common,
+        |ctx| wisconsin::run(&p, &configs, url.as_deref(), ctx),
+    )
 }
 
 /// Runs a workload's body inside a fresh run context and writes its result file.

@@ -62,6 +62,29 @@ impl Dialect {
         }
     }
 
+    /// Statements that give `table` a unique clustered index on `column`: the rows stored in
+    /// that column's order. InnoDB clusters on its primary key; PostgreSQL rewrites the heap once
+    /// (CLUSTER); SQLite keeps rows in rowid order, which is the order they were loaded in, so a
+    /// B-tree beside it is as close as it gets.
+    pub fn clustered_index(self, table: &str, column: &str) -> Vec<String> {
+        let index = format!("{table}_{column}");
+        match self {
+            Dialect::Mysql => vec![format!("ALTER TABLE {table} ADD PRIMARY KEY ({column})")],
+            Dialect::Postgres => vec![
+                format!("CREATE UNIQUE INDEX {index} ON {table} ({column})"),
+                format!("CLUSTER {table} USING {index}"),
+            ],
+            Dialect::Sqlite | Dialect::Duckdb => {
+                vec![format!("CREATE UNIQUE INDEX {index} ON {table} ({column})")]
+            }
+        }
+    }
+
+    /// A unique secondary (non-clustered) index of `table` on `column`.
+    pub fn secondary_index(self, table: &str, column: &str) -> String {
+        format!("CREATE UNIQUE INDEX {table}_{column} ON {table} ({column})")
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Dialect::Sqlite => "sqlite",

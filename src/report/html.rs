@@ -261,13 +261,14 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
     let (body, drawn) = match r.workload.as_str() {
         "session" => session_body(r),
         "crashtest" => (crashtest_body(r), 0),
+        "wisconsin" => wisconsin_section(r),
         _ => throughput_body(r, verdicts),
     };
     s.push_str(&body);
     charts += drawn;
 
-    // Latency percentiles.
-    if ms.iter().any(|m| m.latency.is_some()) {
+    // Latency percentiles (a Wisconsin run's are its query times, already in its table).
+    if r.workload != "wisconsin" && ms.iter().any(|m| m.latency.is_some()) {
         s.push_str("<table><tr><th>configuration</th><th>step</th><th>p50 µs</th><th>p95 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>retries</th></tr>");
         for m in ms {
             if let Some(l) = &m.latency {
@@ -540,6 +541,124 @@ fn throughput_body(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) 
     }
 
     (s, charts)
+}
+
+/// Table 7's shape (queries as rows, engines as columns, ms) and a bar chart per query.
+fn wisconsin_section(r: &RunResult) -> (String, usize) {
+    use super::wisconsin as w;
+    let ms = &r.measurements;
+    let columns = w::columns(ms);
+    let rows = w::rows(ms);
+    let mut s = format!(
+        "<p class=note>Elapsed ms per query: mean ± sample stddev (min) over runs; {} tuples, result mode {}.</p>",
+        escape(&w::parameter(r, "tuples")),
+        escape(&w::parameter(r, "result_mode"))
+    );
+    s.push_str("<table><tr><th>#</th><th>query</th>");
+    let beside: Vec<bool> = columns
+        .iter()
+        .map(|c| rows.iter().any(|q| w::published_for(r, c, q).is_some()))
+        .collect();
+    for (c, p) in columns.iter().zip(&beside) {
+        let _ = write!(s, "<th>{} ms</th><th>min</th>", escape(&c.label));
+        if *p {
+            s.push_str("<th>table 7 ms</th>");
+        }
+    }
+    s.push_str("</tr>");
+    let mut sources: Vec<String> = Vec::new();
+    for q in &rows {
+        let _ = write!(
+            s,
+            "<tr><td class=n>{}</td><td>{}</td>",
+            q.number,
+            escape(&q.step)
+        );
+        for (c, p) in columns.iter().zip(&beside) {
+            match w::cell(ms, q, c) {
+                Some(cell) => {
+                    let _ = write!(
+                        s,
+                        "<td class=\"n{}\">{}{} ± {}</td><td class=n>{}</td>",
+                        if cell.wrong { " problem" } else { "" },
+                        if cell.wrong { "WRONG " } else { "" },
+                        w::ms(cell.mean_ms),
+                        w::ms(cell.stddev_ms),
+                        w::ms(cell.min_ms)
+                    );
+                }
+                None => s.push_str("<td></td><td></td>"),
+            }
+            if *p {
+                match w::published_for(r, c, q) {
+                    Some(p) => {
+                        let _ = write!(s, "<td class=n><i>{}</i></td>", w::ms(p.mean));
+                        if !sources.contains(&p.source) {
+                            sources.push(p.source);
+                        }
+                    }
+                    None => s.push_str("<td></td>"),
+                }
+            }
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</table>");
+    for src in &sources {
+        let _ = write!(
+            s,
+            "<p class=note>table 7: {}, mean of 10 runs.</p>",
+            escape(src)
+        );
+    }
+    let groups: Vec<String> = rows.iter().map(|q| format!("q{}", q.number)).collect();
+    let mut series: Vec<BarSeries> = columns
+        .iter()
+        .map(|c| BarSeries {
+            name: c.label.clone(),
+            values: rows
+                .iter()
+                .map(|q| w::cell(ms, q, c).map(|x| (x.mean_ms, x.stddev_ms)))
+                .collect(),
+            published: false,
+        })
+        .collect();
+    for c in &columns {
+        let values: Vec<Option<(f64, f64)>> = rows
+            .iter()
+            .map(|q| w::published_for(r, c, q).map(|p| (p.mean, 0.0)))
+            .collect();
+        if values.iter().any(Option::is_some) {
+            series.push(BarSeries {
+                name: format!("table 7: {}", c.label),
+                values,
+                published: true,
+            });
+        }
+    }
+    let all: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten().map(|v| v.0))
+        .filter(|v| *v > 0.0)
+        .collect();
+    let spread =
+        all.iter().cloned().fold(0.0, f64::max) / all.iter().cloned().fold(f64::INFINITY, f64::min);
+    let y_kind = if spread > 100.0 {
+        AxisKind::Log
+    } else {
+        AxisKind::Linear
+    };
+    s.push_str(&chart::grouped_bars(
+        &Labels {
+            title: "wisconsin: elapsed ms per query",
+            x: "query",
+            y: "milliseconds (lower is better)",
+        },
+        &groups,
+        &series,
+        y_kind,
+    ));
+    (s, 1)
 }
 
 /// A crash test's verdict for an engine at a level, to show beside throughput figures.

@@ -8,6 +8,7 @@ pub mod published;
 pub mod table;
 pub mod terminal;
 pub mod tpch;
+pub mod wisconsin;
 
 use crate::results::Measurement;
 

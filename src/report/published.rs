@@ -98,6 +98,24 @@ pub fn bdb_11gr2_tpcb(threads: usize) -> Option<Published> {
     })
 }
 
+/// Paper 000's table 7: mean elapsed ms of the Wisconsin query (case) `case`, 1..32.
+pub fn bdb_11gr2_wisconsin(case: usize) -> Option<Published> {
+    let paper = published().get("bdb_11gr2")?;
+    let ms = paper
+        .get("wisconsin")?
+        .get("elapsed_ms")?
+        .as_array()?
+        .get(case.checked_sub(1)?)?;
+    Some(Published {
+        mean: number(ms)?,
+        stddev: None,
+        source: format!(
+            "BDB 11gR2 white paper, 2010, table 7 ({})",
+            paper.get("machine")?.as_str()?
+        ),
+    })
+}
+
 /// Paper 002's Linux figure for a kv step (write/read/bulk-read) at a level.
 pub fn bdb_43(durability: &str, step: &str) -> Option<Published> {
     let paper = published().get("bdb_43")?;
@@ -267,5 +285,9 @@ mod tests {
         assert_eq!((d.scale_factor, d.streams), (1.0, 4));
         // Composite = sqrt(power * throughput), as DBT-3's get_composite.pl computes it.
         assert!(((d.power * d.throughput).sqrt() - d.composite).abs() < 0.005);
+        assert_eq!(bdb_11gr2_wisconsin(1).unwrap().mean, 8.175);
+        assert_eq!(bdb_11gr2_wisconsin(9).unwrap().mean, 31047.220);
+        assert_eq!(bdb_11gr2_wisconsin(32).unwrap().mean, 1.081);
+        assert!(bdb_11gr2_wisconsin(0).is_none() && bdb_11gr2_wisconsin(33).is_none());
     }
 }

@@ -22,8 +22,17 @@ pub fn render(result: &RunResult) -> String {
         }
         return out;
     }
-    out.push_str(&throughput_table(result));
-    let latency = latency_table(result);
+    if result.workload == "wisconsin" && !result.measurements.is_empty() {
+        out.push_str(&wisconsin_table(result));
+    } else {
+        out.push_str(&throughput_table(result));
+    }
+    // A Wisconsin run's latency is its query times, already in its table.
+    let latency = if result.workload == "wisconsin" {
+        String::new()
+    } else {
+        latency_table(result)
+    };
     if !latency.is_empty() {
         out.push('\n');
         out.push_str(&latency);
@@ -234,6 +243,82 @@ fn by_clients_table(r: &RunResult) -> String {
     for s in sources {
         out.push_str(&format!(
             "published: {s}; old hardware, a reference, not a target\n"
+        ));
+    }
+    out
+}
+
+/// Queries as rows and engines as columns, as table 7; table 7's own figures beside bdb-sql
+/// under the bdb-11gr2 preset.
+fn wisconsin_table(r: &RunResult) -> String {
+    use super::wisconsin as w;
+    let ms = &r.measurements;
+    let columns = w::columns(ms);
+    let rows = w::rows(ms);
+    let runs = ms.first().map(|m| m.runs.len()).unwrap_or(0);
+    let published_beside: Vec<bool> = columns
+        .iter()
+        .map(|c| rows.iter().any(|q| w::published_for(r, c, q).is_some()))
+        .collect();
+    let mut headers = vec!["#".to_string(), "query".into()];
+    for (c, p) in columns.iter().zip(&published_beside) {
+        headers.push(format!("{} ms ± sd", c.label));
+        headers.push("min".into());
+        if *p {
+            headers.push("table 7 ms".into());
+        }
+    }
+    let mut t = Table::new(
+        format!(
+            "wisconsin: elapsed ms per query, mean ± sample stddev and min of {runs} run(s); {} tuples, result mode {}",
+            w::parameter(r, "tuples"),
+            w::parameter(r, "result_mode")
+        ),
+        headers,
+        2,
+    );
+    let mut sources = Vec::new();
+    let mut wrong = false;
+    for q in &rows {
+        let name = q.step.split_once(' ').map(|(_, n)| n).unwrap_or(&q.step);
+        let mut cells = vec![q.number.to_string(), name.to_string()];
+        for (c, p) in columns.iter().zip(&published_beside) {
+            match w::cell(ms, q, c) {
+                Some(cell) => {
+                    wrong |= cell.wrong;
+                    cells.push(format!(
+                        "{}{} ± {}",
+                        if cell.wrong { "WRONG " } else { "" },
+                        w::ms(cell.mean_ms),
+                        w::ms(cell.stddev_ms)
+                    ));
+                    cells.push(w::ms(cell.min_ms));
+                }
+                None => cells.extend(["-".into(), "-".into()]),
+            }
+            if *p {
+                match w::published_for(r, c, q) {
+                    Some(p) => {
+                        cells.push(w::ms(p.mean));
+                        if !sources.contains(&p.source) {
+                            sources.push(p.source);
+                        }
+                    }
+                    None => cells.push(String::new()),
+                }
+            }
+        }
+        t.row(cells);
+    }
+    let mut out = t.render();
+    if wrong {
+        out.push_str(
+            "WRONG: the answer's row count or checksum was not what it must be (see the errors)\n",
+        );
+    }
+    for s in sources {
+        out.push_str(&format!(
+            "table 7: {s}, mean of 10 runs; old hardware, a reference, not a target\n"
         ));
     }
     out

@@ -4,6 +4,7 @@ pub mod kv;
 pub mod session;
 pub mod tpcb;
 pub mod tpch;
+pub mod wisconsin;
 
 use crate::results::recorder::{Recorder, RunHeader};
 use anyhow::{Context, Result};

@@ -1,0 +1,515 @@
+//! The 32 queries of the chapter's appendix, numbered as there. Several share one SQL text and
+//! differ only in the indexes that exist when they run.
+
+use super::generator;
+use crate::engine::sql::{Row, SqlValue};
+use anyhow::{bail, Context, Result};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+pub const TENK1: &str = "hakari_wisc_tenk1";
+pub const TENK2: &str = "hakari_wisc_tenk2";
+pub const ONEK: &str = "hakari_wisc_onektup";
+pub const BPRIME: &str = "hakari_wisc_bprime";
+/// The result relation of the `store` mode (the original's `INSERT INTO TMP SELECT ...`).
+pub const TMP: &str = "hakari_wisc_tmp";
+
+/// Which indexes exist when a query runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Index {
+    /// No index at all (and no primary key, which would bring one).
+    None,
+    /// The clustered index on unique2 is the one that matters.
+    Clustered,
+    /// The non-clustered (secondary) index on unique1 is the one that matters.
+    NonClustered,
+    /// Updates run with both indexes, which they must maintain.
+    Both,
+}
+
+impl Index {
+    pub fn label(self) -> &'static str {
+        match self {
+            Index::None => "no index",
+            Index::Clustered => "clustered index",
+            Index::NonClustered => "non-clustered index",
+            Index::Both => "indexed",
+        }
+    }
+    pub fn needs_indexes(self) -> bool {
+        self != Index::None
+    }
+}
+
+/// The columns a query returns, which the `store` mode's result relation must have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A whole tuple (16 attributes).
+    Tuple,
+    /// Two tuples side by side (32).
+    Join2,
+    /// Three tuples (48).
+    Join3,
+    /// Query 18's six attributes.
+    Projection1,
+    /// Query 19's fourteen attributes.
+    Projection100,
+    /// One aggregate value.
+    Aggregate,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A query whose result is stored, fetched or counted as `--result-mode` says.
+    Select(Shape),
+    /// A query the chapter sends "to the screen": always fetched by the client.
+    Screen,
+    Insert,
+    Delete,
+    /// `UPDATE ... SET unique2 = new WHERE unique2 = old` (the key attribute).
+    UpdateUnique2,
+    /// `UPDATE ... SET unique1 = new WHERE unique1 = old` (an indexed non-key attribute).
+    UpdateUnique1,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Query {
+    pub number: u8,
+    pub name: &'static str,
+    pub index: Index,
+    pub kind: Kind,
+}
+
+impl Query {
+    /// The step name of its measurement: "q01 1% selection (no index)".
+    pub fn step(&self) -> String {
+        format!("q{:02} {} ({})", self.number, self.name, self.index.label())
+    }
+    pub fn is_update(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Insert | Kind::Delete | Kind::UpdateUnique2 | Kind::UpdateUnique1
+        )
+    }
+}
+
+const fn q(number: u8, name: &'static str, index: Index, kind: Kind) -> Query {
+    Query {
+        number,
+        name,
+        index,
+        kind,
+    }
+}
+
+use Index::{Both, Clustered, NonClustered};
+use Kind::{Screen, Select};
+use Shape::*;
+
+pub const QUERIES: [Query; 32] = [
+    q(1, "1% selection", Index::None, Select(Tuple)),
+    q(2, "10% selection", Index::None, Select(Tuple)),
+    q(3, "1% selection", Clustered, Select(Tuple)),
+    q(4, "10% selection", Clustered, Select(Tuple)),
+    q(5, "1% selection", NonClustered, Select(Tuple)),
+    q(6, "10% selection", NonClustered, Select(Tuple)),
+    q(7, "1 tuple selection to screen", Clustered, Screen),
+    q(8, "1% selection to screen", Clustered, Screen),
+    q(9, "joinAselB", Index::None, Select(Join2)),
+    q(10, "joinABprime", Index::None, Select(Join2)),
+    q(11, "joinCselAselB", Index::None, Select(Join3)),
+    q(12, "joinAselB", Clustered, Select(Join2)),
+    q(13, "joinABprime", Clustered, Select(Join2)),
+    q(14, "joinCselAselB", Clustered, Select(Join3)),
+    q(15, "joinAselB", NonClustered, Select(Join2)),
+    q(16, "joinABprime", NonClustered, Select(Join2)),
+    q(17, "joinCselAselB", NonClustered, Select(Join3)),
+    q(18, "1% projection", Index::None, Select(Projection1)),
+    q(19, "100% projection", Index::None, Select(Projection100)),
+    q(20, "min aggregate", Index::None, Select(Aggregate)),
+    q(
+        21,
+        "min aggregate 100 groups",
+        Index::None,
+        Select(Aggregate),
+    ),
+    q(
+        22,
+        "sum aggregate 100 groups",
+        Index::None,
+        Select(Aggregate),
+    ),
+    q(23, "min aggregate", Clustered, Select(Aggregate)),
+    q(24, "min aggregate 100 groups", Clustered, Select(Aggregate)),
+    q(25, "sum aggregate 100 groups", Clustered, Select(Aggregate)),
+    q(26, "insert 1 tuple", Index::None, Kind::Insert),
+    q(27, "delete 1 tuple", Index::None, Kind::Delete),
+    q(28, "update key attribute", Index::None, Kind::UpdateUnique2),
+    q(29, "insert 1 tuple", Both, Kind::Insert),
+    q(30, "delete 1 tuple", Both, Kind::Delete),
+    q(31, "update key attribute", Both, Kind::UpdateUnique2),
+    q(
+        32,
+        "update indexed non-key attribute",
+        Both,
+        Kind::UpdateUnique1,
+    ),
+];
+
+pub fn query(number: u8) -> &'static Query {
+    &QUERIES[number as usize - 1]
+}
+
+/// Parses `--queries 1-8,18,20-25`; the result is in ascending order without repeats.
+pub fn parse_selection(text: &str) -> Result<Vec<u8>> {
+    let number = |s: &str| -> Result<u8> {
+        let n: u32 = s
+            .trim()
+            .parse()
+            .with_context(|| format!("'{}' in --queries is not a query number", s.trim()))?;
+        if !(1..=32).contains(&n) {
+            bail!("there is no query {n}: the Wisconsin queries are numbered 1 to 32");
+        }
+        Ok(n as u8)
+    };
+    let mut out = Vec::new();
+    for part in text.split(',').filter(|p| !p.trim().is_empty()) {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => {
+                let n = number(part)?;
+                (n, n)
+            }
+        };
+        if lo > hi {
+            bail!("the range '{}' in --queries is backwards", part.trim());
+        }
+        out.extend(lo..=hi);
+    }
+    out.sort();
+    out.dedup();
+    if out.is_empty() {
+        bail!("--queries names no query");
+    }
+    Ok(out)
+}
+
+/// Query 18's answer: the distinct (onePercent, string4) pairs (two, four, ten and twenty are
+/// functions of onePercent). At 1,000 tuples not every pair occurs.
+pub fn distinct_projection_rows(n: u64) -> u64 {
+    if n == 1_000 {
+        376
+    } else {
+        400
+    }
+}
+
+/// The rows a query must return (or, for an update, change) on relations of `n` tuples.
+pub fn expected_rows(q: &Query, n: u64) -> u64 {
+    match q.number {
+        1 | 3 | 5 | 8 => n / 100,
+        2 | 4 | 6 => n / 10,
+        7 => 1,
+        9..=17 => n / 10,
+        18 => distinct_projection_rows(n),
+        19 => n,
+        20 | 23 => 1,
+        21 | 22 | 24 | 25 => 100,
+        _ => 1,
+    }
+}
+
+/// What changes between runs: which of the two big relations plays A (they are identical), where
+/// a range starts, which tuple an update touches. Run 0 uses the appendix's constants; the
+/// others draw from the run's seed, so every engine gets the same ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunConstants {
+    pub a: &'static str,
+    pub b: &'static str,
+    /// Start of a selection range.
+    pub start: u64,
+    /// The tuple an update or single-tuple selection touches.
+    pub key: u64,
+    /// The new value an update sets, or the key of an inserted tuple (above every existing one).
+    pub new_key: u64,
+}
+
+impl RunConstants {
+    pub fn draw(q: &Query, n: u64, run: usize, seed: u64) -> RunConstants {
+        let (a, b) = if run.is_multiple_of(2) {
+            (TENK1, TENK2)
+        } else {
+            (TENK2, TENK1)
+        };
+        let range = match q.number {
+            2 | 4 | 6 => n / 10,
+            _ => n / 100,
+        };
+        // The appendix's constant, scaled down where it lies outside a small relation.
+        let canonical = |c: u64| if c < n { c } else { c * n / 10_000 };
+        if run == 0 {
+            return RunConstants {
+                a,
+                b,
+                start: match q.number {
+                    2 | 4 | 6 => canonical(792),
+                    _ => 0,
+                },
+                key: canonical(if q.number == 7 { 2001 } else { 1491 }),
+                new_key: n + 1,
+            };
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(
+            seed ^ ((q.number as u64) << 48) ^ (run as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+        RunConstants {
+            a,
+            b,
+            start: rng.random_range(0..=n - range),
+            key: rng.random_range(0..n),
+            new_key: n + 1 + rng.random_range(0..n),
+        }
+    }
+}
+
+/// The SQL of one query in one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuerySql {
+    /// The statement as the chapter words it, without "INSERT INTO TMP".
+    pub select: String,
+    /// The same query counting its rows in the engine (`count` mode).
+    pub count: String,
+    /// For updates: statements run untimed before (setup) and after (undo) the timed one.
+    pub setup: Vec<String>,
+    pub undo: Vec<String>,
+}
+
+/// A VALUES list for a tuple.
+fn values(row: &Row) -> String {
+    row.iter()
+        .map(|v| match v {
+            SqlValue::Int(i) => i.to_string(),
+            SqlValue::Text(t) => format!("'{t}'"),
+            _ => "NULL".into(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn sql(q: &Query, n: u64, c: &RunConstants) -> QuerySql {
+    let (a, b) = (c.a, c.b);
+    let between =
+        |col: &str, len: u64| format!("{col} BETWEEN {} AND {}", c.start, c.start + len.max(1) - 1);
+    let tenth = n / 10;
+    // (select list, FROM and WHERE, trailing clause); the count of a plain `SELECT *` counts
+    // FROM/WHERE directly: a derived table of a join would repeat column names.
+    let plain = |from_where: String| QuerySql {
+        select: format!("SELECT * FROM {from_where}"),
+        count: format!("SELECT COUNT(*) FROM {from_where}"),
+        setup: vec![],
+        undo: vec![],
+    };
+    let derived = |select: String| QuerySql {
+        count: format!("SELECT COUNT(*) FROM ({select}) hakari_sub"),
+        select,
+        setup: vec![],
+        undo: vec![],
+    };
+    let update = |timed: String, setup: Vec<String>, undo: Vec<String>| QuerySql {
+        count: timed.clone(),
+        select: timed,
+        setup,
+        undo,
+    };
+    match q.number {
+        1 | 3 | 8 => plain(format!("{a} WHERE {}", between("unique2", n / 100))),
+        2 | 4 => plain(format!("{a} WHERE {}", between("unique2", n / 10))),
+        5 => plain(format!("{a} WHERE {}", between("unique1", n / 100))),
+        6 => plain(format!("{a} WHERE {}", between("unique1", n / 10))),
+        7 => plain(format!("{a} WHERE unique2 = {}", c.key)),
+        9 | 12 => plain(format!(
+            "{a}, {b} WHERE ({a}.unique2 = {b}.unique2) AND ({b}.unique2 < {tenth})"
+        )),
+        10 | 13 => plain(format!("{a}, {BPRIME} WHERE ({a}.unique2 = {BPRIME}.unique2)")),
+        // The appendix leaves B out of the FROM list although the predicate names it.
+        11 | 14 => plain(format!(
+            "{ONEK}, {a}, {b} WHERE ({ONEK}.unique2 = {a}.unique2) AND ({a}.unique2 = {b}.unique2) AND ({a}.unique2 < {tenth})"
+        )),
+        // The appendix's wording (`A.unique2 < N/10`); Derby and TimesTen filter on unique1.
+        15 => plain(format!(
+            "{a}, {b} WHERE ({a}.unique1 = {b}.unique1) AND ({a}.unique2 < {tenth})"
+        )),
+        16 => plain(format!("{a}, {BPRIME} WHERE ({a}.unique1 = {BPRIME}.unique1)")),
+        17 => plain(format!(
+            "{ONEK}, {a}, {b} WHERE ({ONEK}.unique1 = {a}.unique1) AND ({a}.unique1 = {b}.unique1) AND ({a}.unique1 < {tenth})"
+        )),
+        18 => derived(format!(
+            "SELECT DISTINCT two, four, ten, twenty, onePercent, string4 FROM {a}"
+        )),
+        19 => derived(format!(
+            "SELECT DISTINCT two, four, ten, twenty, onePercent, tenPercent, twentyPercent, fiftyPercent, unique3, evenOnePercent, oddOnePercent, stringu1, stringu2, string4 FROM {a}"
+        )),
+        20 | 23 => derived(format!("SELECT MIN({a}.unique2) FROM {a}")),
+        21 | 24 => derived(format!(
+            "SELECT MIN({a}.unique3) FROM {a} GROUP BY {a}.onePercent"
+        )),
+        22 | 25 => derived(format!(
+            "SELECT SUM({a}.unique3) FROM {a} GROUP BY {a}.onePercent"
+        )),
+        // A consistent new tuple above every key (the appendix's literal collides with unique2 74
+        // and carries the 1983 schema's values).
+        26 | 29 => update(
+            insert(a, c.new_key),
+            vec![],
+            vec![format!("DELETE FROM {a} WHERE unique1 = {}", c.new_key)],
+        ),
+        27 | 30 => update(
+            format!("DELETE FROM {a} WHERE unique1 = {}", c.new_key),
+            vec![insert(a, c.new_key)],
+            vec![],
+        ),
+        // Updates are undone, so that every run finds the tuple it changes.
+        28 | 31 => update(
+            format!("UPDATE {a} SET unique2 = {} WHERE unique2 = {}", c.new_key, c.key),
+            vec![],
+            vec![format!(
+                "UPDATE {a} SET unique2 = {} WHERE unique2 = {}",
+                c.key, c.new_key
+            )],
+        ),
+        32 => update(
+            format!("UPDATE {a} SET unique1 = {} WHERE unique1 = {}", c.new_key, c.key),
+            vec![],
+            vec![format!(
+                "UPDATE {a} SET unique1 = {} WHERE unique1 = {}",
+                c.key, c.new_key
+            )],
+        ),
+        other => unreachable!("query {other} is checked at parse time"),
+    }
+}
+
+fn insert(table: &str, key: u64) -> String {
+    format!(
+        "INSERT INTO {table} VALUES ({})",
+        values(&generator::tuple(key, key))
+    )
+}
+
+/// Column definitions of a relation (no key, no index: those come later, or never).
+pub fn columns_ddl(prefix: &str) -> Vec<String> {
+    generator::COLUMNS
+        .iter()
+        .map(|c| {
+            let ty = if c.starts_with("string") {
+                "CHAR(52)"
+            } else {
+                "INTEGER"
+            };
+            format!("{prefix}{c} {ty} NOT NULL")
+        })
+        .collect()
+}
+
+/// `CREATE TABLE` of the `store` mode's result relation for a query of this shape.
+pub fn tmp_ddl(shape: Shape) -> String {
+    let cols = match shape {
+        Tuple => columns_ddl(""),
+        Join2 => [columns_ddl("a_"), columns_ddl("b_")].concat(),
+        Join3 => [columns_ddl("c_"), columns_ddl("a_"), columns_ddl("b_")].concat(),
+        Projection1 => columns_ddl("")
+            .into_iter()
+            .filter(|c| {
+                [
+                    "two ",
+                    "four ",
+                    "ten ",
+                    "twenty ",
+                    "onePercent ",
+                    "string4 ",
+                ]
+                .iter()
+                .any(|p| c.starts_with(p))
+            })
+            .collect(),
+        Projection100 => columns_ddl("")
+            .into_iter()
+            .filter(|c| !c.starts_with("unique1 ") && !c.starts_with("unique2 "))
+            .collect(),
+        Aggregate => vec!["value BIGINT".into()],
+    };
+    format!("CREATE TABLE {TMP} ({})", cols.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selections_parse_and_bad_ones_are_refused() {
+        assert_eq!(
+            parse_selection("1-8,18,20-25").unwrap(),
+            [1, 2, 3, 4, 5, 6, 7, 8, 18, 20, 21, 22, 23, 24, 25]
+        );
+        assert_eq!(parse_selection("3,1,3").unwrap(), [1, 3]);
+        assert!(parse_selection("33")
+            .unwrap_err()
+            .to_string()
+            .contains("no query 33"));
+        assert!(parse_selection("0").is_err());
+        assert!(parse_selection("5-2").is_err());
+        assert!(parse_selection("x").is_err());
+        assert!(parse_selection(",").is_err());
+    }
+
+    #[test]
+    fn numbering_follows_the_appendix() {
+        for (i, q) in QUERIES.iter().enumerate() {
+            assert_eq!(q.number as usize, i + 1);
+        }
+        assert_eq!(query(9).name, "joinAselB");
+        assert_eq!(query(32).index, Index::Both);
+        assert_eq!(query(1).step(), "q01 1% selection (no index)");
+        assert_eq!(expected_rows(query(18), 10_000), 400);
+        assert_eq!(expected_rows(query(2), 10_000), 1_000);
+    }
+
+    #[test]
+    fn run_0_uses_the_appendix_constants_and_later_runs_vary() {
+        let c = RunConstants::draw(query(2), 10_000, 0, 7);
+        assert_eq!(
+            sql(query(2), 10_000, &c).select,
+            format!("SELECT * FROM {TENK1} WHERE unique2 BETWEEN 792 AND 1791")
+        );
+        let c = RunConstants::draw(query(28), 10_000, 0, 7);
+        assert_eq!(
+            sql(query(28), 10_000, &c).select,
+            format!("UPDATE {TENK1} SET unique2 = 10001 WHERE unique2 = 1491")
+        );
+        let r1 = RunConstants::draw(query(1), 10_000, 1, 7);
+        assert_eq!(r1.a, TENK2, "odd runs use the other relation");
+        assert_eq!(r1, RunConstants::draw(query(1), 10_000, 1, 7), "replayable");
+        let starts: std::collections::HashSet<u64> = (1..20)
+            .map(|run| RunConstants::draw(query(1), 10_000, run, 7).start)
+            .collect();
+        assert!(starts.len() > 10);
+        for run in 0..50 {
+            let c = RunConstants::draw(query(6), 1_000, run, run as u64);
+            assert!(c.start + 100 <= 1_000);
+            assert!(c.key < 1_000 && c.new_key > 1_000);
+        }
+    }
+
+    #[test]
+    fn result_relations_have_the_query_arity() {
+        let arity = |s: Shape| tmp_ddl(s).matches(',').count() + 1;
+        assert_eq!(arity(Tuple), 16);
+        assert_eq!(arity(Join2), 32);
+        assert_eq!(arity(Join3), 48);
+        assert_eq!(arity(Projection1), 6);
+        assert_eq!(arity(Projection100), 14);
+        assert_eq!(arity(Aggregate), 1);
+    }
+}
