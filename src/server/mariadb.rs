@@ -46,12 +46,18 @@ pub fn start(
     let flush = flush_setting(level).map_err(|e| anyhow::anyhow!(e))?;
     let owner = run_as("mysql")?;
     let data = dir.join("data");
+    // Its own temporary directory: bootstraps running at once in a shared /tmp trip over each
+    // other's temporary tables.
+    let tmp = dir.join("tmp");
     std::fs::create_dir_all(&data)?;
+    std::fs::create_dir_all(&tmp)?;
     hand_over(dir, owner, owner_root)?;
     hand_over(&data, owner, owner_root)?;
+    hand_over(&tmp, owner, owner_root)?;
     let mut init = std::process::Command::new(&install);
     init.arg("--no-defaults")
         .arg(format!("--datadir={}", data.display()))
+        .arg(format!("--tmpdir={}", tmp.display()))
         .args(["--auth-root-authentication-method=normal", "--skip-test-db"]);
     if owner.is_some() {
         init.arg("--user=mysql");
@@ -75,6 +81,7 @@ pub fn start(
     let mut args = vec![
         "--no-defaults".to_string(),
         format!("--datadir={}", data.display()),
+        format!("--tmpdir={}", tmp.display()),
         format!("--socket={}", socket.display()),
         format!("--port={port}"),
         "--bind-address=127.0.0.1".into(),
