@@ -5,28 +5,9 @@ use hakari::durability::Durability;
 use hakari::engine::kv::offered_levels;
 use hakari::results::store;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn hakari(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hakari"))
-        .args(args)
-        .output()
-        .expect("the hakari binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn result_files(dir: &Path) -> Vec<std::path::PathBuf> {
-    match std::fs::read_dir(dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect(),
-        Err(_) => Vec::new(),
-    }
-}
+use std::process::Command;
+mod common;
+use common::{hakari, result_files, stderr};
 
 #[test]
 fn every_engine_runs_every_level_it_offers() {

@@ -2,24 +2,9 @@
 //! and incomplete result files.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn hakari(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hakari"))
-        .args(args)
-        .output()
-        .expect("hakari runs")
-}
-
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    v.sort();
-    v
-}
+use std::process::Command;
+mod common;
+use common::{hakari, result_files};
 
 /// Two small runs of the kv workload with two thread counts, into `dir`.
 fn two_runs(dir: &Path) -> Vec<PathBuf> {
@@ -42,7 +27,7 @@ fn two_runs(dir: &Path) -> Vec<PathBuf> {
         ]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
-    json_files(dir)
+    result_files(dir)
 }
 
 fn chromium() -> PathBuf {
@@ -204,7 +189,7 @@ fn run_with_report_writes_the_runs_own_page() {
         dir.path().to_str().unwrap(),
     ]);
     assert!(o.status.success());
-    let json = &json_files(dir.path())[0];
+    let json = &result_files(dir.path())[0];
     let page = std::fs::read_to_string(json.with_extension("html")).unwrap();
     assert!(page.contains("<svg class=\"chart\""));
 }

@@ -4,19 +4,10 @@
 
 use hakari::results::store;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn hakari(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hakari"))
-        .args(args)
-        .output()
-        .expect("hakari runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{hakari, stderr};
 
 fn only_result(dir: &Path) -> PathBuf {
     let files: Vec<PathBuf> = std::fs::read_dir(dir)

@@ -3,29 +3,8 @@
 
 use hakari::durability::Durability;
 use hakari::results::store;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn hakari(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hakari"))
-        .args(args)
-        .output()
-        .expect("hakari runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn result_files(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect()
-        })
-        .unwrap_or_default()
-}
+mod common;
+use common::{hakari, result_files, stderr};
 
 #[test]
 fn tpcb_runs_on_every_sql_engine_and_balances_stay_consistent() {

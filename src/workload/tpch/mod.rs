@@ -102,36 +102,12 @@ pub fn run(
     ctx: &mut RunContext,
 ) -> Result<()> {
     eprintln!("{}", metrics::DISCLAIMER);
-    let mut failed = Vec::new();
-    for (i, config) in configs.iter().enumerate() {
-        let label = format!(
-            "{} {} SF {}",
-            config.engine.name(),
-            config.durability,
-            sf_label(config.sf)
-        );
-        eprintln!("[{}/{}] {label}", i + 1, configs.len());
-        match run_config(params, *config, url, ctx).with_context(|| label.clone()) {
-            Ok(()) => {}
-            Err(e) if e.downcast_ref::<Interrupted>().is_some() => return Err(e),
-            Err(e) => {
-                let text = format!("{e:#}");
-                if configs.len() > 1 {
-                    eprintln!("hakari: error: {text}");
-                    ctx.recorder.error(text.clone());
-                }
-                failed.push(text);
-            }
-        }
-    }
-    match failed.len() {
-        0 => Ok(()),
-        1 if configs.len() == 1 => bail!("{}", failed[0]),
-        n => bail!(
-            "{n} of {} configurations failed (see above; their errors are in the result file)",
-            configs.len()
-        ),
-    }
+    crate::workload::run_each(
+        configs,
+        |c| format!("{} {} SF {}", c.engine.name(), c.durability, sf_label(c.sf)),
+        ctx,
+        |c, ctx| run_config(params, *c, url, ctx),
+    )
 }
 
 fn run_config(

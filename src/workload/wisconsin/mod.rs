@@ -97,40 +97,15 @@ pub fn run(
     ));
     ctx.recorder.note("run 1 of each query uses the appendix's constants; later runs draw range starts and update keys from the seed and alternate TENKTUP1 and TENKTUP2 (identical relations); query 15 filters on A.unique2 as the appendix prints it; inserts add a consistent tuple above every key instead of the appendix's colliding literal");
     let mut answers = Answers::default();
-    let mut failed = Vec::new();
-    for (i, config) in configs.iter().enumerate() {
-        eprintln!(
-            "[{}/{}] {} {}",
-            i + 1,
-            configs.len(),
-            config.engine.name(),
-            config.durability
-        );
-        let outcome = run_config(params, *config, url, &mut answers, ctx)
-            .with_context(|| format!("{} at {}", config.engine.name(), config.durability));
-        match outcome {
-            Ok(()) => {}
-            Err(e) if e.downcast_ref::<crate::measure::Interrupted>().is_some() => return Err(e),
-            Err(e) => {
-                let text = format!("{e:#}");
-                if configs.len() > 1 {
-                    eprintln!("hakari: error: {text}");
-                    ctx.recorder.error(text.clone());
-                }
-                failed.push(text);
-            }
-        }
-    }
-    match (failed.len(), answers.wrong) {
-        (0, 0) => Ok(()),
-        (0, n) => {
-            bail!("{n} wrong or disagreeing answer(s) (see above; they are in the result file)")
-        }
-        (1, 0) if configs.len() == 1 => bail!("{}", failed[0]),
-        (n, _) => bail!(
-            "{n} of {} configurations failed (see above; their errors are in the result file)",
-            configs.len()
-        ),
+    crate::workload::run_each(
+        configs,
+        |c| format!("{} at {}", c.engine.name(), c.durability),
+        ctx,
+        |c, ctx| run_config(params, *c, url, &mut answers, ctx),
+    )?;
+    match answers.wrong {
+        0 => Ok(()),
+        n => bail!("{n} wrong or disagreeing answer(s) (see above; they are in the result file)"),
     }
 }
 
