@@ -10,20 +10,11 @@ cd "$(dirname "$0")/.."
 secs="${1:-10}"; shift || true
 [ "$#" -gt 0 ] && clients=("$@") || clients=(1 8 32)
 rounds="${ROUNDS:-3}"
-bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
-[ -x "$bin/pgbench" ] || { echo "pgbench missing: scripts/setup-servers.sh" >&2; exit 1; }
 [ -x "$HAKARI_BIN" ] || cargo build --release --quiet
-work="$(mktemp -d)"; chmod 755 "$work"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-as_pg=(); [ "$(id -u)" -eq 0 ] && { chown postgres "$work"; as_pg=(runuser -u postgres --); }
-cleanup() { "${as_pg[@]}" "$bin/pg_ctl" -D "$work/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-"${as_pg[@]}" "$bin/initdb" -D "$work/data" -U postgres --auth=trust --no-sync >/dev/null
-"${as_pg[@]}" "$bin/pg_ctl" -D "$work/data" -l "$work/log" -w \
-  -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$work -c max_connections=200" start >/dev/null
-"$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres hakari_bench
+. bench/private_postgres.sh
+bin="$pg_bin"; port="$pg_port"
+[ -x "$bin/pgbench" ] || { echo "pgbench missing: scripts/setup-servers.sh" >&2; exit 1; }
 "$bin/pgbench" -i -q -s 1 -h 127.0.0.1 -p "$port" -U postgres hakari_bench >/dev/null 2>&1
-url="postgresql://postgres@127.0.0.1:$port/hakari_bench"
 printf "%-6s %-8s %12s %12s %10s\n" round clients pgbench_tps hakari_tps ratio
 for r in $(seq "$rounds"); do
   for c in "${clients[@]}"; do

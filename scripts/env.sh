@@ -1,4 +1,4 @@
 # Sourced by the scripts: where cargo builds (outside the checkout, so CI can keep it between runs).
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/hakari-target}"
 export PATH="$HOME/.cargo/bin:$PATH"
-HAKARI_BIN="$CARGO_TARGET_DIR/release/hakari"
+HAKARI_BIN="${HAKARI_BIN:-$CARGO_TARGET_DIR/release/hakari}"

@@ -81,14 +81,14 @@ fn mysql_answers_match_at_sf_0_01() {
 }
 
 #[test]
-fn keep_data_writes_tbl_files_and_show_prints_the_tables() {
+fn keep_data_writes_tbl_files_and_show_and_report_draw_the_tables() {
     let out = tempfile::tempdir().unwrap();
     let keep = out.path().join("tbl");
     let o = hakari(&[
         "run",
         "tpch",
         "--sf",
-        "0.01",
+        "0.01,0.02",
         "--streams",
         "1",
         "--keep-data",
@@ -116,6 +116,22 @@ fn keep_data_writes_tbl_files_and_show_prints_the_tables() {
         html.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<h4>tpch load test, sqlite"),
+        "tables as HTML"
+    );
+    assert!(page.contains("derived from TPC-H"), "the disclaimer");
+    // The power test's bars, the metrics' bars and, over two SFs, load and power per SF.
+    assert!(page.contains("data-charts=\"4\""), "four charts");
+    for title in [
+        "tpch power test: seconds per query",
+        "tpch metrics, DBT-3",
+        "tpch scaling: load test seconds",
+        "tpch scaling: power test seconds",
+    ] {
+        assert!(page.contains(title), "chart {title}");
+    }
 }
 
 #[test]

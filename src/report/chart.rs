@@ -26,6 +26,23 @@ pub enum AxisKind {
     Log,
 }
 
+/// A log value axis when the bars' positive values span more than two decades (a linear one
+/// would flatten the small ones to nothing), else linear.
+pub fn value_axis(series: &[BarSeries]) -> AxisKind {
+    let values = series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten().map(|v| v.0))
+        .filter(|v| *v > 0.0);
+    let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    if hi / lo > 100.0 {
+        AxisKind::Log
+    } else {
+        AxisKind::Linear
+    }
+}
+
 /// Maps values to pixels along one axis.
 #[derive(Clone, Copy, Debug)]
 pub struct Scale {

@@ -72,6 +72,7 @@ h1{margin-bottom:0}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-to
 table{border-collapse:collapse;margin:.8em 0;font-size:.88em;display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ccc;padding:.25em .55em;vertical-align:top}th{background:#f3f3f3;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
+h4{margin:1.2em 0 .2em;font-size:.95em}
 .published td{color:#555;font-style:italic;background:#fafafa}
 .badge{display:inline-block;padding:0 .5em;border-radius:.6em;font-size:.8em;color:#fff;background:#2a7}
 .badge.incomplete{background:#c33}.problem{color:#a00}.note{color:#555}
@@ -261,6 +262,7 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
     let (body, drawn) = match r.workload.as_str() {
         "session" => session_body(r),
         "crashtest" => (crashtest_body(r), 0),
+        "tpch" => super::tpch::html(r),
         "wisconsin" => wisconsin_section(r),
         _ => throughput_body(r, verdicts),
     };
@@ -288,7 +290,8 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
         }
         s.push_str("</table>");
     }
-    if !r.metrics.is_empty() {
+    // A tpch section shows its metrics in its own tables.
+    if !r.metrics.is_empty() && r.workload != "tpch" {
         s.push_str("<table><tr><th>engine</th><th>derived figure</th><th>value</th></tr>");
         for m in &r.metrics {
             let _ = write!(
@@ -450,18 +453,7 @@ fn throughput_body(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) 
             });
         }
     }
-    let all: Vec<f64> = series
-        .iter()
-        .flat_map(|s| s.values.iter().flatten().map(|v| v.0))
-        .filter(|v| *v > 0.0)
-        .collect();
-    let spread =
-        all.iter().cloned().fold(0.0, f64::max) / all.iter().cloned().fold(f64::INFINITY, f64::min);
-    let y_kind = if spread > 100.0 {
-        AxisKind::Log
-    } else {
-        AxisKind::Linear
-    };
+    let y_kind = chart::value_axis(&series);
     let title = format!(
         "{}: throughput per step{}",
         r.workload,
@@ -636,18 +628,7 @@ fn wisconsin_section(r: &RunResult) -> (String, usize) {
             });
         }
     }
-    let all: Vec<f64> = series
-        .iter()
-        .flat_map(|s| s.values.iter().flatten().map(|v| v.0))
-        .filter(|v| *v > 0.0)
-        .collect();
-    let spread =
-        all.iter().cloned().fold(0.0, f64::max) / all.iter().cloned().fold(f64::INFINITY, f64::min);
-    let y_kind = if spread > 100.0 {
-        AxisKind::Log
-    } else {
-        AxisKind::Linear
-    };
+    let y_kind = chart::value_axis(&series);
     s.push_str(&chart::grouped_bars(
         &Labels {
             title: "wisconsin: elapsed ms per query",

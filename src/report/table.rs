@@ -26,6 +26,35 @@ impl Table {
         self.rows.is_empty()
     }
 
+    /// The same table as HTML (figures right-aligned by the report's `n` class).
+    pub fn html(&self) -> String {
+        use super::html::escape;
+        use std::fmt::Write;
+        let mut out = String::new();
+        if !self.title.is_empty() {
+            let _ = write!(out, "<h4>{}</h4>", escape(&self.title));
+        }
+        out.push_str("<table><tr>");
+        for h in &self.headers {
+            let _ = write!(out, "<th>{}</th>", escape(h));
+        }
+        out.push_str("</tr>");
+        for row in &self.rows {
+            out.push_str("<tr>");
+            for (i, cell) in row.iter().enumerate() {
+                let class = if i < self.label_columns {
+                    ""
+                } else {
+                    " class=n"
+                };
+                let _ = write!(out, "<td{class}>{}</td>", escape(cell));
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</table>");
+        out
+    }
+
     pub fn render(&self) -> String {
         let columns = self.headers.len();
         let mut widths: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
@@ -85,5 +114,17 @@ mod tests {
         assert_eq!(lines[1], "config      ops/s");
         assert_eq!(lines[3], "bdb sync      693");
         assert_eq!(lines[4], "ds        208,139");
+    }
+
+    #[test]
+    fn html_escapes_cells_and_marks_figures() {
+        let mut t = Table::new("T<1>", vec!["config".into(), "ops/s".into()], 1);
+        t.row(vec!["a&b".into(), "693".into()]);
+        let html = t.html();
+        assert!(html.starts_with("<h4>T&lt;1&gt;</h4><table>"), "{html}");
+        assert!(
+            html.contains("<td>a&amp;b</td><td class=n>693</td>"),
+            "{html}"
+        );
     }
 }

@@ -40,6 +40,16 @@ fn groups(r: &RunResult) -> Vec<(String, String, f64)> {
     out
 }
 
+/// The measurements of one (engine, durability, sf).
+fn in_group<'a>(
+    r: &'a RunResult,
+    (engine, durability, sf): &'a (String, String, f64),
+) -> impl Iterator<Item = &'a Measurement> + 'a {
+    r.measurements
+        .iter()
+        .filter(move |m| &m.engine == engine && &m.durability == durability && sf_of(m) == *sf)
+}
+
 fn metric(r: &RunResult, who: &str, name: &str) -> Option<f64> {
     r.metrics
         .iter()
@@ -47,17 +57,13 @@ fn metric(r: &RunResult, who: &str, name: &str) -> Option<f64> {
         .map(|m| m.value)
 }
 
-pub fn render(r: &RunResult) -> String {
-    let mut out = String::new();
-    out.push_str(DISCLAIMER);
-    out.push('\n');
+/// The run's tables, and where the published figures among them come from.
+fn tables(r: &RunResult) -> (Vec<Table>, Option<String>) {
+    let mut tables = Vec::new();
     let all = groups(r);
-    for (engine, durability, sf) in &all {
-        let ms: Vec<&Measurement> = r
-            .measurements
-            .iter()
-            .filter(|m| &m.engine == engine && &m.durability == durability && sf_of(m) == *sf)
-            .collect();
+    for group in &all {
+        let (engine, durability, sf) = group;
+        let ms: Vec<&Measurement> = in_group(r, group).collect();
         let title = format!("{engine} {durability} SF {}", sf_label(*sf));
 
         let mut load = Table::new(
@@ -86,8 +92,7 @@ pub fn render(r: &RunResult) -> String {
             ]);
         }
         if !load.is_empty() {
-            out.push('\n');
-            out.push_str(&load.render());
+            tables.push(load);
         }
 
         // Columns: validation, power, stream 1..S (refresh pair k beside stream k).
@@ -170,10 +175,10 @@ pub fn render(r: &RunResult) -> String {
             row.push(secs(ts.seconds_mean));
             t.row(row);
         }
-        out.push('\n');
-        out.push_str(&t.render());
+        tables.push(t);
     }
 
+    let mut source = None;
     if !r.metrics.is_empty() {
         let mut t = Table::new(
             format!("tpch metrics ({DISCLAIMER})"),
@@ -208,7 +213,6 @@ pub fn render(r: &RunResult) -> String {
                 ]);
             }
         }
-        let mut source = None;
         if r.preset.as_deref() == Some("dbt3") {
             if let Some(p) = published::dbt3_postgresql() {
                 t.row(vec![
@@ -218,16 +222,13 @@ pub fn render(r: &RunResult) -> String {
                     format!("{:.2}", p.throughput),
                     format!("{:.2}", p.composite),
                 ]);
-                source = Some(p.source);
+                source = Some(format!(
+                    "published: {}; PostgreSQL 8.0 on 2004 hardware, a reference, not a target",
+                    p.source
+                ));
             }
         }
-        out.push('\n');
-        out.push_str(&t.render());
-        if let Some(s) = source {
-            out.push_str(&format!(
-                "published: {s}; PostgreSQL 8.0 on 2004 hardware, a reference, not a target\n"
-            ));
-        }
+        tables.push(t);
     }
 
     // Scaling: load time and power per SF, when several SFs ran.
@@ -251,11 +252,9 @@ pub fn render(r: &RunResult) -> String {
             .to_vec(),
             2,
         );
-        for (engine, durability, sf) in &all {
-            let ms = r
-                .measurements
-                .iter()
-                .filter(|m| &m.engine == engine && &m.durability == durability && sf_of(m) == *sf);
+        for group in &all {
+            let (engine, _, sf) = group;
+            let ms = in_group(r, group);
             let mut load = None;
             let mut power = 0.0;
             for m in ms {
@@ -277,8 +276,181 @@ pub fn render(r: &RunResult) -> String {
                 fmt(metric(r, &who, "Power@Size (dbt3)")),
             ]);
         }
+        tables.push(t);
+    }
+    (tables, source)
+}
+
+pub fn render(r: &RunResult) -> String {
+    let (tables, source) = tables(r);
+    let mut out = format!("{DISCLAIMER}\n");
+    for t in &tables {
         out.push('\n');
         out.push_str(&t.render());
     }
+    if let Some(s) = source {
+        out.push_str(&s);
+        out.push('\n');
+    }
     out
+}
+
+/// The report's section: the same tables, then the power test's seconds per step, the metrics
+/// (DBT-3's rules) beside seed 003's published ones for the `dbt3` preset, and, across several
+/// SFs, load time and power test time per SF (the source's scaling charts).
+pub fn html(r: &RunResult) -> (String, usize) {
+    use super::chart::{self, AxisKind, BarSeries, Labels, LineSeries};
+    use super::html::escape;
+    let (tables, source) = tables(r);
+    let mut s = format!("<p class=note>{}</p>", escape(DISCLAIMER));
+    for t in &tables {
+        s.push_str(&t.html());
+    }
+    if let Some(src) = &source {
+        s.push_str(&format!("<p class=note>{}</p>", escape(src)));
+    }
+    let all = groups(r);
+    let name = |(engine, durability, sf): &(String, String, f64)| {
+        format!("{engine} {durability} SF {}", sf_label(*sf))
+    };
+    let of = |g| in_group(r, g);
+    let mut charts = 0;
+
+    let steps: Vec<String> = (1..=22)
+        .map(|q| format!("Q{q}"))
+        .chain(["RF1".into(), "RF2".into()])
+        .collect();
+    let power: Vec<BarSeries> = all
+        .iter()
+        .map(|g| BarSeries {
+            name: name(g),
+            values: steps
+                .iter()
+                .map(|step| {
+                    of(g)
+                        .find(|m| test_of(m) == "power" && &m.step == step)
+                        .map(|m| (m.seconds_mean, 0.0))
+                })
+                .collect(),
+            published: false,
+        })
+        .filter(|b| b.values.iter().any(Option::is_some))
+        .collect();
+    if !power.is_empty() {
+        s.push_str(&chart::grouped_bars(
+            &Labels {
+                title: "tpch power test: seconds per query and refresh function",
+                x: "step",
+                y: "seconds (lower is better)",
+            },
+            &steps,
+            &power,
+            chart::value_axis(&power),
+        ));
+        charts += 1;
+    }
+
+    let figures = ["Power@Size", "Throughput@Size", "QphH@Size"];
+    let mut metrics: Vec<BarSeries> = all
+        .iter()
+        .map(|g| {
+            let who = format!("{} SF {}", g.0, sf_label(g.2));
+            BarSeries {
+                name: name(g),
+                values: figures
+                    .iter()
+                    .map(|f| metric(r, &who, &format!("{f} (dbt3)")).map(|v| (v, 0.0)))
+                    .collect(),
+                published: false,
+            }
+        })
+        .filter(|b| b.values.iter().any(Option::is_some))
+        .collect();
+    if !metrics.is_empty() {
+        if r.preset.as_deref() == Some("dbt3") {
+            if let Some(p) = published::dbt3_postgresql() {
+                metrics.push(BarSeries {
+                    name: format!("published postgres SF {}", sf_label(p.scale_factor)),
+                    values: vec![
+                        Some((p.power, 0.0)),
+                        Some((p.throughput, 0.0)),
+                        Some((p.composite, 0.0)),
+                    ],
+                    published: true,
+                });
+            }
+        }
+        s.push_str(&chart::grouped_bars(
+            &Labels {
+                title: "tpch metrics, DBT-3's rules (higher is better)",
+                x: "metric",
+                y: "queries per hour x SF",
+            },
+            &figures.map(String::from),
+            &metrics,
+            chart::value_axis(&metrics),
+        ));
+        charts += 1;
+    }
+
+    // One line per engine and level through its SFs.
+    fn add_point(lines: &mut Vec<LineSeries>, name: String, point: (f64, f64, f64)) {
+        match lines.iter_mut().find(|l| l.name == name) {
+            Some(l) => l.points.push(point),
+            None => lines.push(LineSeries {
+                name,
+                points: vec![point],
+                published: false,
+            }),
+        }
+    }
+    let (mut load_lines, mut power_lines) = (Vec::new(), Vec::new());
+    for g in &all {
+        let label = format!("{} {}", g.0, g.1);
+        if let Some(m) = of(g).find(|m| test_of(m) == "load" && m.step == "load total") {
+            add_point(&mut load_lines, label.clone(), (g.2, m.seconds_mean, 0.0));
+        }
+        let power: f64 = of(g)
+            .filter(|m| test_of(m) == "power")
+            .map(|m| m.seconds_mean)
+            .sum();
+        if power > 0.0 {
+            add_point(&mut power_lines, label, (g.2, power, 0.0));
+        }
+    }
+    let several = |lines: &[LineSeries]| lines.iter().any(|l| l.points.len() > 1);
+    if several(&load_lines) || several(&power_lines) {
+        let sfs: Vec<f64> = {
+            let mut v: Vec<f64> = all.iter().map(|g| g.2).collect();
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            v
+        };
+        for (title, y, series) in [
+            (
+                "tpch scaling: load test seconds per scale factor",
+                "seconds to load (tables, keys, statistics)",
+                &load_lines,
+            ),
+            (
+                "tpch scaling: power test seconds per scale factor",
+                "seconds for the power test",
+                &power_lines,
+            ),
+        ] {
+            s.push_str(&chart::lines(
+                &Labels {
+                    title,
+                    x: "scale factor",
+                    y,
+                },
+                series,
+                AxisKind::Log,
+                AxisKind::Log,
+                &sfs,
+            ));
+            charts += 1;
+        }
+    }
+    (s, charts)
 }
