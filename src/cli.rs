@@ -56,7 +56,8 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// Check the durability promises: kill a committing process (SIGKILL) at random moments,
-    /// reopen, and count acknowledged commits that are missing.
+    /// reopen, and count acknowledged commits that are missing. For servers (postgres, mysql)
+    /// hakari's private server is killed with its whole process tree and restarted.
     Crashtest(CrashtestArgs),
     /// Measure the device's sync ceiling in a directory: small appends forced with fsync and
     /// with fdatasync, rate and latency.
@@ -274,7 +275,9 @@ struct WisconsinArgs {
 
 #[derive(Args, Clone, Debug)]
 struct CrashtestArgs {
-    /// Key-value engines, comma-separated.
+    /// Engines, comma-separated: embedded key-value engines (bdb, lmdb, rocksdb, sqlite), whose
+    /// committing child process is killed, and servers (postgres, mysql), whose private server
+    /// hakari starts, kills (the whole process tree) and restarts on the same data directory.
     #[arg(long, short = 'e', default_value = "sqlite")]
     engine: String,
     /// Durability levels, comma-separated.
@@ -294,8 +297,13 @@ struct CrashtestArgs {
     data_dir: Option<PathBuf>,
     /// Cut the power instead of only killing the process: the database lives on a FUSE layer
     /// that drops every write not fsync'd (needs /dev/fuse; metadata changes count as synced).
+    /// Key-value engines only.
     #[arg(long)]
     power_loss: bool,
+    /// Not accepted: the crash test kills the server it tests, so it tests only private servers
+    /// hakari starts itself.
+    #[arg(long, hide = true)]
+    url: Option<String>,
 }
 
 pub fn main() -> i32 {
@@ -496,24 +504,26 @@ fn crash_child(
 }
 
 fn crashtest(args: CrashtestArgs) -> Result<i32> {
-    let engines = engine::parse_kv_engines(&args.engine)?;
+    use crate::crashtest::{CrashKind, Target};
+    if args.url.is_some() {
+        anyhow::bail!("the crash test takes no --url: it kills the server it tests, so it tests only private servers hakari starts itself (leave --url out)");
+    }
+    let engines = Target::parse_list(&args.engine)?;
     let levels = Durability::parse_list(&args.durability)?;
     if args.rounds == 0 {
         anyhow::bail!("--rounds must be at least 1");
     }
-    for e in &engines {
-        for l in &levels {
-            engine::kv::check_combination(*e, *l, 1)?;
-        }
-    }
     let crash = if args.power_loss {
+        CrashKind::PowerLoss
+    } else {
+        CrashKind::Process
+    };
+    crate::crashtest::check(&engines, &levels, crash)?;
+    if crash == CrashKind::PowerLoss {
         if let Some(why) = crate::crashtest::powerloss::unavailable() {
             anyhow::bail!("power-loss test needs FUSE: {why}");
         }
-        crate::crashtest::CrashKind::PowerLoss
-    } else {
-        crate::crashtest::CrashKind::Process
-    };
+    }
     let mut ctx = RunContext::new(ContextOptions {
         workload: "crashtest",
         preset: None,

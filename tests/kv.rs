@@ -499,3 +499,88 @@ fn crash_test_power_loss_keeps_sync_and_loses_write_nosync() {
     );
     assert_eq!(m.config["corruptions"], 0);
 }
+
+/// Servers: hakari's private server is killed with its whole process tree while a client
+/// commits, and restarted on the same data directory.
+#[test]
+fn crash_test_of_servers_keeps_sync() {
+    let out = tempfile::tempdir().unwrap();
+    let o = hakari(&[
+        "crashtest",
+        "--engine",
+        "postgres,mysql",
+        "--durability",
+        "sync",
+        "--rounds",
+        "2",
+        "--seed",
+        "7",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = store::read(&result_files(out.path())[0]).unwrap();
+    assert_eq!(r.parameters["crash"], "process (SIGKILL)");
+    assert_eq!(r.measurements.len(), 2);
+    for m in &r.measurements {
+        assert_eq!(m.config["verdict"], "kept", "{} {}", m.engine, m.durability);
+        assert_eq!(m.config["lost_total"], 0);
+        assert_eq!(m.config["corruptions"], 0);
+        assert_eq!(m.config["rounds"], 2);
+        assert!(
+            m.config["acknowledged"].as_u64().unwrap() >= 200,
+            "each round committed before the kill: {:?}",
+            m.config
+        );
+    }
+    let engines: Vec<&str> = r.engines.iter().map(|e| e.engine.as_str()).collect();
+    assert_eq!(engines, ["postgres", "mysql"]);
+    assert!(r.engines.iter().all(|e| e.version != "unknown"));
+}
+
+#[test]
+fn crash_test_refuses_a_power_loss_under_a_server_and_a_foreign_server() {
+    let out = tempfile::tempdir().unwrap();
+    let o = hakari(&[
+        "crashtest",
+        "--engine",
+        "postgres",
+        "--power-loss",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("--power-loss does not take engine 'postgres'"),
+        "{err}"
+    );
+    assert!(
+        err.contains("a power loss (--power-loss): the embedded key-value engines (bdb, lmdb, rocksdb, sqlite)"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "a process crash: those and the servers hakari starts privately (postgres, mysql)"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        result_files(out.path()).is_empty(),
+        "refused before running"
+    );
+    let o = hakari(&[
+        "crashtest",
+        "--engine",
+        "postgres",
+        "--url",
+        "postgres://hakari:secret@127.0.0.1:1/x",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("takes no --url"), "{err}");
+    assert!(!err.contains("secret"), "{err}");
+}

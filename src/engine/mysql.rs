@@ -24,6 +24,9 @@ impl SqlEngine for Mysql {
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         server::flush_setting(level).map(|n| format!("innodb_flush_log_at_trx_commit={n}"))
     }
+    fn private_server(&self) -> Option<&'static dyn crate::server::PrivateServer> {
+        Some(&server::PRIVATE)
+    }
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
         let flush = server::flush_setting(options.durability).map_err(|e| anyhow!(e))?;
         let (opts, server) = match &options.url {

@@ -34,6 +34,9 @@ impl SqlEngine for Postgres {
             other => server::settings_for(other).map(|_| String::new()),
         }
     }
+    fn private_server(&self) -> Option<&'static dyn crate::server::PrivateServer> {
+        Some(&server::PRIVATE)
+    }
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
         let (url, server) = match &options.url {
             Some(url) => {

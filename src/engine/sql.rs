@@ -118,6 +118,11 @@ pub trait SqlEngine: Sync {
     /// Opens (or starts, for a private server) a database hakari owns. A database or schema
     /// holding tables hakari did not create is refused, listing what was found.
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>>;
+    /// The private server this engine starts without `--url`, for the crash test to kill and
+    /// restart; None for embedded engines.
+    fn private_server(&self) -> Option<&'static dyn crate::server::PrivateServer> {
+        None
+    }
 }
 
 /// An opened database, shared by all clients of a run.

@@ -1,7 +1,8 @@
 //! A private MariaDB (or MySQL): mariadb-install-db in the run's directory, `mariadbd` on a free
-//! loopback port and a Unix socket beside its data.
+//! loopback port and a Unix socket beside its data. [`init`] and [`launch`] are the two halves
+//! of [`start`]; the crash test uses them apart.
 
-use super::{command, find, free_port, hand_over, run_as, ServerProcess};
+use super::{command, find, free_port, hand_over, run_as, Launched, PrivateServer, ServerProcess};
 use crate::durability::Durability;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -30,6 +31,7 @@ pub struct PrivateMariadb {
     pub socket: PathBuf,
 }
 
+/// A private server started in `dir`: mariadb-install-db, launched, hakari's database created.
 pub fn start(
     dir: &Path,
     level: Durability,
@@ -37,18 +39,24 @@ pub fn start(
     cache_bytes: u64,
     clients: usize,
 ) -> Result<PrivateMariadb> {
-    let (Some(server), Some(install)) = (
-        find(&["mariadbd", "mysqld"]),
-        find(&["mariadb-install-db", "mysql_install_db"]),
-    ) else {
+    init(dir, owner_root)?;
+    let server = launch(dir, level, owner_root, cache_bytes, clients)?;
+    let mut admin = mysql::Conn::new(socket_opts(&server.socket, None))?;
+    use mysql::prelude::Queryable;
+    admin.query_drop("CREATE DATABASE hakari")?;
+    Ok(server)
+}
+
+/// Initializes a data directory in `dir`/data (mariadb-install-db), with the server's own
+/// temporary directory `dir`/tmp, owned by the server's user.
+pub fn init(dir: &Path, owner_root: &Path) -> Result<()> {
+    let Some(install) = find(&["mariadb-install-db", "mysql_install_db"]) else {
         bail!("no MariaDB/MySQL server binaries found: {INSTALL_HINT}");
     };
-    let flush = flush_setting(level).map_err(|e| anyhow::anyhow!(e))?;
     let owner = run_as("mysql")?;
-    let data = dir.join("data");
+    let (data, tmp) = (dir.join("data"), dir.join("tmp"));
     // Its own temporary directory: bootstraps running at once in a shared /tmp trip over each
     // other's temporary tables.
-    let tmp = dir.join("tmp");
     std::fs::create_dir_all(&data)?;
     std::fs::create_dir_all(&tmp)?;
     hand_over(dir, owner, owner_root)?;
@@ -73,10 +81,40 @@ pub fn start(
             String::from_utf8_lossy(&out.stderr).trim()
         );
     }
+    Ok(())
+}
+
+/// Starts `mariadbd` on the data directory `dir`/data (made by [`init`]), configured for
+/// `level`, on a free loopback port and a socket in `dir`; after a crash InnoDB recovers first,
+/// as it always does.
+pub fn launch(
+    dir: &Path,
+    level: Durability,
+    owner_root: &Path,
+    cache_bytes: u64,
+    clients: usize,
+) -> Result<PrivateMariadb> {
+    let Some(server) = find(&["mariadbd", "mysqld"]) else {
+        bail!("no MariaDB/MySQL server binaries found: {INSTALL_HINT}");
+    };
+    let flush = flush_setting(level).map_err(|e| anyhow::anyhow!(e))?;
+    let owner = run_as("mysql")?;
+    let (data, tmp) = (dir.join("data"), dir.join("tmp"));
+    if !data.is_dir() {
+        bail!("no MariaDB data directory at {}", data.display());
+    }
+    std::fs::create_dir_all(&tmp)?;
+    // The socket, pid file and log go into `dir`, which the server's user must own (a copied
+    // directory too).
+    hand_over(dir, owner, owner_root)?;
+    hand_over(&data, owner, owner_root)?;
+    hand_over(&tmp, owner, owner_root)?;
     let port = free_port()?;
     let socket = dir.join("mysqld.sock");
     let log = dir.join("mariadb.log");
-    std::fs::write(&log, b"")?;
+    if !log.exists() {
+        std::fs::write(&log, b"")?;
+    }
     hand_over(&log, owner, owner_root)?;
     let mut args = vec![
         "--no-defaults".to_string(),
@@ -105,10 +143,38 @@ pub fn start(
     process.wait_ready(Duration::from_secs(60), &log, || {
         mysql::Conn::new(opts.clone()).is_ok()
     })?;
-    let mut admin = mysql::Conn::new(opts)?;
-    use mysql::prelude::Queryable;
-    admin.query_drop("CREATE DATABASE hakari")?;
     Ok(PrivateMariadb { process, socket })
+}
+
+/// MariaDB as the crash test drives it.
+pub struct Server;
+pub static PRIVATE: Server = Server;
+
+impl PrivateServer for Server {
+    fn init(&self, dir: &Path, owner_root: &Path) -> Result<()> {
+        // Started once to create hakari's database, then shut down cleanly.
+        start(dir, Durability::Sync, owner_root, 0, 1).map(drop)
+    }
+    fn launch(&self, dir: &Path, level: Durability, owner_root: &Path) -> Result<Launched> {
+        let s = launch(dir, level, owner_root, 0, 1)?;
+        Ok(Launched {
+            url: socket_url(&s.socket, "hakari"),
+            process: s.process,
+        })
+    }
+}
+
+/// A `mysql://` URL for root over the private server's socket (`?socket=`, percent-encoded).
+pub fn socket_url(socket: &Path, database: &str) -> String {
+    let mut path = String::new();
+    for b in socket.display().to_string().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) {
+            path.push(b as char);
+        } else {
+            path.push_str(&format!("%{b:02X}"));
+        }
+    }
+    format!("mysql://root@localhost/{database}?socket={path}")
 }
 
 /// Connection options for root over the private server's socket.
@@ -118,4 +184,20 @@ pub fn socket_opts(socket: &Path, database: Option<&str>) -> mysql::Opts {
         .user(Some("root"))
         .db_name(database)
         .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_socket_url_reads_back_as_the_socket() {
+        let socket = Path::new("/tmp/a dir/100%/mysqld.sock");
+        let url = socket_url(socket, "hakari");
+        assert!(!url.contains(' '), "{url}");
+        let opts = mysql::Opts::from_url(&url).unwrap();
+        assert_eq!(opts.get_socket(), Some("/tmp/a dir/100%/mysqld.sock"));
+        assert_eq!(opts.get_db_name(), Some("hakari"));
+        assert_eq!(opts.get_user(), Some("root"));
+    }
 }

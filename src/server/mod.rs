@@ -1,11 +1,14 @@
 //! Private, throw-away servers started from installed binaries: a temporary directory, a free
 //! loopback port, the durability level's configuration, stopped (and removed) when dropped.
+//! The crash test drives them through [`PrivateServer`]: a data directory initialized once and
+//! copied, the server launched on it, killed hard ([`ServerProcess::crash`]) and launched again.
 
 pub mod mariadb;
 pub mod memcached;
 pub mod postgres;
 pub mod redis;
 
+use crate::durability::Durability;
 use anyhow::{bail, Context, Result};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
@@ -144,9 +147,50 @@ impl ServerProcess {
         )
     }
 
-    /// The server's process id (the crash test kills it).
-    pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().map(|c| c.id())
+    /// A crash, not a shutdown: the server's process and every descendant (PostgreSQL's
+    /// backends, WAL writer, ...) are stopped with SIGSTOP, so none runs on after another dies,
+    /// then killed with SIGKILL. Nothing is cleaned up: the data directory is left as the crash
+    /// left it, for the next launch to recover.
+    pub fn crash(&mut self) -> Result<()> {
+        let Some(mut child) = self.child.take() else {
+            bail!("the private {} server is not running", self.name);
+        };
+        let leader = child.id() as i32;
+        // Stopped first, the leader forks no new children while they are collected.
+        // SAFETY: signalling our own child process.
+        unsafe { libc::kill(leader, libc::SIGSTOP) };
+        let mut frozen = vec![leader];
+        loop {
+            let new: Vec<i32> = descendants(leader)
+                .into_iter()
+                .filter(|p| !frozen.contains(p))
+                .collect();
+            if new.is_empty() {
+                break;
+            }
+            for p in new {
+                // SAFETY: a descendant of our own child, found in /proc just now.
+                unsafe { libc::kill(p, libc::SIGSTOP) };
+                frozen.push(p);
+            }
+        }
+        wait_for(&frozen, |s| matches!(s, None | Some('T' | 't' | 'Z' | 'X')));
+        for &p in &frozen {
+            // SAFETY: as above; SIGKILL also ends a stopped process.
+            unsafe { libc::kill(p, libc::SIGKILL) };
+        }
+        child
+            .wait()
+            .with_context(|| format!("the killed {} server", self.name))?;
+        // The orphans are reaped by init; until then they are zombies, which hold no files or
+        // shared memory. A launch must not find one still running.
+        if !wait_for(&frozen[1..], |s| matches!(s, None | Some('Z' | 'X'))) {
+            bail!(
+                "processes of the killed {} server are still running after 10 s",
+                self.name
+            );
+        }
+        Ok(())
     }
 
     pub fn stop(&mut self) {
@@ -167,8 +211,145 @@ impl ServerProcess {
     }
 }
 
+/// The state letter of process `pid` (R, S, D, T, Z, ...), None when it is gone.
+fn state_of(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat_fields(&stat)?.next()?.chars().next()
+}
+
+/// The fields of a /proc/<pid>/stat line after the command name (which may hold spaces and
+/// parentheses): state, parent id, ...
+fn stat_fields(stat: &str) -> Option<std::str::SplitWhitespace<'_>> {
+    Some(stat[stat.rfind(')')? + 1..].split_whitespace())
+}
+
+/// Waits up to 10 s until every process in `pids` is in a state `done` accepts.
+fn wait_for(pids: &[i32], done: impl Fn(Option<char>) -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if pids.iter().all(|&p| done(state_of(p))) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+/// The ids of `pid`'s descendants (children, their children, ...), from the parent ids in
+/// /proc/*/stat.
+pub fn descendants(pid: i32) -> Vec<i32> {
+    let mut parent_of: Vec<(i32, i32)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(p) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        if let Some(ppid) = stat_fields(&stat)
+            .and_then(|mut f| f.nth(1))
+            .and_then(|f| f.parse::<i32>().ok())
+        {
+            parent_of.push((p, ppid));
+        }
+    }
+    let mut found = Vec::new();
+    let mut next = vec![pid];
+    while let Some(parent) = next.pop() {
+        for &(p, _) in parent_of.iter().filter(|(_, pp)| *pp == parent) {
+            if !found.contains(&p) {
+                found.push(p);
+                next.push(p);
+            }
+        }
+    }
+    found
+}
+
+/// A kind of private server, as the crash test drives it: a data directory initialized once
+/// (initdb and mariadb-install-db are slow) and copied with [`copy_dir`], the server launched
+/// on a copy with a level's configuration, and launched again on it after a crash, recovering as
+/// it normally does.
+pub trait PrivateServer: Sync {
+    /// Initializes a data directory in `dir` with hakari's database in it; leaves the server
+    /// stopped cleanly.
+    fn init(&self, dir: &Path, owner_root: &Path) -> Result<()>;
+    /// Starts the server on the data directory in `dir` (made by `init`, or a copy of one).
+    fn launch(&self, dir: &Path, level: Durability, owner_root: &Path) -> Result<Launched>;
+}
+
+/// A server [`PrivateServer::launch`] started, and the URL its engine reaches it by (with `--url`
+/// semantics: the engine works in hakari's database there).
+pub struct Launched {
+    pub process: ServerProcess,
+    pub url: String,
+}
+
+/// Copies the contents of `from` into the existing directory `to`, keeping modes and owners
+/// (a server's data directory belongs to its system user when hakari runs as root).
+pub fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    let out = Command::new("cp")
+        .arg("-a")
+        .arg(from.join("."))
+        .arg(to)
+        .output()
+        .context("cannot run cp")?;
+    if !out.status.success() {
+        bail!(
+            "cannot copy {} to {}: {}",
+            from.display(),
+            to.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_skip_a_command_name_with_spaces_and_parentheses() {
+        let stat = "4242 (postgres: a (b) c) S 17 4242 4242 0 -1";
+        let mut f = stat_fields(stat).unwrap();
+        assert_eq!(f.next(), Some("S"));
+        assert_eq!(f.next(), Some("17"));
+    }
+
+    #[test]
+    fn a_crash_kills_the_whole_tree() {
+        let child = Command::new("sh")
+            .args(["-c", "sleep 100 & sleep 100 & wait"])
+            .spawn()
+            .unwrap();
+        let leader = child.id() as i32;
+        let start = Instant::now();
+        let mut below = descendants(leader);
+        while below.len() < 2 && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+            below = descendants(leader);
+        }
+        assert_eq!(below.len(), 2, "the shell's two sleeps: {below:?}");
+        let mut server = ServerProcess::new("test", 0, PathBuf::new(), child, libc::SIGTERM);
+        server.crash().unwrap();
+        assert_eq!(state_of(leader), None, "the leader is reaped");
+        for p in below {
+            assert!(
+                matches!(state_of(p), None | Some('Z' | 'X')),
+                "descendant {p} is dead"
+            );
+        }
+        assert!(server.crash().is_err(), "a crashed server is not running");
     }
 }

@@ -1,6 +1,7 @@
 //! A private PostgreSQL: initdb in the run's directory, `postgres` on a free loopback port.
+//! [`init`] and [`launch`] are the two halves of [`start`]; the crash test uses them apart.
 
-use super::{command, free_port, hand_over, run_as, ServerProcess};
+use super::{command, free_port, hand_over, run_as, Launched, PrivateServer, ServerProcess};
 use crate::durability::Durability;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -55,8 +56,17 @@ impl PrivatePostgres {
             self.user, self.process.port, self.database
         )
     }
+
+    /// The URL of the `postgres` database, which exists before hakari's does.
+    fn admin_url(&self) -> String {
+        format!(
+            "postgresql://{}@127.0.0.1:{}/postgres",
+            self.user, self.process.port
+        )
+    }
 }
 
+/// A private server started in `dir`: initdb, launched, hakari's database created.
 pub fn start(
     dir: &Path,
     level: Durability,
@@ -64,18 +74,23 @@ pub fn start(
     cache_bytes: u64,
     clients: usize,
 ) -> Result<PrivatePostgres> {
+    init(dir, owner_root)?;
+    let server = launch(dir, level, owner_root, cache_bytes, clients)?;
+    let mut admin = postgres::Client::connect(&server.admin_url(), postgres::NoTls)?;
+    admin.batch_execute("CREATE DATABASE hakari")?;
+    Ok(server)
+}
+
+/// Initializes a data directory in `dir`/pgdata (initdb), owned by the server's user.
+pub fn init(dir: &Path, owner_root: &Path) -> Result<()> {
     let Some(bin) = bin_dir() else {
         bail!("no PostgreSQL server binaries found under /usr/lib/postgresql: {INSTALL_HINT}");
     };
-    let settings = settings_for(level).map_err(|e| anyhow::anyhow!(e))?;
     let owner = run_as("postgres")?;
     let data = dir.join("pgdata");
     std::fs::create_dir_all(&data)?;
     hand_over(dir, owner, owner_root)?;
     hand_over(&data, owner, owner_root)?;
-    let log = dir.join("postgres.log");
-    std::fs::write(&log, b"")?;
-    hand_over(&log, owner, owner_root)?;
     let init = command(&bin.join("initdb"), owner)
         .args(["-D"])
         .arg(&data)
@@ -98,6 +113,31 @@ pub fn start(
             String::from_utf8_lossy(&init.stderr).trim()
         );
     }
+    Ok(())
+}
+
+/// Starts `postgres` on the data directory `dir`/pgdata (made by [`init`]), configured for
+/// `level`, on a free loopback port; after a crash it recovers first, as it always does.
+pub fn launch(
+    dir: &Path,
+    level: Durability,
+    owner_root: &Path,
+    cache_bytes: u64,
+    clients: usize,
+) -> Result<PrivatePostgres> {
+    let Some(bin) = bin_dir() else {
+        bail!("no PostgreSQL server binaries found under /usr/lib/postgresql: {INSTALL_HINT}");
+    };
+    let settings = settings_for(level).map_err(|e| anyhow::anyhow!(e))?;
+    let owner = run_as("postgres")?;
+    let data = dir.join("pgdata");
+    if !data.is_dir() {
+        bail!("no PostgreSQL data directory at {}", data.display());
+    }
+    // The socket goes into `dir`, which the server's user must own (a copied directory too).
+    hand_over(dir, owner, owner_root)?;
+    hand_over(&data, owner, owner_root)?;
+    let log = dir.join("postgres.log");
     let port = free_port()?;
     let mut args: Vec<String> = vec![
         "-D".into(),
@@ -120,7 +160,10 @@ pub fn start(
     for (k, v) in settings {
         args.extend(["-c".into(), format!("{k}={v}")]);
     }
-    let logfile = std::fs::OpenOptions::new().append(true).open(&log)?;
+    let logfile = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)?;
     let child = command(&bin.join("postgres"), owner)
         .args(&args)
         .stdout(Stdio::null())
@@ -134,11 +177,28 @@ pub fn start(
     process.wait_ready(Duration::from_secs(60), &log, || {
         postgres::Client::connect(&url, postgres::NoTls).is_ok()
     })?;
-    let mut admin = postgres::Client::connect(&url, postgres::NoTls)?;
-    admin.batch_execute("CREATE DATABASE hakari")?;
     Ok(PrivatePostgres {
         process,
         user: "hakari".into(),
         database: "hakari".into(),
     })
+}
+
+/// PostgreSQL as the crash test drives it.
+pub struct Server;
+pub static PRIVATE: Server = Server;
+
+impl PrivateServer for Server {
+    fn init(&self, dir: &Path, owner_root: &Path) -> Result<()> {
+        // Started once to create hakari's database, then shut down cleanly.
+        start(dir, Durability::Sync, owner_root, 0, 1).map(drop)
+    }
+    fn launch(&self, dir: &Path, level: Durability, owner_root: &Path) -> Result<Launched> {
+        let s = launch(dir, level, owner_root, 0, 1)?;
+        let url = s.url();
+        Ok(Launched {
+            process: s.process,
+            url,
+        })
+    }
 }
