@@ -197,11 +197,14 @@ pub fn lineitem_row(l: &LineItem<'_>, key: i64) -> Row {
     ]
 }
 
-/// Generates every row of `table` at `sf`, handing each (as a row, and as its dbgen .tbl line
-/// when `tbl` is wanted) to `emit`. Returns false when `emit` asked to stop.
+/// Generates the rows of part `part` (1-based) of `parts` of `table` at `sf` (tpchgen's parts
+/// are consecutive runs of rows: parts 1..=n in order are the whole table in dbgen's order),
+/// handing each (as a row, and as its dbgen .tbl line when `tbl` is wanted) to `emit`.
+/// Returns false when `emit` asked to stop.
 pub fn generate(
     table: &str,
     sf: f64,
+    (part, parts): (i32, i32),
     tbl: bool,
     emit: &mut dyn FnMut(Row, Option<String>) -> bool,
 ) -> bool {
@@ -216,18 +219,18 @@ pub fn generate(
         }};
     }
     match table {
-        "region" => each!(RegionGenerator::new(sf, 1, 1), |r| vec![
+        "region" => each!(RegionGenerator::new(sf, part, parts), |r| vec![
             int(r.r_regionkey),
             text(r.r_name),
             text(r.r_comment)
         ]),
-        "nation" => each!(NationGenerator::new(sf, 1, 1), |r| vec![
+        "nation" => each!(NationGenerator::new(sf, part, parts), |r| vec![
             int(r.n_nationkey),
             text(r.n_name),
             int(r.n_regionkey),
             text(r.n_comment)
         ]),
-        "part" => each!(PartGenerator::new(sf, 1, 1), |r| vec![
+        "part" => each!(PartGenerator::new(sf, part, parts), |r| vec![
             int(r.p_partkey),
             text(r.p_name),
             text(r.p_mfgr),
@@ -238,7 +241,7 @@ pub fn generate(
             dec(r.p_retailprice),
             text(r.p_comment)
         ]),
-        "supplier" => each!(SupplierGenerator::new(sf, 1, 1), |r| vec![
+        "supplier" => each!(SupplierGenerator::new(sf, part, parts), |r| vec![
             int(r.s_suppkey),
             text(r.s_name),
             text(&r.s_address),
@@ -247,14 +250,14 @@ pub fn generate(
             dec(r.s_acctbal),
             text(&r.s_comment)
         ]),
-        "partsupp" => each!(PartSuppGenerator::new(sf, 1, 1), |r| vec![
+        "partsupp" => each!(PartSuppGenerator::new(sf, part, parts), |r| vec![
             int(r.ps_partkey),
             int(r.ps_suppkey),
             int(r.ps_availqty),
             dec(r.ps_supplycost),
             text(r.ps_comment)
         ]),
-        "customer" => each!(CustomerGenerator::new(sf, 1, 1), |r| vec![
+        "customer" => each!(CustomerGenerator::new(sf, part, parts), |r| vec![
             int(r.c_custkey),
             text(r.c_name),
             text(&r.c_address),
@@ -264,11 +267,11 @@ pub fn generate(
             text(r.c_mktsegment),
             text(r.c_comment)
         ]),
-        "orders" => each!(OrderGenerator::new(sf, 1, 1), |r| order_row(
+        "orders" => each!(OrderGenerator::new(sf, part, parts), |r| order_row(
             &r,
             r.o_orderkey
         )),
-        "lineitem" => each!(LineItemGenerator::new(sf, 1, 1), |r| lineitem_row(
+        "lineitem" => each!(LineItemGenerator::new(sf, part, parts), |r| lineitem_row(
             &r,
             r.l_orderkey
         )),
@@ -277,9 +280,27 @@ pub fn generate(
     true
 }
 
-/// Rows of a table made on a second thread and handed over in batches through a bounded
-/// channel, so generating and loading use both cores. The .tbl file, when asked for, is written
-/// by the generating thread.
+/// Tables too small to split into parts.
+fn parts_of(table: &str, workers: usize) -> usize {
+    match table {
+        "region" | "nation" => 1,
+        // Many small parts, so no worker waits long for the one whose part is being loaded.
+        _ => workers * 8,
+    }
+}
+
+/// What a generating worker hands over: a batch of rows with their .tbl text (empty unless
+/// kept), or the end of one of its parts.
+enum Batch {
+    Rows(Vec<Row>, String),
+    EndOfPart,
+}
+
+/// Rows of a table made by generating workers (one per core) and handed to `load` in dbgen's
+/// order, so generating and loading overlap across the cores. The table is cut into parts;
+/// worker w makes parts w, w + W, w + 2W, ... into its own bounded channel, and the loader reads
+/// part k from worker k mod W, which keeps the order without holding more than a few batches.
+/// The .tbl file, when asked for, is written in that order as the rows pass.
 pub fn with_rows<T>(
     table: &str,
     sf: f64,
@@ -287,58 +308,88 @@ pub fn with_rows<T>(
     load: impl FnOnce(&mut dyn Iterator<Item = Row>) -> Result<T>,
 ) -> Result<T> {
     const BATCH: usize = 2048;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Row>>(8);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parts = parts_of(table, cores);
+    let workers = cores.min(parts);
+    let mut file = match keep_dir {
+        Some(dir) => {
+            let path = dir.join(format!("{table}.tbl"));
+            Some(std::io::BufWriter::with_capacity(
+                1 << 20,
+                std::fs::File::create(&path)
+                    .with_context(|| format!("cannot write {}", path.display()))?,
+            ))
+        }
+        None => None,
+    };
+    let tbl = file.is_some();
     std::thread::scope(|scope| {
-        let generator = scope.spawn(move || -> Result<()> {
-            let mut file = match keep_dir {
-                Some(dir) => {
-                    let path = dir.join(format!("{table}.tbl"));
-                    Some(std::io::BufWriter::with_capacity(
-                        1 << 20,
-                        std::fs::File::create(&path)
-                            .with_context(|| format!("cannot write {}", path.display()))?,
-                    ))
-                }
-                None => None,
-            };
-            let mut batch = Vec::with_capacity(BATCH);
-            let mut write_error = None;
-            let completed = generate(table, sf, file.is_some(), &mut |row, line| {
-                if let (Some(f), Some(line)) = (file.as_mut(), line) {
-                    if let Err(e) = writeln!(f, "{line}") {
-                        write_error = Some(e);
-                        return false;
+        let receivers: Vec<_> = (0..workers)
+            .map(|w| {
+                let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+                scope.spawn(move || {
+                    for part in (w..parts).step_by(workers) {
+                        let mut rows = Vec::with_capacity(BATCH);
+                        let mut text = String::new();
+                        let sent = generate(
+                            table,
+                            sf,
+                            (part as i32 + 1, parts as i32),
+                            tbl,
+                            &mut |row, line| {
+                                rows.push(row);
+                                if let Some(line) = line {
+                                    text.push_str(&line);
+                                    text.push('\n');
+                                }
+                                if rows.len() < BATCH {
+                                    return true;
+                                }
+                                let full = std::mem::replace(&mut rows, Vec::with_capacity(BATCH));
+                                // The loader hung up (an error): stop generating.
+                                tx.send(Batch::Rows(full, std::mem::take(&mut text)))
+                                    .is_ok()
+                            },
+                        );
+                        if !sent
+                            || tx.send(Batch::Rows(rows, text)).is_err()
+                            || tx.send(Batch::EndOfPart).is_err()
+                        {
+                            return;
+                        }
+                    }
+                });
+                rx
+            })
+            .collect();
+        let mut write_error = None;
+        let mut rows = (0..parts)
+            .flat_map(|part| {
+                let rx = &receivers[part % workers];
+                std::iter::from_fn(move || match rx.recv() {
+                    Ok(Batch::Rows(rows, text)) => Some((rows, text)),
+                    Ok(Batch::EndOfPart) | Err(_) => None,
+                })
+            })
+            .flat_map(|(rows, text)| {
+                if let Some(f) = file.as_mut() {
+                    if let Err(e) = f.write_all(text.as_bytes()) {
+                        write_error.get_or_insert(e);
                     }
                 }
-                batch.push(row);
-                if batch.len() == BATCH {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                    // The loader hung up (an error): stop generating.
-                    return tx.send(full).is_ok();
-                }
-                true
+                rows
             });
-            if let Some(e) = write_error {
-                return Err(e).context("cannot write a .tbl file");
-            }
-            if completed && !batch.is_empty() {
-                let _ = tx.send(batch);
-            }
-            drop(tx);
-            if let Some(mut f) = file {
-                f.flush().context("cannot write a .tbl file")?;
-            }
-            Ok(())
-        });
-        let mut rows = rx.into_iter().flatten();
         let loaded = load(&mut rows);
-        // Hang up, so a generator still sending stops, then collect its outcome.
+        // Hang up, so workers still sending stop (they end when their send fails).
         drop(rows);
-        let generated = generator
-            .join()
-            .map_err(|_| anyhow::anyhow!("the {table} generator panicked"))?;
+        drop(receivers);
         let value = loaded?;
-        generated?;
+        if let Some(e) = write_error {
+            return Err(e).context("cannot write a .tbl file");
+        }
+        if let Some(f) = file.as_mut() {
+            f.flush().context("cannot write a .tbl file")?;
+        }
         Ok(value)
     })
 }
@@ -352,7 +403,7 @@ mod tests {
         for table in TABLES {
             let mut n = 0u64;
             let mut width = 0;
-            generate(table, 0.001, false, &mut |row, _| {
+            generate(table, 0.001, (1, 1), false, &mut |row, _| {
                 n += 1;
                 width = row.len();
                 true
@@ -364,6 +415,22 @@ mod tests {
         assert_eq!(count("orders"), 15_000);
         assert_eq!(count("customer"), 1_500);
         assert_eq!(count("nation"), 25);
+    }
+
+    #[test]
+    fn parts_in_order_are_the_whole_table_in_dbgens_order() {
+        let whole = |table| {
+            let mut rows = Vec::new();
+            generate(table, 0.01, (1, 1), false, &mut |row, _| {
+                rows.push(row);
+                true
+            });
+            rows
+        };
+        for table in ["orders", "lineitem", "partsupp"] {
+            let merged: Vec<Row> = with_rows(table, 0.01, None, |rows| Ok(rows.collect())).unwrap();
+            assert!(merged == whole(table), "{table}");
+        }
     }
 
     #[test]
