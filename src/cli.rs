@@ -542,7 +542,7 @@ fn crashtest(args: CrashtestArgs) -> Result<i32> {
     let written = ctx
         .recorder
         .finish(status, outcome.as_ref().err().map(|e| format!("{e:#}")))?;
-    print!("{}", crate::crashtest::render(ctx.recorder.result()));
+    print!("{}", report::terminal::render(ctx.recorder.result()));
     if let Some(p) = written {
         println!("results: {}", p.display());
     }

@@ -406,6 +406,12 @@ fn crash_test_keeps_sync_and_allows_nosync_losses() {
             "each round committed before the kill"
         );
     }
+    let shown = hakari(&["show", result_files(out.path())[0].to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("Crash test") && text.contains("kept"),
+        "show prints the verdict table: {text}"
+    );
     // Berkeley DB's nosync keeps the log in its buffer: a kill loses the newest commits.
     let out = tempfile::tempdir().unwrap();
     let o = hakari(&[

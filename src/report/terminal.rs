@@ -22,7 +22,9 @@ pub fn render(result: &RunResult) -> String {
         }
         return out;
     }
-    if result.workload == "wisconsin" && !result.measurements.is_empty() {
+    if result.workload == "crashtest" {
+        out.push_str(&crate::crashtest::render(result));
+    } else if result.workload == "wisconsin" && !result.measurements.is_empty() {
         out.push_str(&wisconsin_table(result));
     } else {
         out.push_str(&throughput_table(result));
