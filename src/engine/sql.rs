@@ -171,6 +171,21 @@ pub trait SqlConnection {
         columns: &[&str],
         rows: &mut dyn Iterator<Item = Row>,
     ) -> Result<u64>;
+    /// Whether `bulk_load_delimited` works here: an engine whose loader parses delimited text
+    /// itself (PostgreSQL's COPY) takes generated text as it is, with no rows built in between.
+    fn loads_delimited(&self) -> bool {
+        false
+    }
+    /// Loads batches of '|'-delimited lines, each line ending in "|\n" as dbgen writes them
+    /// (no field holds '|', a backslash or a line break); returns lines loaded.
+    fn bulk_load_delimited(
+        &mut self,
+        table: &str,
+        _columns: &[&str],
+        _batches: &mut dyn Iterator<Item = String>,
+    ) -> Result<u64> {
+        anyhow::bail!("this engine loads {table} as rows, not as delimited text")
+    }
 }
 
 /// Refuses, with a message naming what the engine does offer, a level it cannot honour.

@@ -197,22 +197,29 @@ pub fn lineitem_row(l: &LineItem<'_>, key: i64) -> Row {
     ]
 }
 
+/// Which forms of each generated row are wanted: a row of values, its dbgen .tbl line, or both.
+#[derive(Clone, Copy, Debug)]
+pub struct Forms {
+    pub rows: bool,
+    pub tbl: bool,
+}
+
 /// Generates the rows of part `part` (1-based) of `parts` of `table` at `sf` (tpchgen's parts
 /// are consecutive runs of rows: parts 1..=n in order are the whole table in dbgen's order),
-/// handing each (as a row, and as its dbgen .tbl line when `tbl` is wanted) to `emit`.
-/// Returns false when `emit` asked to stop.
+/// handing each, in the `forms` wanted, to `emit`. Returns false when `emit` asked to stop.
 pub fn generate(
     table: &str,
     sf: f64,
     (part, parts): (i32, i32),
-    tbl: bool,
-    emit: &mut dyn FnMut(Row, Option<String>) -> bool,
+    forms: Forms,
+    emit: &mut dyn FnMut(Option<Row>, Option<String>) -> bool,
 ) -> bool {
     macro_rules! each {
         ($gen:expr, |$r:ident| $row:expr) => {{
             for $r in $gen.iter() {
-                let line = if tbl { Some(format!("{}", $r)) } else { None };
-                if !emit($row, line) {
+                let line = forms.tbl.then(|| format!("{}", $r));
+                let row = if forms.rows { Some($row) } else { None };
+                if !emit(row, line) {
                     return false;
                 }
             }
@@ -289,23 +296,24 @@ fn parts_of(table: &str, workers: usize) -> usize {
     }
 }
 
-/// What a generating worker hands over: a batch of rows with their .tbl text (empty unless
-/// kept), or the end of one of its parts.
+/// What a generating worker hands over: a batch of rows and/or their .tbl text, or the end of
+/// one of its parts.
 enum Batch {
-    Rows(Vec<Row>, String),
+    Data(Vec<Row>, String),
     EndOfPart,
 }
 
-/// Rows of a table made by generating workers (one per core) and handed to `load` in dbgen's
+/// Batches of a table made by generating workers (one per core), handed to `consume` in dbgen's
 /// order, so generating and loading overlap across the cores. The table is cut into parts;
-/// worker w makes parts w, w + W, w + 2W, ... into its own bounded channel, and the loader reads
-/// part k from worker k mod W, which keeps the order without holding more than a few batches.
-/// The .tbl file, when asked for, is written in that order as the rows pass.
-pub fn with_rows<T>(
+/// worker w makes parts w, w + W, w + 2W, ... into its own bounded channel, and the consumer
+/// reads part k from worker k mod W, which keeps the order without holding more than a few
+/// batches. With `keep_dir`, the .tbl file is written in that order as the batches pass.
+fn ordered_batches<T>(
     table: &str,
     sf: f64,
+    rows: bool,
     keep_dir: Option<&Path>,
-    load: impl FnOnce(&mut dyn Iterator<Item = Row>) -> Result<T>,
+    consume: impl FnOnce(&mut dyn Iterator<Item = (Vec<Row>, String)>) -> Result<T>,
 ) -> Result<T> {
     const BATCH: usize = 2048;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -322,37 +330,43 @@ pub fn with_rows<T>(
         }
         None => None,
     };
-    let tbl = file.is_some();
+    let forms = Forms {
+        rows,
+        tbl: !rows || file.is_some(),
+    };
     std::thread::scope(|scope| {
         let receivers: Vec<_> = (0..workers)
             .map(|w| {
                 let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
                 scope.spawn(move || {
                     for part in (w..parts).step_by(workers) {
-                        let mut rows = Vec::with_capacity(BATCH);
-                        let mut text = String::new();
+                        let (mut rows, mut text, mut count) = (Vec::new(), String::new(), 0);
                         let sent = generate(
                             table,
                             sf,
                             (part as i32 + 1, parts as i32),
-                            tbl,
+                            forms,
                             &mut |row, line| {
-                                rows.push(row);
+                                rows.extend(row);
                                 if let Some(line) = line {
                                     text.push_str(&line);
                                     text.push('\n');
                                 }
-                                if rows.len() < BATCH {
+                                count += 1;
+                                if count < BATCH {
                                     return true;
                                 }
-                                let full = std::mem::replace(&mut rows, Vec::with_capacity(BATCH));
-                                // The loader hung up (an error): stop generating.
-                                tx.send(Batch::Rows(full, std::mem::take(&mut text)))
-                                    .is_ok()
+                                count = 0;
+                                let batch = Batch::Data(
+                                    std::mem::take(&mut rows),
+                                    std::mem::take(&mut text),
+                                );
+                                // The consumer hung up (an error): stop generating.
+                                tx.send(batch).is_ok()
                             },
                         );
                         if !sent
-                            || tx.send(Batch::Rows(rows, text)).is_err()
+                            || tx.send(Batch::Data(rows, text)).is_err()
                             || tx.send(Batch::EndOfPart).is_err()
                         {
                             return;
@@ -363,27 +377,26 @@ pub fn with_rows<T>(
             })
             .collect();
         let mut write_error = None;
-        let mut rows = (0..parts)
+        let mut batches = (0..parts)
             .flat_map(|part| {
                 let rx = &receivers[part % workers];
                 std::iter::from_fn(move || match rx.recv() {
-                    Ok(Batch::Rows(rows, text)) => Some((rows, text)),
+                    Ok(Batch::Data(rows, text)) => Some((rows, text)),
                     Ok(Batch::EndOfPart) | Err(_) => None,
                 })
             })
-            .flat_map(|(rows, text)| {
+            .inspect(|(_, text)| {
                 if let Some(f) = file.as_mut() {
                     if let Err(e) = f.write_all(text.as_bytes()) {
                         write_error.get_or_insert(e);
                     }
                 }
-                rows
             });
-        let loaded = load(&mut rows);
+        let consumed = consume(&mut batches);
         // Hang up, so workers still sending stop (they end when their send fails).
-        drop(rows);
+        drop(batches);
         drop(receivers);
-        let value = loaded?;
+        let value = consumed?;
         if let Some(e) = write_error {
             return Err(e).context("cannot write a .tbl file");
         }
@@ -391,6 +404,30 @@ pub fn with_rows<T>(
             f.flush().context("cannot write a .tbl file")?;
         }
         Ok(value)
+    })
+}
+
+/// The rows of a table, in dbgen's order, made while `load` takes them (see `ordered_batches`).
+pub fn with_rows<T>(
+    table: &str,
+    sf: f64,
+    keep_dir: Option<&Path>,
+    load: impl FnOnce(&mut dyn Iterator<Item = Row>) -> Result<T>,
+) -> Result<T> {
+    ordered_batches(table, sf, true, keep_dir, |batches| {
+        load(&mut batches.flat_map(|(rows, _)| rows))
+    })
+}
+
+/// The table as batches of dbgen's .tbl lines, in order, made while `load` takes them.
+pub fn with_tbl_text<T>(
+    table: &str,
+    sf: f64,
+    keep_dir: Option<&Path>,
+    load: impl FnOnce(&mut dyn Iterator<Item = String>) -> Result<T>,
+) -> Result<T> {
+    ordered_batches(table, sf, false, keep_dir, |batches| {
+        load(&mut batches.map(|(_, text)| text))
     })
 }
 
@@ -403,9 +440,13 @@ mod tests {
         for table in TABLES {
             let mut n = 0u64;
             let mut width = 0;
-            generate(table, 0.001, (1, 1), false, &mut |row, _| {
+            let forms = Forms {
+                rows: true,
+                tbl: false,
+            };
+            generate(table, 0.001, (1, 1), forms, &mut |row, _| {
                 n += 1;
-                width = row.len();
+                width = row.unwrap().len();
                 true
             });
             assert_eq!(width, columns(table).len(), "{table}");
@@ -420,16 +461,25 @@ mod tests {
     #[test]
     fn parts_in_order_are_the_whole_table_in_dbgens_order() {
         let whole = |table| {
-            let mut rows = Vec::new();
-            generate(table, 0.01, (1, 1), false, &mut |row, _| {
-                rows.push(row);
+            let forms = Forms {
+                rows: true,
+                tbl: true,
+            };
+            let (mut rows, mut text) = (Vec::new(), String::new());
+            generate(table, 0.01, (1, 1), forms, &mut |row, line| {
+                rows.extend(row);
+                text.push_str(&line.unwrap());
+                text.push('\n');
                 true
             });
-            rows
+            (rows, text)
         };
         for table in ["orders", "lineitem", "partsupp"] {
+            let (rows, text) = whole(table);
             let merged: Vec<Row> = with_rows(table, 0.01, None, |rows| Ok(rows.collect())).unwrap();
-            assert!(merged == whole(table), "{table}");
+            assert!(merged == rows, "{table} rows");
+            let merged: String = with_tbl_text(table, 0.01, None, |t| Ok(t.collect())).unwrap();
+            assert!(merged == text, "{table} text");
         }
     }
 
