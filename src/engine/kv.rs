@@ -46,6 +46,29 @@ pub fn is_conflict(err: &anyhow::Error) -> bool {
     err.downcast_ref::<Conflict>().is_some()
 }
 
+/// Runs `attempt` again while it loses a conflict (a lock another client holds), counting
+/// retries in `retries`; gives up after 10,000. `attempt` undoes its own failed transaction.
+/// Retries back off, growing to a millisecond: some engines report a conflict at once instead of
+/// waiting (SQLite's shared-cache table locks), and the lock's holder may need the core.
+pub fn retry_conflicts<T>(
+    retries: &mut u64,
+    mut attempt: impl FnMut() -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    loop {
+        match attempt() {
+            Err(e) if is_conflict(&e) && *retries < 10_000 => {
+                *retries += 1;
+                if *retries < 10 {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(std::time::Duration::from_micros((*retries).min(1_000)));
+                }
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
 /// An opened key-value store, shared by all worker threads of a run.
 pub trait KvStore: Send + Sync {
     /// A new handle for one worker thread.

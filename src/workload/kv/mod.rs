@@ -5,7 +5,7 @@ pub mod keys;
 pub mod presets;
 
 use crate::durability::Durability;
-use crate::engine::kv::{check_combination, is_conflict, KvEngine, KvOptions};
+use crate::engine::kv::{check_combination, retry_conflicts, KvEngine, KvOptions};
 use crate::engine::{KvSession, KvStore};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
@@ -279,20 +279,11 @@ impl<'a, 's> Ops<'a, 's> {
     /// Returns how many retries it took.
     fn transaction(&mut self, op: Op, first: u64, count: u64) -> Result<u64> {
         let mut retries = 0;
-        loop {
-            let attempt = self.try_transaction(op, first, count);
-            match attempt {
-                Ok(()) => return Ok(retries),
-                Err(e) if is_conflict(&e) && retries < 1000 => {
-                    self.session.abort();
-                    retries += 1;
-                }
-                Err(e) => {
-                    self.session.abort();
-                    return Err(e);
-                }
-            }
-        }
+        retry_conflicts(&mut retries, || {
+            self.try_transaction(op, first, count)
+                .inspect_err(|_| self.session.abort())
+        })?;
+        Ok(retries)
     }
 
     fn try_transaction(&mut self, op: Op, first: u64, count: u64) -> Result<()> {

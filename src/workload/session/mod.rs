@@ -238,19 +238,6 @@ fn measure_config(
     Ok(())
 }
 
-/// Runs `op` again while it loses a conflict (a lock held by another client), counting retries.
-fn retrying<T>(retries: &mut u64, mut op: impl FnMut() -> Result<T>) -> Result<T> {
-    loop {
-        match op() {
-            Err(e) if crate::engine::kv::is_conflict(&e) && *retries < 10_000 => {
-                *retries += 1;
-                std::thread::yield_now();
-            }
-            outcome => return outcome,
-        }
-    }
-}
-
 /// One engine x layout x codec x size x clients.
 struct Cell {
     config: Config,
@@ -305,7 +292,9 @@ fn measure_cell(
                     worker.timed(1, || {
                         let stored = cell.codec.compress(payload)?;
                         stored_bytes.fetch_add(stored.len() as u64, Ordering::Relaxed);
-                        retrying(&mut retries, || client.write(&ids[i as usize], &stored))
+                        crate::engine::kv::retry_conflicts(&mut retries, || {
+                            client.write(&ids[i as usize], &stored)
+                        })
                     })?;
                     (0..retries).for_each(|_| worker.retried());
                 }
@@ -334,7 +323,9 @@ fn measure_cell(
                     let expected = &payloads[i];
                     let mut retries = 0;
                     let session = worker.timed(1, || {
-                        if !retrying(&mut retries, || client.read(&ids[i], &mut raw))? {
+                        if !crate::engine::kv::retry_conflicts(&mut retries, || {
+                            client.read(&ids[i], &mut raw)
+                        })? {
                             bail!("session {} is missing", ids[i]);
                         }
                         cell.codec.decompress(&raw, expected.len())

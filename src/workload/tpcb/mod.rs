@@ -8,7 +8,7 @@
 pub mod presets;
 
 use crate::durability::Durability;
-use crate::engine::kv::is_conflict;
+use crate::engine::kv::retry_conflicts;
 use crate::engine::sql::{
     Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt,
 };
@@ -382,19 +382,12 @@ impl Choice {
 /// Runs one transaction, retrying it whole after a conflict; returns the retries.
 fn transaction(client: &mut Client, test: Test, c: &Choice) -> Result<u64> {
     let mut retries = 0;
-    loop {
-        match try_transaction(client, test, c) {
-            Ok(()) => return Ok(retries),
-            Err(e) if is_conflict(&e) && retries < 10_000 => {
-                let _ = client.conn.rollback();
-                retries += 1;
-            }
-            Err(e) => {
-                let _ = client.conn.rollback();
-                return Err(e);
-            }
-        }
-    }
+    retry_conflicts(&mut retries, || {
+        try_transaction(client, test, c).inspect_err(|_| {
+            let _ = client.conn.rollback();
+        })
+    })?;
+    Ok(retries)
 }
 
 fn try_transaction(client: &mut Client, test: Test, c: &Choice) -> Result<()> {
