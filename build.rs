@@ -15,4 +15,18 @@ fn main() {
         .opt_level(2)
         .compile("hakari_bdb_shim");
     println!("cargo:rustc-link-lib=db-5.3");
+
+    // The duckdb feature over a prebuilt libduckdb.so: find it at run time where it was linked.
+    println!("cargo:rerun-if-env-changed=DUCKDB_LIB_DIR");
+    let bundled = std::env::var_os("CARGO_FEATURE_DUCKDB_BUNDLED").is_some();
+    if std::env::var_os("CARGO_FEATURE_DUCKDB").is_some() && !bundled {
+        match std::env::var("DUCKDB_LIB_DIR") {
+            Ok(dir) => println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}"),
+            Err(_) => panic!(
+                "the duckdb feature links a prebuilt libduckdb.so: run scripts/setup-duckdb.sh and \
+                 build through scripts/env.sh (it sets DUCKDB_LIB_DIR), or build with \
+                 --features duckdb-bundled (compiles DuckDB, over an hour on 2 cores)"
+            ),
+        }
+    }
 }

@@ -119,7 +119,8 @@ enum Workload {
 /// Flags every workload shares.
 #[derive(Args, Clone, Debug)]
 pub struct CommonArgs {
-    /// Engines to run, comma-separated (see `hakari engines`).
+    /// Engines to run, comma-separated (see `hakari engines`). `duckdb` (SQL) is optional: it
+    /// is in a build made with `cargo build --release --features duckdb`.
     #[arg(long, short = 'e')]
     pub engine: Option<String>,
     /// Durability levels, comma-separated: none, sync, write-nosync, nosync, in-memory.
@@ -426,7 +427,30 @@ fn engines() -> Result<i32> {
             levels.join(", "),
         ]);
     }
+    for (name, feature) in engine::not_built() {
+        t.row(vec![
+            name.into(),
+            "-".into(),
+            format!("optional, not in this build (cargo build --release --features {feature})"),
+        ]);
+    }
     print!("{}", t.render());
+    println!();
+    let mut m = report::table::Table::new(
+        "SQL durability mapping (what each level sets, or why it is not offered)",
+        ["engine", "level", "mapping"].map(String::from).to_vec(),
+        3,
+    );
+    for e in engine::sql_engines() {
+        for d in Durability::ALL {
+            let text = match e.mapping(d) {
+                Ok(k) => k,
+                Err(why) => format!("not offered: {why}"),
+            };
+            m.row(vec![e.name().into(), d.name().into(), text]);
+        }
+    }
+    print!("{}", m.render());
     Ok(0)
 }
 

@@ -80,6 +80,81 @@ fn mysql_answers_match_at_sf_0_01() {
     run_validated("mysql");
 }
 
+/// DuckDB (an optional engine): answers checked, RF1 then RF2 leave the counts (the run checks
+/// it and fails if not), the load went through the Appender.
+#[cfg(feature = "duckdb")]
+#[test]
+fn duckdb_answers_match_at_sf_0_01() {
+    run_validated("duckdb");
+}
+
+/// In-memory DuckDB runs the same workload; levels DuckDB cannot honour are refused.
+#[cfg(feature = "duckdb")]
+#[test]
+fn duckdb_in_memory_runs_and_impossible_levels_are_refused() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let o = hakari(&[
+        "run",
+        "tpch",
+        "--engine",
+        "duckdb",
+        "--durability",
+        "in-memory",
+        "--sf",
+        "0.01",
+        "--streams",
+        "1",
+        "--out",
+        dir,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for level in ["write-nosync", "nosync", "none"] {
+        let o = hakari(&[
+            "run",
+            "tpch",
+            "--engine",
+            "duckdb",
+            "--durability",
+            level,
+            "--out",
+            dir,
+        ]);
+        let e = stderr(&o);
+        assert!(!o.status.success(), "{level}");
+        assert!(
+            e.contains("engine 'duckdb' does not offer durability"),
+            "{level}: {e}"
+        );
+        assert!(e.contains("It offers: sync, in-memory"), "{level}: {e}");
+    }
+}
+
+/// Without the `duckdb` feature, asking for it says how to build it in.
+#[cfg(not(feature = "duckdb"))]
+#[test]
+fn duckdb_without_the_feature_says_how_to_build_it() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    for engine in ["duckdb", "sqlite,duckdb"] {
+        let o = hakari(&[
+            "run", "tpch", "--engine", engine, "--sf", "0.01", "--out", dir,
+        ]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{engine}: {e}");
+        assert!(
+            e.contains("'duckdb' is optional and not in this build"),
+            "{e}"
+        );
+        assert!(e.contains("cargo build --release --features duckdb"), "{e}");
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+    }
+    assert!(result_files(out.path()).is_empty(), "nothing ran");
+    let listed = hakari(&["engines"]);
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(text.contains("--features duckdb"), "{text}");
+}
+
 #[test]
 fn keep_data_writes_tbl_files_and_show_and_report_draw_the_tables() {
     let out = tempfile::tempdir().unwrap();

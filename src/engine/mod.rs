@@ -4,6 +4,8 @@
 
 pub mod bdb;
 pub mod bdb_sql;
+#[cfg(feature = "duckdb")]
+pub mod duckdb;
 pub mod kv;
 pub mod lmdb;
 pub mod memcached;
@@ -54,11 +56,36 @@ pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
         &bdb_sql::BDB_SQL,
         &postgres::POSTGRES,
         &mysql::MYSQL,
+        #[cfg(feature = "duckdb")]
+        &duckdb::DUCKDB,
     ]
+}
+
+/// Optional engines this build was made without, with the feature that builds them in.
+pub fn not_built() -> Vec<(&'static str, &'static str)> {
+    #[allow(unused_mut)]
+    let mut out = Vec::new();
+    #[cfg(not(feature = "duckdb"))]
+    out.push(("duckdb", "duckdb"));
+    out
+}
+
+/// Refuses an optional engine this build lacks, saying how to build it in.
+pub fn check_built(name: &str) -> Result<()> {
+    let wanted = name.trim().to_ascii_lowercase();
+    if let Some((engine, feature)) = not_built().into_iter().find(|(e, _)| *e == wanted) {
+        bail!(
+            "engine '{engine}' is optional and not in this build; build hakari with it: cargo build --release --features {feature}"
+        );
+    }
+    Ok(())
 }
 
 /// Parses `--engine a,b` for SQL workloads, keeping order, dropping repeats.
 pub fn parse_sql_engines(list: &str) -> Result<Vec<&'static dyn SqlEngine>> {
+    for name in list.split(',') {
+        check_built(name)?;
+    }
     parse_list(list, &sql_engines(), |e| e.name(), "SQL")
 }
 

@@ -67,6 +67,7 @@ impl SessionEngine {
         let mut out: Vec<SessionEngine> = Vec::new();
         for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             let wanted = name.to_ascii_lowercase();
+            crate::engine::check_built(&wanted)?;
             let Some(e) = all.iter().find(|e| e.name() == wanted) else {
                 bail!(
                     "unknown engine '{name}' for the session workload; this build has: {}",

@@ -520,7 +520,12 @@ mod tests {
     #[test]
     fn every_template_renders_in_every_dialect() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
-        for dialect in [Dialect::Sqlite, Dialect::Postgres, Dialect::Mysql] {
+        for dialect in [
+            Dialect::Sqlite,
+            Dialect::Postgres,
+            Dialect::Mysql,
+            Dialect::Duckdb,
+        ] {
             for q in 1..=22u8 {
                 for params in [validation_params(q), random_params(q, 1.0, &mut rng)] {
                     let s = render(q, &params, dialect, 3).unwrap();

@@ -1,0 +1,566 @@
+//! `duckdb`: DuckDB 1.5 through the `duckdb` crate (optional: `--features duckdb` links the
+//! prebuilt library scripts/setup-duckdb.sh fetches; `duckdb-bundled` compiles it). An embedded database file in the run's own directory
+//! (always hakari's), or an in-memory database at `in-memory`; every connection is a clone of
+//! one database instance, as DuckDB wants within a process. Bulk loads go through DuckDB's
+//! Appender.
+//!
+//! Durability: at every commit DuckDB writes its WAL to the OS and syncs it: `sync`. DuckDB 1.5
+//! has no setting that skips the sync (2.0's `fsync_mode` came later), and no commit leaves its
+//! log in DuckDB's own buffer, so there is no `write-nosync` or `nosync`; `in-memory` is an
+//! in-memory database; transactions cannot be turned off (no `none`).
+
+use super::kv::Conflict;
+use super::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
+use crate::durability::Durability;
+use ::duckdb::types::{TimeUnit, Value, ValueRef};
+use ::duckdb::{Config, Connection};
+use anyhow::{bail, Context, Result};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+pub struct Duckdb;
+pub static DUCKDB: Duckdb = Duckdb;
+
+/// The database file inside the run's directory.
+const FILE: &str = "hakari.duckdb";
+
+impl SqlEngine for Duckdb {
+    fn name(&self) -> &'static str {
+        "duckdb"
+    }
+    fn dialect(&self) -> Dialect {
+        Dialect::Duckdb
+    }
+    fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
+        match level {
+            Durability::Sync => Ok("database file (the WAL is written and synced at every commit, DuckDB's only mode)".into()),
+            Durability::WriteNosync => Err("DuckDB 1.5 always syncs its WAL at commit: it has no setting that skips the sync".into()),
+            Durability::Nosync => Err("DuckDB writes and syncs its WAL at every commit: no commit is left in its own buffer".into()),
+            Durability::InMemory => Ok("in-memory database (:memory:), no WAL".into()),
+            Durability::None => Err("DuckDB always runs transactions (MVCC); there is no mode without them".into()),
+        }
+    }
+    fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
+        if options.url.is_some() {
+            bail!("duckdb is embedded: it takes no --url (use --data-dir to choose where its file goes)");
+        }
+        if let Err(why) = self.mapping(options.durability) {
+            bail!(
+                "engine 'duckdb' does not offer durability '{}': {why}",
+                options.durability
+            );
+        }
+        std::fs::create_dir_all(&options.dir)
+            .with_context(|| format!("cannot create {}", options.dir.display()))?;
+        // Spilled intermediates go to the run's directory too (an in-memory database would
+        // otherwise spill to `.tmp` in the working directory).
+        let temp = options.dir.join("duckdb.tmp");
+        let mut config = Config::default()
+            .with("temp_directory", temp.to_string_lossy().as_ref())
+            .context("DuckDB configuration")?;
+        if options.cache_bytes > 0 {
+            config = config
+                .max_memory(&format!("{}B", options.cache_bytes))
+                .context("DuckDB memory_limit")?;
+        }
+        let (conn, path) = if options.durability == Durability::InMemory {
+            (Connection::open_in_memory_with_flags(config), None)
+        } else {
+            let path = options.dir.join(FILE);
+            (Connection::open_with_flags(&path, config), Some(path))
+        };
+        let conn = conn.map_err(classify).with_context(|| match &path {
+            Some(p) => format!("cannot open DuckDB database {}", p.display()),
+            None => "cannot open an in-memory DuckDB database".to_string(),
+        })?;
+        Ok(Box::new(DuckdbDatabase {
+            path,
+            keeper: Mutex::new(Some(conn)),
+        }))
+    }
+}
+
+struct DuckdbDatabase {
+    /// The database file; None for an in-memory database.
+    path: Option<PathBuf>,
+    /// The connection that opened the database; every other one is its clone, and the
+    /// database lives as long as it does.
+    keeper: Mutex<Option<Connection>>,
+}
+
+impl DuckdbDatabase {
+    fn with_keeper<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let guard = self.keeper.lock().unwrap();
+        match guard.as_ref() {
+            Some(c) => f(c),
+            None => bail!("the DuckDB database is closed"),
+        }
+    }
+}
+
+impl SqlDatabase for DuckdbDatabase {
+    fn connect(&self) -> Result<Box<dyn SqlConnection>> {
+        let conn = self.with_keeper(|k| k.try_clone().map_err(classify))?;
+        conn.set_prepared_statement_cache_capacity(256);
+        Ok(Box::new(DuckdbConnection {
+            conn,
+            statements: Vec::new(),
+            in_transaction: false,
+        }))
+    }
+    fn version(&self) -> String {
+        self.with_keeper(|k| {
+            k.query_row("SELECT version()", [], |r| r.get::<_, String>(0))
+                .map_err(classify)
+        })
+        .unwrap_or_else(|_| "unknown".into())
+    }
+    fn settings(&self) -> Vec<(String, String)> {
+        let mut out = vec![(
+            "database".to_string(),
+            match &self.path {
+                Some(p) => p.display().to_string(),
+                None => ":memory:".to_string(),
+            },
+        )];
+        let read = |k: &Connection| -> Result<Vec<(String, String)>> {
+            let mut s = k
+                .prepare(
+                    "SELECT name, CAST(value AS VARCHAR) FROM duckdb_settings() \
+                     WHERE name IN ('threads', 'memory_limit', 'temp_directory', \
+                     'checkpoint_threshold', 'storage_compatibility_version') \
+                     ORDER BY name",
+                )
+                .map_err(classify)?;
+            let rows = s
+                .query_map([], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+                })
+                .map_err(classify)?;
+            let mut v = Vec::new();
+            for r in rows {
+                let (name, value) = r.map_err(classify)?;
+                v.push((name, value.unwrap_or_default()));
+            }
+            Ok(v)
+        };
+        if let Ok(v) = self.with_keeper(read) {
+            out.extend(v);
+        }
+        out
+    }
+    fn close(self: Box<Self>) -> Result<()> {
+        if let Some(c) = self.keeper.lock().unwrap().take() {
+            c.close()
+                .map_err(|(_, e)| classify(e))
+                .context("closing DuckDB")?;
+        }
+        Ok(())
+    }
+}
+
+pub struct DuckdbConnection {
+    conn: Connection,
+    /// Prepared statements by handle: the SQL text, prepared through the crate's statement
+    /// cache (a statement borrows its connection, so it cannot be kept beside it).
+    statements: Vec<String>,
+    in_transaction: bool,
+}
+
+/// Write-write conflicts between transactions are lost conflicts: the caller retries.
+fn classify(e: ::duckdb::Error) -> anyhow::Error {
+    let text = e.to_string();
+    if text.to_ascii_lowercase().contains("conflict") {
+        Conflict(text).into()
+    } else {
+        anyhow::anyhow!("DuckDB: {text}")
+    }
+}
+
+fn to_value(v: &SqlValue) -> Value {
+    match v {
+        SqlValue::Null => Value::Null,
+        SqlValue::Int(i) => Value::BigInt(*i),
+        SqlValue::Float(f) => Value::Double(*f),
+        SqlValue::Text(s) => Value::Text(s.clone()),
+        SqlValue::Bytes(b) => Value::Blob(b.clone()),
+    }
+}
+
+/// Days since 1970-01-01 as `YYYY-MM-DD` (H. Hinnant's algorithm).
+fn civil(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn micros(unit: TimeUnit, v: i64) -> i64 {
+    match unit {
+        TimeUnit::Second => v * 1_000_000,
+        TimeUnit::Millisecond => v * 1_000,
+        TimeUnit::Microsecond => v,
+        TimeUnit::Nanosecond => v / 1_000,
+    }
+}
+
+/// A fetched value as hakari's: integers and floats as numbers, DECIMAL as a float (so money
+/// compares as a number, as PostgreSQL's numeric text does), dates and timestamps as text.
+fn from_ref(v: ValueRef<'_>) -> Result<SqlValue> {
+    Ok(match v {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Boolean(b) => SqlValue::Int(b as i64),
+        ValueRef::TinyInt(i) => SqlValue::Int(i.into()),
+        ValueRef::SmallInt(i) => SqlValue::Int(i.into()),
+        ValueRef::Int(i) => SqlValue::Int(i.into()),
+        ValueRef::BigInt(i) => SqlValue::Int(i),
+        ValueRef::HugeInt(i) => match i64::try_from(i) {
+            Ok(i) => SqlValue::Int(i),
+            Err(_) => SqlValue::Float(i as f64),
+        },
+        ValueRef::UTinyInt(i) => SqlValue::Int(i.into()),
+        ValueRef::USmallInt(i) => SqlValue::Int(i.into()),
+        ValueRef::UInt(i) => SqlValue::Int(i.into()),
+        ValueRef::UBigInt(i) => match i64::try_from(i) {
+            Ok(i) => SqlValue::Int(i),
+            Err(_) => SqlValue::Float(i as f64),
+        },
+        ValueRef::Float(f) => SqlValue::Float(f.into()),
+        ValueRef::Double(f) => SqlValue::Float(f),
+        // Through its text: the nearest double to the exact decimal.
+        ValueRef::Decimal(d) => SqlValue::Float(
+            d.to_string()
+                .parse()
+                .with_context(|| format!("DuckDB decimal {d}"))?,
+        ),
+        ValueRef::Text(t) => SqlValue::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => SqlValue::Bytes(b.to_vec()),
+        ValueRef::Date32(days) => SqlValue::Text(civil(days.into())),
+        ValueRef::Timestamp(unit, v) => {
+            let us = micros(unit, v);
+            let (days, rest) = (us.div_euclid(86_400_000_000), us.rem_euclid(86_400_000_000));
+            let secs = rest / 1_000_000;
+            SqlValue::Text(format!(
+                "{} {:02}:{:02}:{:02}.{:06}",
+                civil(days),
+                secs / 3600,
+                secs / 60 % 60,
+                secs % 60,
+                rest % 1_000_000
+            ))
+        }
+        other => bail!(
+            "column type {} is not read by hakari's DuckDB engine",
+            other.data_type()
+        ),
+    })
+}
+
+impl DuckdbConnection {
+    fn sql(&self, stmt: Stmt) -> Result<String> {
+        self.statements
+            .get(stmt.0)
+            .cloned()
+            .context("unknown prepared statement")
+    }
+
+    /// Runs `sql`'s rows through `visit`; returns the number of rows.
+    fn each_row(
+        &mut self,
+        sql: &str,
+        params: &[SqlValue],
+        visit: &mut dyn FnMut(&[SqlValue]),
+    ) -> Result<u64> {
+        let mut s = self.conn.prepare_cached(sql).map_err(classify)?;
+        let values: Vec<Value> = params.iter().map(to_value).collect();
+        let mut rows = s
+            .query(::duckdb::params_from_iter(values))
+            .map_err(classify)?;
+        let columns = rows.as_ref().map(|s| s.column_count()).unwrap_or(0);
+        let mut buf: Vec<SqlValue> = Vec::with_capacity(columns);
+        let mut n = 0;
+        while let Some(row) = rows.next().map_err(classify)? {
+            buf.clear();
+            for i in 0..columns {
+                buf.push(from_ref(row.get_ref(i).map_err(classify)?)?);
+            }
+            visit(&buf);
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn appended(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<u64> {
+        // The values come in `columns`' order, which need not be the table's.
+        let mut appender = self
+            .conn
+            .appender_with_columns(table, columns)
+            .map_err(classify)?;
+        let mut n = 0;
+        let mut values: Vec<Value> = Vec::with_capacity(columns.len());
+        for row in rows {
+            if row.len() != columns.len() {
+                bail!(
+                    "a row of {} values for {} columns of {table}",
+                    row.len(),
+                    columns.len()
+                );
+            }
+            values.clear();
+            values.extend(row.iter().map(to_value));
+            appender
+                .append_row(::duckdb::appender_params_from_iter(values.iter()))
+                .map_err(classify)?;
+            n += 1;
+        }
+        appender.flush().map_err(classify)?;
+        Ok(n)
+    }
+}
+
+impl SqlConnection for DuckdbConnection {
+    fn execute(&mut self, sql: &str) -> Result<u64> {
+        let single = !sql.trim().trim_end_matches(';').contains(';');
+        if single {
+            Ok(self.conn.execute(sql, []).map_err(classify)? as u64)
+        } else {
+            self.conn.execute_batch(sql).map_err(classify)?;
+            Ok(0)
+        }
+    }
+    fn query(&mut self, sql: &str) -> Result<Vec<Row>> {
+        let mut out = Vec::new();
+        self.each_row(sql, &[], &mut |r| out.push(r.to_vec()))?;
+        Ok(out)
+    }
+    fn prepare(&mut self, sql: &str) -> Result<Stmt> {
+        // Prepare once now so that a syntax error shows here, not at first use.
+        self.conn.prepare_cached(sql).map_err(classify)?;
+        self.statements.push(sql.to_string());
+        Ok(Stmt(self.statements.len() - 1))
+    }
+    fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        let sql = self.sql(stmt)?;
+        let mut s = self.conn.prepare_cached(&sql).map_err(classify)?;
+        let values: Vec<Value> = params.iter().map(to_value).collect();
+        let n = s
+            .execute(::duckdb::params_from_iter(values))
+            .map_err(classify)?;
+        Ok(n as u64)
+    }
+    fn query_prepared(
+        &mut self,
+        stmt: Stmt,
+        params: &[SqlValue],
+        visit: &mut dyn FnMut(&[SqlValue]),
+    ) -> Result<u64> {
+        let sql = self.sql(stmt)?;
+        self.each_row(&sql, params, visit)
+    }
+    fn begin(&mut self) -> Result<()> {
+        self.conn
+            .execute_batch("BEGIN TRANSACTION")
+            .map_err(classify)?;
+        self.in_transaction = true;
+        Ok(())
+    }
+    fn commit(&mut self) -> Result<()> {
+        // A failed commit ends the transaction too (DuckDB rolls it back).
+        self.in_transaction = false;
+        self.conn.execute_batch("COMMIT").map_err(classify)
+    }
+    fn rollback(&mut self) -> Result<()> {
+        if std::mem::take(&mut self.in_transaction) {
+            if let Err(e) = self.conn.execute_batch("ROLLBACK") {
+                // A transaction a failed statement already ended has nothing left to undo.
+                if !e.to_string().contains("no transaction is active") {
+                    return Err(classify(e));
+                }
+            }
+        }
+        Ok(())
+    }
+    /// DuckDB's Appender, in the caller's transaction when one is open, else in one of its own.
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<u64> {
+        let own = !self.in_transaction;
+        if own {
+            self.begin()?;
+        }
+        let outcome = self.appended(table, columns, rows);
+        if own {
+            match &outcome {
+                Ok(_) => self.commit()?,
+                Err(_) => {
+                    let _ = self.rollback();
+                }
+            }
+        }
+        outcome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(dir: &std::path::Path, level: Durability) -> Box<dyn SqlDatabase> {
+        DUCKDB
+            .open(&SqlOptions {
+                dir: dir.to_path_buf(),
+                durability: level,
+                url: None,
+                clients: 2,
+                cache_bytes: 0,
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(civil(0), "1970-01-01");
+        assert_eq!(civil(9204), "1995-03-15");
+        assert_eq!(civil(-1), "1969-12-31");
+    }
+
+    #[test]
+    fn levels_offered() {
+        let offered: Vec<Durability> = Durability::ALL
+            .into_iter()
+            .filter(|d| DUCKDB.mapping(*d).is_ok())
+            .collect();
+        assert_eq!(offered, vec![Durability::Sync, Durability::InMemory]);
+    }
+
+    #[test]
+    fn prepared_statements_transactions_appender_and_types() {
+        let dir = tempfile::tempdir().unwrap();
+        for level in [Durability::Sync, Durability::InMemory] {
+            let db = open(dir.path(), level);
+            let mut c = db.connect().unwrap();
+            c.execute("DROP TABLE IF EXISTS t; CREATE TABLE t (id INTEGER PRIMARY KEY, name VARCHAR, v DOUBLE, b BLOB, m DECIMAL(15,2), d DATE)")
+                .unwrap();
+            let rows = (0..100).map(|i| {
+                vec![
+                    SqlValue::Int(i),
+                    SqlValue::Text(format!("n{i}")),
+                    SqlValue::Float(i as f64 / 2.0),
+                    SqlValue::Bytes(vec![i as u8; 3]),
+                    SqlValue::Float(i as f64 + 0.07),
+                    SqlValue::Text("1995-03-15".into()),
+                ]
+            });
+            assert_eq!(
+                c.bulk_load(
+                    "t",
+                    &["id", "name", "v", "b", "m", "d"],
+                    &mut rows.into_iter()
+                )
+                .unwrap(),
+                100
+            );
+            let upd = c.prepare("UPDATE t SET v = v + ? WHERE id = ?").unwrap();
+            c.begin().unwrap();
+            assert_eq!(
+                c.exec_prepared(upd, &[SqlValue::Float(1.0), SqlValue::Int(7)])
+                    .unwrap(),
+                1
+            );
+            c.commit().unwrap();
+            c.begin().unwrap();
+            c.exec_prepared(upd, &[SqlValue::Float(100.0), SqlValue::Int(7)])
+                .unwrap();
+            c.rollback().unwrap();
+            let sel = c
+                .prepare("SELECT name, v, b, m, d, m * 2 FROM t WHERE id = ?")
+                .unwrap();
+            let mut seen = Vec::new();
+            let n = c
+                .query_prepared(sel, &[SqlValue::Int(7)], &mut |r| seen.push(r.to_vec()))
+                .unwrap();
+            assert_eq!(n, 1);
+            assert_eq!(
+                seen[0],
+                vec![
+                    SqlValue::Text("n7".into()),
+                    SqlValue::Float(4.5),
+                    SqlValue::Bytes(vec![7; 3]),
+                    SqlValue::Float(7.07),
+                    SqlValue::Text("1995-03-15".into()),
+                    SqlValue::Float(14.14),
+                ]
+            );
+            // Sums of integers come back as HUGEINT, counts as BIGINT: both plain integers.
+            let q = c.query("SELECT count(*), sum(id), sum(m) FROM t").unwrap();
+            assert_eq!(q[0][0], SqlValue::Int(100));
+            assert_eq!(q[0][1], SqlValue::Int(4950));
+            assert_eq!(q[0][2], SqlValue::Float(4957.0));
+            // Rows loaded inside the caller's transaction are undone with it.
+            c.begin().unwrap();
+            let more = vec![vec![
+                SqlValue::Int(1000),
+                SqlValue::Text("x".into()),
+                SqlValue::Float(0.0),
+                SqlValue::Null,
+                SqlValue::Float(1.0),
+                SqlValue::Text("1998-12-01".into()),
+            ]];
+            c.bulk_load(
+                "t",
+                &["id", "name", "v", "b", "m", "d"],
+                &mut more.into_iter(),
+            )
+            .unwrap();
+            c.rollback().unwrap();
+            assert_eq!(
+                c.query("SELECT count(*) FROM t").unwrap(),
+                vec![vec![SqlValue::Int(100)]]
+            );
+            assert_eq!(c.execute("DELETE FROM t WHERE id < 10").unwrap(), 10);
+            assert!(c.prepare("SELEC nonsense").is_err());
+            // A second connection sees committed rows.
+            let mut c2 = db.connect().unwrap();
+            assert_eq!(
+                c2.query("SELECT count(*) FROM t").unwrap(),
+                vec![vec![SqlValue::Int(90)]]
+            );
+            drop(c);
+            drop(c2);
+            assert!(db.version().starts_with('v'), "{}", db.version());
+            let settings = db.settings();
+            assert!(settings.iter().any(|(k, _)| k == "threads"), "{settings:?}");
+            db.close().unwrap();
+        }
+    }
+
+    #[test]
+    fn refused_levels_and_url() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = SqlOptions {
+            dir: dir.path().to_path_buf(),
+            durability: Durability::Nosync,
+            url: None,
+            clients: 1,
+            cache_bytes: 0,
+        };
+        assert!(DUCKDB.open(&o).is_err());
+        o.durability = Durability::Sync;
+        o.url = Some("duckdb://x".into());
+        assert!(DUCKDB.open(&o).is_err());
+    }
+}
