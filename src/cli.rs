@@ -120,7 +120,7 @@ enum Workload {
 #[derive(Args, Clone, Debug)]
 pub struct CommonArgs {
     /// Engines to run, comma-separated (see `hakari engines`). `duckdb` (SQL) is optional: it
-    /// is in a build made with `cargo build --release --features duckdb`.
+    /// is in a build made with `--features duckdb` (after scripts/setup-duckdb.sh).
     #[arg(long, short = 'e')]
     pub engine: Option<String>,
     /// Durability levels, comma-separated: none, sync, write-nosync, nosync, in-memory.
@@ -394,19 +394,9 @@ fn engines() -> Result<i32> {
     }
     print!("{}", t.render());
     println!();
-    let mut m = report::table::Table::new(
-        "Durability mapping (what each level sets, or why it is not offered)",
-        ["engine", "level", "mapping"].map(String::from).to_vec(),
-        3,
-    );
+    let mut m = mapping_table("Durability mapping");
     for &e in &kv_family {
-        for d in Durability::ALL {
-            let text = match e.mapping(d) {
-                Ok(k) => k,
-                Err(why) => format!("not offered: {why}"),
-            };
-            m.row(vec![e.name().into(), d.name().into(), text]);
-        }
+        mapping_rows(&mut m, e.name(), |d| e.mapping(d));
     }
     print!("{}", m.render());
     println!();
@@ -431,27 +421,37 @@ fn engines() -> Result<i32> {
         t.row(vec![
             name.into(),
             "-".into(),
-            format!("optional, not in this build (cargo build --release --features {feature})"),
+            format!("optional, not in this build (scripts/setup-duckdb.sh, then cargo build --release --features {feature})"),
         ]);
     }
     print!("{}", t.render());
     println!();
-    let mut m = report::table::Table::new(
-        "SQL durability mapping (what each level sets, or why it is not offered)",
-        ["engine", "level", "mapping"].map(String::from).to_vec(),
-        3,
-    );
+    let mut m = mapping_table("SQL durability mapping");
     for e in engine::sql_engines() {
-        for d in Durability::ALL {
-            let text = match e.mapping(d) {
-                Ok(k) => k,
-                Err(why) => format!("not offered: {why}"),
-            };
-            m.row(vec![e.name().into(), d.name().into(), text]);
-        }
+        mapping_rows(&mut m, e.name(), |d| e.mapping(d));
     }
     print!("{}", m.render());
     Ok(0)
+}
+
+fn mapping_table(title: &str) -> report::table::Table {
+    report::table::Table::new(
+        format!("{title} (what each level sets, or why it is not offered)"),
+        ["engine", "level", "mapping"].map(String::from).to_vec(),
+        3,
+    )
+}
+
+/// One row per durability level: what it sets on `engine`, or why it is not offered.
+fn mapping_rows(
+    table: &mut report::table::Table,
+    engine: &str,
+    mapping: impl Fn(Durability) -> std::result::Result<String, String>,
+) {
+    for d in Durability::ALL {
+        let text = mapping(d).unwrap_or_else(|why| format!("not offered: {why}"));
+        table.row(vec![engine.into(), d.name().into(), text]);
+    }
 }
 
 fn report(paths: Vec<PathBuf>, output: Option<PathBuf>) -> Result<i32> {

@@ -63,11 +63,10 @@ pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
 
 /// Optional engines this build was made without, with the feature that builds them in.
 pub fn not_built() -> Vec<(&'static str, &'static str)> {
-    #[allow(unused_mut)]
-    let mut out = Vec::new();
-    #[cfg(not(feature = "duckdb"))]
-    out.push(("duckdb", "duckdb"));
-    out
+    vec![
+        #[cfg(not(feature = "duckdb"))]
+        ("duckdb", "duckdb"),
+    ]
 }
 
 /// Refuses an optional engine this build lacks, saying how to build it in.
@@ -75,7 +74,7 @@ pub fn check_built(name: &str) -> Result<()> {
     let wanted = name.trim().to_ascii_lowercase();
     if let Some((engine, feature)) = not_built().into_iter().find(|(e, _)| *e == wanted) {
         bail!(
-            "engine '{engine}' is optional and not in this build; build hakari with it: cargo build --release --features {feature}"
+            "engine '{engine}' is optional and not in this build; build hakari with it: scripts/setup-duckdb.sh, then `. scripts/env.sh; cargo build --release --features {feature}`"
         );
     }
     Ok(())
