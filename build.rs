@@ -23,9 +23,10 @@ fn main() {
         match std::env::var("DUCKDB_LIB_DIR") {
             Ok(dir) => println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}"),
             Err(_) => panic!(
-                "the duckdb feature links a prebuilt libduckdb.so: run scripts/setup-duckdb.sh and \
-                 build through scripts/env.sh (it sets DUCKDB_LIB_DIR), or build with \
-                 --features duckdb-bundled (compiles DuckDB, over an hour on 2 cores)"
+                "the duckdb engine links a prebuilt libduckdb.so: run scripts/setup.sh (it fetches \
+                 it) and build through scripts/env.sh (it sets DUCKDB_LIB_DIR); or build with \
+                 --features duckdb-bundled (compiles DuckDB, over an hour on 2 cores), or \
+                 --no-default-features (no duckdb engine)"
             ),
         }
     }

@@ -2,5 +2,5 @@
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/hakari-target}"
 export PATH="$HOME/.cargo/bin:$PATH"
 HAKARI_BIN="${HAKARI_BIN:-$CARGO_TARGET_DIR/release/hakari}"
-# Where scripts/setup-duckdb.sh puts the prebuilt libduckdb.so the optional duckdb feature links.
+# Where scripts/setup-duckdb.sh (run by scripts/setup.sh) puts the prebuilt libduckdb.so the duckdb engine links.
 export DUCKDB_LIB_DIR="${DUCKDB_LIB_DIR:-$HOME/.cache/hakari-duckdb/1.5.6}"

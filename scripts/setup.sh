@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what hakari needs on a Debian/Ubuntu machine, when it is missing: a C/C++ toolchain and
-# libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb and bdb-sql engines) and fuse3 (the
-# power-loss crash test mounts its FUSE layer with it).
+# libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb and bdb-sql engines), fuse3 (the
+# power-loss crash test mounts its FUSE layer with it), and the prebuilt DuckDB library the
+# duckdb engine links (scripts/setup-duckdb.sh: fetched from its registry package, checksum
+# verified).
 # With --with-test-tools it also installs headless Chromium (the report test renders the HTML
 # report in it). Safe to run again: it installs only what is not there.
 set -euo pipefail
 
-packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev fuse3)
+packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev fuse3 curl ca-certificates)
 if [ "${1:-}" = "--with-test-tools" ]; then
   packages+=(chromium)
 fi
@@ -34,3 +36,5 @@ if ! command -v cargo >/dev/null 2>&1; then
     exit 1
   fi
 fi
+
+"$(dirname "$0")/setup-duckdb.sh"

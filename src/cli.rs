@@ -3,7 +3,9 @@
 use crate::durability::Durability;
 use crate::engine;
 use crate::measure::{self, Interrupted};
+use crate::output::Format;
 use crate::report;
+use crate::report::gate::{Requirement, Thresholds};
 use crate::results::store;
 use crate::units::{parse_counts, parse_size};
 use crate::workload::kv::{self, presets::KvParams};
@@ -11,13 +13,25 @@ use crate::workload::tpcb;
 use crate::workload::tpch;
 use crate::workload::wisconsin;
 use crate::workload::{ContextOptions, RunContext};
+use crate::{out, outln};
 use anyhow::{Context, Result};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
 
-/// Exit codes: 0 done, 1 error (a clear one-line message on stderr), 2 bad usage, 130 interrupted.
+/// Exit codes, listed for users in `--help` ([`EXIT_CODES`]) and the README.
 pub const EXIT_ERROR: i32 = 1;
+pub const EXIT_BROKEN_PROMISE: i32 = 3;
+pub const EXIT_GATE_FAILED: i32 = 4;
 pub const EXIT_INTERRUPTED: i32 = 130;
+
+const EXIT_CODES: &str = "Exit codes:
+  0    done
+  1    error (one line on stderr; no result file that looks complete)
+  2    bad usage (an unknown flag, a value that cannot be parsed)
+  3    a crash test found a broken durability promise
+  4    a requirement (run --require) or the regression gate (compare --fail-if-worse) failed
+  130  interrupted by Ctrl-C (the result file keeps what finished, marked interrupted)
+A closed pipe on stdout (hakari engines | head) ends output quietly, not with an error.";
 
 #[derive(Parser)]
 #[command(
@@ -27,7 +41,8 @@ pub const EXIT_INTERRUPTED: i32 = 130;
     long_about = "hakari measures database engines the way the classic white papers did (Berkeley DB's \
 key-value papers, TPC-B, Wisconsin, DBT-3, a session store), on your own machine. It builds the \
 data, runs the timed steps, repeats them, and writes results/<run-id>.json and a table shaped like \
-the paper's.\n\nStart with `hakari run` (a short tour), `hakari engines`, or `hakari run kv --help`."
+the paper's.\n\nStart with `hakari run` (a short tour), `hakari engines`, or `hakari run kv --help`.",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -39,11 +54,45 @@ enum Command {
     /// Run a workload. Without one: a short tour of the kv workload on every engine.
     Run(Box<RunCommand>),
     /// List the engines this build has, their versions and the durability levels they offer.
-    Engines,
+    Engines {
+        /// table for people; json or csv (one row per engine and level) for scripts.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
     /// Print the tables of a result file again.
     Show {
         /// A results/<run-id>.json file.
         file: PathBuf,
+        /// table for people; json or csv (one row per measurement) for scripts.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Write every measurement of result files as one row each (every configuration field and
+    /// figure a column), for spreadsheets and pandas.
+    Export {
+        /// Result files or folders of them (default: results/).
+        #[arg(default_value = "results")]
+        paths: Vec<PathBuf>,
+        /// CSV (the default) or JSON.
+        #[arg(long, value_enum, default_value = "csv", conflicts_with = "csv")]
+        format: Format,
+        /// Same as --format csv.
+        #[arg(long)]
+        csv: bool,
+        /// The file to write (default: standard output).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// Print a shell completion script: `hakari completions bash > /etc/bash_completion.d/hakari`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print hakari's man page (roff); with --dir, write one page per command there.
+    Man {
+        /// Write hakari.1 and hakari-<command>.1 pages into this folder.
+        #[arg(long)]
+        dir: Option<PathBuf>,
     },
     /// Write a self-contained HTML report (tables, charts, the papers' figures beside yours)
     /// from result files or folders of them.
@@ -90,6 +139,15 @@ enum Command {
         base: PathBuf,
         /// The result file to compare with it.
         new: PathBuf,
+        /// table for people; json or csv (one row per shared figure) for scripts.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+        /// A regression gate: exit 4 when a shared figure is worse by more than this and by
+        /// more than the runs' own noise. `5%` judges throughput; `p99:10%,ops:5%` sets a
+        /// threshold per figure (ops, p50, p95, p99, p999, max). Latency percentiles are merged
+        /// over runs, so no noise is recorded for them: their threshold alone decides.
+        #[arg(long, value_name = "THRESHOLDS")]
+        fail_if_worse: Option<Thresholds>,
     },
 }
 
@@ -119,8 +177,7 @@ enum Workload {
 /// Flags every workload shares.
 #[derive(Args, Clone, Debug)]
 pub struct CommonArgs {
-    /// Engines to run, comma-separated (see `hakari engines`). `duckdb` (SQL) is optional: it
-    /// is in a build made with `--features duckdb` (after scripts/setup-duckdb.sh).
+    /// Engines to run, comma-separated (see `hakari engines`).
     #[arg(long, short = 'e')]
     pub engine: Option<String>,
     /// Durability levels, comma-separated: none, sync, write-nosync, nosync, in-memory.
@@ -154,6 +211,13 @@ pub struct CommonArgs {
     /// Also write an HTML report of this run beside its result file (<out>/<run-id>.html).
     #[arg(long)]
     pub report: bool,
+    /// A threshold the run's figures must keep, checked at the end (repeatable): `ops>=2000`,
+    /// `tpcb.p99<=5ms`, `kv.rocksdb.fetch.ops>=1M`. Dotted words before the figure select
+    /// measurements by workload, engine, level, step, t<threads> or a configuration value.
+    /// Figures: ops (ops/s), p50, p95, p99, p999, max (latency, with us, ms or s). When one
+    /// fails, the result file says which and hakari exits 4.
+    #[arg(long = "require", value_name = "FIGURE>=VALUE")]
+    pub require: Vec<Requirement>,
 }
 
 #[derive(Args, Clone, Debug)]
@@ -175,6 +239,11 @@ struct KvArgs {
     /// Operations per transaction: `batch` (one batch of sequential keys, the default) or `op`.
     #[arg(long)]
     txn_size: Option<String>,
+    /// Where the record number sits in the key: `number-last` (after zero padding, the
+    /// default) or `number-first` (comparisons end in the first bytes: much faster fetches on
+    /// engines that compare whole keys, such as Berkeley DB).
+    #[arg(long)]
+    key_layout: Option<String>,
     /// Engine cache size, e.g. 512MB (0: the engine's default).
     #[arg(long)]
     cache_size: Option<String>,
@@ -324,10 +393,23 @@ pub fn main() -> i32 {
             Some(Workload::Tpch(args)) => run_tpch(args),
             Some(Workload::Wisconsin(args)) => run_wisconsin(args),
         },
-        Command::Engines => engines(),
-        Command::Show { file } => show(file),
+        Command::Engines { format } => engines(format),
+        Command::Show { file, format } => show(file, format),
+        Command::Export {
+            paths,
+            format,
+            csv,
+            output,
+        } => export(paths, if csv { Format::Csv } else { format }, output),
+        Command::Completions { shell } => completions(shell),
+        Command::Man { dir } => man(dir),
         Command::Report { paths, output } => report(paths, output),
-        Command::Compare { base, new } => compare(base, new),
+        Command::Compare {
+            base,
+            new,
+            format,
+            fail_if_worse,
+        } => compare(base, new, format, fail_if_worse),
         Command::Crashtest(args) => crashtest(args),
         Command::Probe {
             what,
@@ -347,111 +429,25 @@ pub fn main() -> i32 {
             if e.downcast_ref::<Interrupted>().is_some() {
                 return EXIT_INTERRUPTED;
             }
-            eprintln!(
-                "hakari: error: {}",
-                crate::results::redact::redact(&format!("{e:#}"))
-            );
+            eprintln!("hakari: error: {}", crate::errors::sentence(&e));
             EXIT_ERROR
         }
     }
 }
 
-fn engines() -> Result<i32> {
-    let mut t = report::table::Table::new(
-        "Key-value engines in this build",
-        [
-            "engine",
-            "version",
-            "durability levels offered",
-            "bulk read",
-        ]
-        .map(String::from)
-        .to_vec(),
-        4,
-    );
-    let kv_family: Vec<_> = engine::kv_engines()
-        .into_iter()
-        .chain(engine::cache_engines())
-        .collect();
-    for &e in &kv_family {
-        t.row(vec![
-            e.name().into(),
-            e.version(),
-            engine::kv::offered_levels(e)
-                .iter()
-                .map(|d| d.name())
-                .collect::<Vec<_>>()
-                .join(", "),
-            if e.has_bulk_read() {
-                "bulk buffer"
-            } else if engine::cache_engines().iter().any(|c| c.name() == e.name()) {
-                "none (session workload only)"
-            } else {
-                "cursor"
+fn engines(format: Format) -> Result<i32> {
+    if format == Format::Table {
+        let tables = report::engines::tables();
+        for (i, t) in tables.iter().enumerate() {
+            if i > 0 {
+                outln!();
             }
-            .into(),
-        ]);
+            out!("{}", t.render());
+        }
+    } else {
+        out!("{}", report::engines::rows().render(format)?);
     }
-    print!("{}", t.render());
-    println!();
-    let mut m = mapping_table("Durability mapping");
-    for &e in &kv_family {
-        mapping_rows(&mut m, e.name(), |d| e.mapping(d));
-    }
-    print!("{}", m.render());
-    println!();
-    let mut t = report::table::Table::new(
-        "SQL engines in this build (servers: --url, or a private server when the binaries are installed)",
-        ["engine", "dialect", "durability levels offered"].map(String::from).to_vec(),
-        3,
-    );
-    for e in engine::sql_engines() {
-        let levels: Vec<&str> = Durability::ALL
-            .into_iter()
-            .filter(|d| e.mapping(*d).is_ok())
-            .map(|d| d.name())
-            .collect();
-        t.row(vec![
-            e.name().into(),
-            e.dialect().name().into(),
-            levels.join(", "),
-        ]);
-    }
-    for (name, feature) in engine::not_built() {
-        t.row(vec![
-            name.into(),
-            "-".into(),
-            format!("optional, not in this build (scripts/setup-duckdb.sh, then cargo build --release --features {feature})"),
-        ]);
-    }
-    print!("{}", t.render());
-    println!();
-    let mut m = mapping_table("SQL durability mapping");
-    for e in engine::sql_engines() {
-        mapping_rows(&mut m, e.name(), |d| e.mapping(d));
-    }
-    print!("{}", m.render());
     Ok(0)
-}
-
-fn mapping_table(title: &str) -> report::table::Table {
-    report::table::Table::new(
-        format!("{title} (what each level sets, or why it is not offered)"),
-        ["engine", "level", "mapping"].map(String::from).to_vec(),
-        3,
-    )
-}
-
-/// One row per durability level: what it sets on `engine`, or why it is not offered.
-fn mapping_rows(
-    table: &mut report::table::Table,
-    engine: &str,
-    mapping: impl Fn(Durability) -> std::result::Result<String, String>,
-) {
-    for d in Durability::ALL {
-        let text = mapping(d).unwrap_or_else(|why| format!("not offered: {why}"));
-        table.row(vec![engine.into(), d.name().into(), text]);
-    }
 }
 
 fn report(paths: Vec<PathBuf>, output: Option<PathBuf>) -> Result<i32> {
@@ -475,7 +471,7 @@ fn report(paths: Vec<PathBuf>, output: Option<PathBuf>) -> Result<i32> {
         }
     }
     let runs = report::html::write(&loaded, &output)?;
-    println!("report of {runs} run(s): {}", output.display());
+    outln!("report of {runs} run(s): {}", output.display());
     Ok(0)
 }
 
@@ -508,7 +504,7 @@ fn probe(what: &str, dir: &std::path::Path, seconds: f64) -> Result<i32> {
             format!("{:.1}", l.max_us),
         ]);
     }
-    print!("{}", t.render());
+    out!("{}", t.render());
     Ok(0)
 }
 
@@ -565,10 +561,10 @@ fn crashtest(args: CrashtestArgs) -> Result<i32> {
     };
     let written = ctx
         .recorder
-        .finish(status, outcome.as_ref().err().map(|e| format!("{e:#}")))?;
-    print!("{}", report::terminal::render(ctx.recorder.result()));
+        .finish(status, outcome.as_ref().err().map(crate::errors::sentence))?;
+    out!("{}", report::terminal::render(ctx.recorder.result()));
     if let Some(p) = written {
-        println!("results: {}", p.display());
+        outln!("results: {}", p.display());
     }
     outcome?;
     let broken = ctx
@@ -578,10 +574,10 @@ fn crashtest(args: CrashtestArgs) -> Result<i32> {
         .iter()
         .any(|m| m.config.get("verdict").and_then(|v| v.as_str()) == Some("BROKEN PROMISE"));
     // A broken promise is a finding, not a failure of hakari: exit 3 so scripts can tell.
-    Ok(if broken { 3 } else { 0 })
+    Ok(if broken { EXIT_BROKEN_PROMISE } else { 0 })
 }
 
-fn compare(base: PathBuf, new: PathBuf) -> Result<i32> {
+fn compare(base: PathBuf, new: PathBuf, format: Format, gate: Option<Thresholds>) -> Result<i32> {
     let (a, b) = (store::read(&base)?, store::read(&new)?);
     if a.workload != b.workload {
         anyhow::bail!(
@@ -590,13 +586,111 @@ fn compare(base: PathBuf, new: PathBuf) -> Result<i32> {
             b.workload
         );
     }
-    print!("{}", report::compare::render(&a, &b));
+    match format {
+        Format::Table => out!("{}", report::compare::render(&a, &b, gate.as_ref())),
+        _ => out!(
+            "{}",
+            report::compare::rows(&a, &b, gate.as_ref()).render(format)?
+        ),
+    }
+    let Some(gate) = gate else { return Ok(0) };
+    if report::compare::pairs(&a, &b).is_empty() {
+        anyhow::bail!("the regression gate has nothing to judge: the runs share no figure");
+    }
+    let worse = report::compare::regressions(&a, &b, &gate);
+    if worse.is_empty() {
+        eprintln!("regression gate passed: no shared figure is worse beyond its threshold and the runs' noise");
+        return Ok(0);
+    }
+    eprintln!("regression gate FAILED: {} figure(s) worse", worse.len());
+    for w in &worse {
+        eprintln!("  {w}");
+    }
+    Ok(EXIT_GATE_FAILED)
+}
+
+fn show(file: PathBuf, format: Format) -> Result<i32> {
+    let r = store::read(&file)?;
+    match format {
+        Format::Table => out!("{}", report::terminal::render(&r)),
+        _ => out!(
+            "{}",
+            report::rows::measurements(std::slice::from_ref(&r)).render(format)?
+        ),
+    }
     Ok(0)
 }
 
-fn show(file: PathBuf) -> Result<i32> {
-    let r = store::read(&file)?;
-    print!("{}", report::terminal::render(&r));
+fn export(paths: Vec<PathBuf>, format: Format, output: Option<PathBuf>) -> Result<i32> {
+    if format == Format::Table {
+        anyhow::bail!("export writes csv or json, not a table (use `hakari show` for tables)");
+    }
+    let mut runs = Vec::new();
+    for l in report::html::load(&paths)? {
+        match l.run {
+            Ok(r) => runs.push(r),
+            Err(e) => eprintln!("hakari: warning: left out of the export: {e}"),
+        }
+    }
+    if runs.is_empty() {
+        anyhow::bail!("no result file to export in {}", describe_paths(&paths));
+    }
+    let text = report::rows::measurements(&runs).render(format)?;
+    match output {
+        Some(path) => {
+            crate::results::store::write_text_atomic(&path, &text)?;
+            eprintln!("exported {} run(s) to {}", runs.len(), path.display());
+        }
+        None => out!("{text}"),
+    }
+    Ok(0)
+}
+
+fn describe_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn completions(shell: clap_complete::Shell) -> Result<i32> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "hakari", &mut script);
+    out!("{}", String::from_utf8_lossy(&script));
+    Ok(0)
+}
+
+/// The man page of hakari, or with `dir` one page per command (hakari-run-kv.1, ...).
+fn man(dir: Option<PathBuf>) -> Result<i32> {
+    let cmd = Cli::command();
+    let Some(dir) = dir else {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut page)?;
+        out!("{}", String::from_utf8_lossy(&page));
+        return Ok(0);
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut written = 0;
+    let mut stack = vec![(cmd, "hakari".to_string())];
+    while let Some((cmd, name)) = stack.pop() {
+        if cmd.is_hide_set() {
+            continue;
+        }
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd.clone())
+            .title(name.clone())
+            .render(&mut page)?;
+        let path = dir.join(format!("{name}.1"));
+        std::fs::write(&path, page).with_context(|| format!("cannot write {}", path.display()))?;
+        written += 1;
+        for sub in cmd.get_subcommands() {
+            if sub.get_name() != "help" {
+                stack.push((sub.clone(), format!("{name}-{}", sub.get_name())));
+            }
+        }
+    }
+    eprintln!("wrote {written} man pages to {}", dir.display());
     Ok(0)
 }
 
@@ -624,6 +718,7 @@ impl CommonArgs {
             threads: None,
             url: None,
             report: false,
+            require: Vec::new(),
         }
     }
 }
@@ -672,6 +767,9 @@ fn kv_params(args: &KvArgs) -> Result<KvParams> {
     }
     if let Some(t) = &args.txn_size {
         p.txn_size = kv::presets::TxnSize::parse(t)?;
+    }
+    if let Some(l) = &args.key_layout {
+        p.key_layout = kv::keys::KeyLayout::parse(l)?;
     }
     if let Some(n) = size(&args.cache_size, "--cache-size")? {
         p.cache_bytes = n;
@@ -928,11 +1026,19 @@ fn execute(
     }
     measure::install_interrupt_handler();
     let outcome = body(&mut ctx);
-    finish(&mut ctx, outcome, common.report)
+    finish(&mut ctx, outcome, common)
 }
 
-/// Writes the result file with the run's status, prints the tables, and picks the exit code.
-fn finish(ctx: &mut RunContext, outcome: Result<()>, report: bool) -> Result<i32> {
+/// Checks the `--require` thresholds, writes the result file with the run's status, prints the
+/// tables, and picks the exit code.
+fn finish(ctx: &mut RunContext, outcome: Result<()>, common: &CommonArgs) -> Result<i32> {
+    let requirements: Vec<_> = common
+        .require
+        .iter()
+        .map(|r| r.check(&ctx.recorder.result().measurements))
+        .collect();
+    let failed_requirements = requirements.iter().filter(|r| !r.passed).count();
+    ctx.recorder.requirements(requirements.clone());
     let (status, error, code) = match &outcome {
         Ok(()) => ("complete", None, 0),
         Err(e) if e.downcast_ref::<Interrupted>().is_some() || measure::interrupted() => (
@@ -940,23 +1046,27 @@ fn finish(ctx: &mut RunContext, outcome: Result<()>, report: bool) -> Result<i32
             Some("interrupted by the user".to_string()),
             EXIT_INTERRUPTED,
         ),
-        Err(e) => ("failed", Some(format!("{e:#}")), EXIT_ERROR),
+        Err(e) => ("failed", Some(crate::errors::sentence(e)), EXIT_ERROR),
     };
     let written = ctx.recorder.finish(status, error.clone())?;
     if !ctx.recorder.result().measurements.is_empty() {
-        println!();
-        print!("{}", report::terminal::render(ctx.recorder.result()));
+        outln!();
+        out!("{}", report::terminal::render(ctx.recorder.result()));
     }
-    if let (Some(path), true) = (&written, report) {
+    if let (Some(path), true) = (&written, common.report) {
         let html = path.with_extension("html");
         let loaded = report::html::load(std::slice::from_ref(path))?;
         report::html::write(&loaded, &html)?;
-        println!("report: {}", html.display());
+        outln!("report: {}", html.display());
     }
     match (&written, status) {
-        (Some(path), "complete") => println!("\nresults: {}", path.display()),
+        (Some(path), "complete") => outln!("\nresults: {}", path.display()),
         (Some(path), _) => eprintln!("\nresults so far (marked {status}): {}", path.display()),
         (None, _) => {}
+    }
+    for r in &requirements {
+        let verdict = if r.passed { "passed" } else { "FAILED" };
+        eprintln!("requirement {}: {verdict} ({})", r.requirement, r.detail);
     }
     if let Some(e) = error {
         eprintln!(
@@ -968,6 +1078,9 @@ fn finish(ctx: &mut RunContext, outcome: Result<()>, report: bool) -> Result<i32
             },
             crate::results::redact::redact(&e)
         );
+    }
+    if code == 0 && failed_requirements > 0 {
+        return Ok(EXIT_GATE_FAILED);
     }
     Ok(code)
 }

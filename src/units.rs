@@ -65,6 +65,21 @@ pub fn thousands(value: f64) -> String {
     }
 }
 
+/// A duration in the unit that fits it: 12 s, 1.25 s, 3.4 ms, 250 us, 0.12 us.
+pub fn duration(seconds: f64) -> String {
+    if seconds >= 10.0 {
+        format!("{seconds:.0} s")
+    } else if seconds >= 1.0 {
+        format!("{seconds:.2} s")
+    } else if seconds >= 1e-3 {
+        format!("{:.1} ms", seconds * 1e3)
+    } else if seconds >= 1e-5 {
+        format!("{:.0} us", seconds * 1e6)
+    } else {
+        format!("{:.2} us", seconds * 1e6)
+    }
+}
+
 /// Bytes as the papers write them: 512MB, 4KB, 64 bytes.
 pub fn bytes(n: u64) -> String {
     if n >= 1 << 30 && n.is_multiple_of(1 << 30) {
@@ -81,6 +96,15 @@ pub fn bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_take_the_unit_that_fits() {
+        assert_eq!(duration(125.4), "125 s");
+        assert_eq!(duration(1.254), "1.25 s");
+        assert_eq!(duration(0.0342), "34.2 ms");
+        assert_eq!(duration(0.000_25), "250 us");
+        assert_eq!(duration(0.000_000_116), "0.12 us");
+    }
 
     #[test]
     fn sizes() {

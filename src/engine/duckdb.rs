@@ -1,5 +1,5 @@
-//! `duckdb`: DuckDB 1.5 through the `duckdb` crate (optional: `--features duckdb` links the
-//! prebuilt library scripts/setup-duckdb.sh fetches; `duckdb-bundled` compiles it). An embedded database file in the run's own directory
+//! `duckdb`: DuckDB 1.5 through the `duckdb` crate (the default `duckdb` feature links the
+//! prebuilt library scripts/setup.sh fetches; `duckdb-bundled` compiles it). An embedded database file in the run's own directory
 //! (always hakari's), or an in-memory database at `in-memory`; every connection is a clone of
 //! one database instance, as DuckDB wants within a process. Bulk loads go through DuckDB's
 //! Appender.

@@ -118,6 +118,11 @@ pub trait KvEngine: Sync {
     fn max_threads(&self, _level: Durability) -> Option<usize> {
         None
     }
+    /// The longest key the engine takes, when it has a limit (LMDB's MDB_MAXKEYSIZE): workloads
+    /// refuse larger keys before anything runs.
+    fn max_key_bytes(&self) -> Option<usize> {
+        None
+    }
     /// Whether `scan` uses a real bulk buffer (Berkeley DB's DB_MULTIPLE_KEY) rather than a
     /// plain cursor.
     fn has_bulk_read(&self) -> bool {

@@ -7,6 +7,8 @@ use heed::types::Bytes;
 use heed::{Database, Env, EnvFlags, EnvOpenOptions, RoTxn, RwTxn, WithTls};
 
 pub struct Lmdb;
+
+const MAX_KEY_BYTES: usize = 511;
 pub static LMDB: Lmdb = Lmdb;
 
 impl KvEngine for Lmdb {
@@ -31,6 +33,10 @@ impl KvEngine for Lmdb {
                 Err("LMDB is always transactional; it has no non-transactional mode".into())
             }
         }
+    }
+    fn max_key_bytes(&self) -> Option<usize> {
+        // MDB_MAXKEYSIZE as the bundled LMDB is built (heed without `longer-keys`).
+        Some(MAX_KEY_BYTES)
     }
     fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>> {
         // Room for every record with B+tree overhead, and slack for copy-on-write pages.
@@ -163,5 +169,17 @@ impl KvSession for LmdbSession<'_> {
             n += 1;
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn the_declared_key_limit_is_the_librarys() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = unsafe { EnvOpenOptions::new().open(dir.path()) }.unwrap();
+        assert_eq!(env.max_key_size(), MAX_KEY_BYTES);
     }
 }

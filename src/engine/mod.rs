@@ -74,7 +74,7 @@ pub fn check_built(name: &str) -> Result<()> {
     let wanted = name.trim().to_ascii_lowercase();
     if let Some((engine, feature)) = not_built().into_iter().find(|(e, _)| *e == wanted) {
         bail!(
-            "engine '{engine}' is optional and not in this build; build hakari with it: scripts/setup-duckdb.sh, then `. scripts/env.sh; cargo build --release --features {feature}`"
+            "engine '{engine}' is optional and not in this build; build hakari with it: scripts/setup.sh, then `. scripts/env.sh; cargo build --release --features {feature}`"
         );
     }
     Ok(())

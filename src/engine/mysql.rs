@@ -11,6 +11,22 @@ use anyhow::{anyhow, bail, Context, Result};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Value};
 
+/// A `mysql` crate error as a sentence: its `Display` wraps every error in a debug-like
+/// `MySqlError { ... }`.
+pub fn describe_error(e: &mysql::Error) -> String {
+    match e {
+        mysql::Error::MySqlError(m) => format!(
+            "{} (MySQL error {}, SQLSTATE {})",
+            m.message, m.code, m.state
+        ),
+        mysql::Error::IoError(io) => io.to_string(),
+        mysql::Error::DriverError(d) => d.to_string(),
+        mysql::Error::UrlError(u) => u.to_string(),
+        mysql::Error::CodecError(c) => c.to_string(),
+        other => other.to_string(),
+    }
+}
+
 pub struct Mysql;
 pub static MYSQL: Mysql = Mysql;
 
@@ -52,7 +68,7 @@ impl SqlEngine for Mysql {
             }
         };
         let mut admin = Conn::new(opts.clone())
-            .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&e.to_string())))?;
+            .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&describe_error(&e))))?;
         if server.is_none() {
             // A server hakari did not start keeps its own setting: the level must match it.
             let actual: Option<u8> =
@@ -99,7 +115,7 @@ struct MysqlDatabase {
 impl SqlDatabase for MysqlDatabase {
     fn connect(&self) -> Result<Box<dyn SqlConnection>> {
         let conn = Conn::new(self.opts.clone())
-            .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&e.to_string())))?;
+            .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&describe_error(&e))))?;
         Ok(Box::new(MysqlConnection {
             conn,
             statements: Vec::new(),

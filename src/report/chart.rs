@@ -214,19 +214,70 @@ fn y_axis(out: &mut String, scale: &Scale) {
     );
 }
 
-fn legend(out: &mut String, entries: &[(String, String)]) {
-    for (i, (name, fill)) in entries.iter().enumerate() {
-        let y = TOP + 18.0 * i as f64;
+/// A legend key: a swatch of the bar's fill, or a line sample with the series' dash.
+struct Key {
+    name: String,
+    color: String,
+    /// For a line chart's series: its stroke-dasharray ("" for a solid line).
+    line_dash: Option<&'static str>,
+}
+
+/// The legend to the right of the plot. Long names wrap onto further lines (about 26
+/// characters each) rather than running out of the picture.
+fn legend(out: &mut String, keys: &[Key]) {
+    let mut y = TOP;
+    let x = WIDTH - RIGHT + 14.0;
+    for key in keys {
+        let swatch = match key.line_dash {
+            Some(dash) => format!(
+                r#"<line x1="{x}" x2="{x2}" y1="{ym}" y2="{ym}" stroke="{c}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
+                x2 = x + 14.0,
+                ym = y + 6.0,
+                c = key.color,
+            ),
+            None => format!(
+                r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{}"/>"#,
+                key.color
+            ),
+        };
+        let lines = wrap(&key.name, 26);
+        let mut text = String::new();
+        for (j, line) in lines.iter().enumerate() {
+            let _ = write!(
+                text,
+                r#"<tspan x="{tx}" dy="{dy}">{}</tspan>"#,
+                escape(line),
+                tx = x + 20.0,
+                dy = if j == 0 { 0.0 } else { 13.0 },
+            );
+        }
         let _ = write!(
             out,
-            r#"<g class="legend"><rect x="{x}" y="{y}" width="12" height="12" fill="{fill}"/><text x="{tx}" y="{ty}">{name}</text></g>"#,
-            x = WIDTH - RIGHT + 14.0,
-            tx = WIDTH - RIGHT + 32.0,
+            r#"<g class="legend">{swatch}<text x="{tx}" y="{ty}">{text}</text></g>"#,
+            tx = x + 20.0,
             ty = y + 10.0,
-            name = escape(name),
         );
+        y += 13.0 * lines.len() as f64 + 6.0;
     }
 }
+
+/// Splits `text` at spaces into lines of at most `width` characters (a longer word stays whole).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// Published lines are grey; each gets its own dash so several can be told apart.
+const PUBLISHED_DASHES: [&str; 4] = ["6 4", "2 3", "10 3 2 3", "12 6"];
 
 fn fill_of(i: usize, published: bool) -> String {
     if published {
@@ -293,12 +344,16 @@ pub fn grouped_bars(
             }
         }
     }
-    let entries: Vec<(String, String)> = series
+    let keys: Vec<Key> = series
         .iter()
         .enumerate()
-        .map(|(i, s)| (s.name.clone(), fill_of(i, s.published)))
+        .map(|(i, s)| Key {
+            name: s.name.clone(),
+            color: fill_of(i, s.published),
+            line_dash: None,
+        })
         .collect();
-    legend(&mut out, &entries);
+    legend(&mut out, &keys);
     out.push_str("</svg>");
     out
 }
@@ -345,7 +400,8 @@ pub fn lines(
             label = tick_label(t),
         );
     }
-    let mut entries = Vec::new();
+    let mut keys = Vec::new();
+    let mut published_seen = 0;
     for (i, s) in series.iter().enumerate() {
         let color = if s.published {
             PUBLISHED_COLOR.to_string()
@@ -367,13 +423,14 @@ pub fn lines(
             })
             .collect();
         let dash = if s.published {
-            r#" stroke-dasharray="6 4""#
+            published_seen += 1;
+            PUBLISHED_DASHES[(published_seen - 1) % PUBLISHED_DASHES.len()]
         } else {
             ""
         };
         let _ = write!(
             out,
-            r#"<path d="{}" fill="none" stroke="{color}" stroke-width="2"{dash}/>"#,
+            r#"<path d="{}" fill="none" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
             path.join("")
         );
         for p in pts {
@@ -394,9 +451,13 @@ pub fn lines(
                 );
             }
         }
-        entries.push((s.name.clone(), color));
+        keys.push(Key {
+            name: s.name.clone(),
+            color,
+            line_dash: Some(dash),
+        });
     }
-    legend(&mut out, &entries);
+    legend(&mut out, &keys);
     out.push_str("</svg>");
     out
 }
@@ -404,6 +465,49 @@ pub fn lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn published_lines_differ_and_long_legend_names_wrap() {
+        let labels = Labels {
+            title: "t",
+            x: "x",
+            y: "y",
+        };
+        let series: Vec<LineSeries> = [
+            "MySQL 2008 LONGBLOB (published)",
+            "Oracle 2008 LOB (published)",
+            "Oracle 2008 LOB gzip (published)",
+        ]
+        .iter()
+        .map(|n| LineSeries {
+            name: n.to_string(),
+            points: vec![(1.0, 1.0, 0.0), (2.0, 2.0, 0.0)],
+            published: true,
+        })
+        .collect();
+        let svg = lines(
+            &labels,
+            &series,
+            AxisKind::Linear,
+            AxisKind::Linear,
+            &[1.0, 2.0],
+        );
+        for dash in &PUBLISHED_DASHES[..3] {
+            assert_eq!(
+                svg.matches(&format!("stroke-dasharray=\"{dash}\"")).count(),
+                2,
+                "one line and its legend key with dash {dash}"
+            );
+        }
+        // Every word of every name is in the picture, none cut.
+        assert!(svg.contains(">MySQL 2008 LONGBLOB</tspan>"), "{svg}");
+        assert!(svg.contains(">(published)</tspan>"));
+        assert_eq!(wrap("a bb ccc", 4), ["a bb", "ccc"]);
+        assert_eq!(
+            wrap("averyveryverylongword x", 5),
+            ["averyveryverylongword", "x"]
+        );
+    }
 
     #[test]
     fn nice_steps_are_1_2_5() {

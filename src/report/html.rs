@@ -236,8 +236,15 @@ fn engines_table(runs: &[&RunResult]) -> String {
     t
 }
 
-fn config_label(m: &Measurement) -> String {
-    format!("{} {} t{}", m.engine, m.durability, m.threads)
+/// Engine, level (with the config fields that vary between the run's measurements: size,
+/// layout, compression, table sets) and threads: what tells one configuration from another.
+fn config_label(m: &Measurement, varying: &[String]) -> String {
+    format!(
+        "{} {} t{}",
+        m.engine,
+        super::durability_label(m, varying),
+        m.threads
+    )
 }
 
 /// One run's tables and charts; returns the HTML and how many charts it drew.
@@ -271,13 +278,14 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
 
     // Latency percentiles (a Wisconsin run's are its query times, already in its table).
     if r.workload != "wisconsin" && ms.iter().any(|m| m.latency.is_some()) {
+        let varying = super::varying_config(ms);
         s.push_str("<table><tr><th>configuration</th><th>step</th><th>p50 µs</th><th>p95 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>retries</th></tr>");
         for m in ms {
             if let Some(l) = &m.latency {
                 let _ = write!(
                     s,
                     "<tr><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{}</td></tr>",
-                    escape(&config_label(m)),
+                    escape(&config_label(m, &varying)),
                     escape(&m.step),
                     l.p50_us,
                     l.p95_us,

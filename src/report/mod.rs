@@ -3,8 +3,11 @@
 
 pub mod chart;
 pub mod compare;
+pub mod engines;
+pub mod gate;
 pub mod html;
 pub mod published;
+pub mod rows;
 pub mod table;
 pub mod terminal;
 pub mod tpch;

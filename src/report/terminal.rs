@@ -22,6 +22,9 @@ pub fn render(result: &RunResult) -> String {
         }
         return out;
     }
+    if result.workload == "kv" {
+        out.push_str(&kv_records_line(result));
+    }
     if result.workload == "crashtest" {
         out.push_str(&crate::crashtest::render(result));
     } else if result.workload == "wisconsin" && !result.measurements.is_empty() {
@@ -68,6 +71,26 @@ pub fn render(result: &RunResult) -> String {
         out.push_str(&format!("warning: {w}\n"));
     }
     out
+}
+
+/// The kv records' shape: sizes, where the number sits in the key, transaction grouping.
+fn kv_records_line(r: &RunResult) -> String {
+    let p = |k: &str| {
+        r.parameters.get(k).map(|v| {
+            v.as_str()
+                .map(String::from)
+                .unwrap_or_else(|| v.to_string())
+        })
+    };
+    format!(
+        "records: {}-byte keys ({}), {}-byte values, batches of {}, one transaction per {}\n",
+        p("key_size").unwrap_or_default(),
+        // Runs made before the layout was a choice had the number last.
+        p("key_layout").unwrap_or_else(|| "number-last".into()),
+        p("value_size").unwrap_or_default(),
+        p("batch_size").unwrap_or_default(),
+        p("txn_size").unwrap_or_default(),
+    )
 }
 
 fn environment_line(r: &RunResult) -> String {

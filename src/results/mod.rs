@@ -45,6 +45,18 @@ pub struct RunResult {
     pub notes: Vec<String>,
     #[serde(default)]
     pub errors: Vec<String>,
+    /// The `--require` thresholds checked at the end of the run, and how each went.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requirements: Vec<RequirementOutcome>,
+}
+
+/// One `--require` threshold after the run: whether every figure it selects keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RequirementOutcome {
+    pub requirement: String,
+    pub passed: bool,
+    /// The figures that broke it, or how many were checked.
+    pub detail: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -61,6 +61,7 @@ impl Recorder {
             metrics: Vec::new(),
             notes: Vec::new(),
             errors: Vec::new(),
+            requirements: Vec::new(),
         };
         Ok(Recorder {
             path: out_dir.join(format!("{run_id}.json")),
@@ -103,6 +104,11 @@ impl Recorder {
         if !self.result.notes.contains(&note) {
             self.result.notes.push(note);
         }
+    }
+
+    /// Records how the run's `--require` thresholds went (written with the next write).
+    pub fn requirements(&mut self, outcomes: Vec<super::RequirementOutcome>) {
+        self.result.requirements = outcomes;
     }
 
     /// Records an error of one part of the run (the run goes on).

@@ -7,11 +7,20 @@ use std::path::{Path, PathBuf};
 
 /// Writes `result` to `path` through a temporary file in the same directory and a rename.
 pub fn write_atomic(path: &Path, result: &RunResult) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut text = serde_json::to_string_pretty(result)?;
+    text.push('\n');
+    write_text_atomic(path, &text)
+}
+
+/// Writes `text` to `path` through a temporary file beside it, so a reader never sees half.
+pub fn write_text_atomic(path: &Path, text: &str) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot write in {}", dir.display()))?;
-    serde_json::to_writer_pretty(&mut tmp, result)?;
-    tmp.write_all(b"\n")?;
+    tmp.write_all(text.as_bytes())?;
     tmp.as_file().sync_all()?;
     // Result files are for sharing; the temporary file's private mode is not wanted.
     use std::os::unix::fs::PermissionsExt;

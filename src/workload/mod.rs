@@ -115,7 +115,7 @@ pub fn run_each<C>(
             Ok(()) => {}
             Err(e) if e.downcast_ref::<crate::measure::Interrupted>().is_some() => return Err(e),
             Err(e) => {
-                let text = format!("{e:#}");
+                let text = crate::errors::sentence(&e);
                 if configs.len() > 1 {
                     eprintln!("hakari: error: {text}");
                     ctx.recorder.error(text.clone());

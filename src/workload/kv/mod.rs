@@ -54,6 +54,17 @@ pub fn plan(
     if params.runs == 0 {
         bail!("--runs must be at least 1");
     }
+    for &engine in engines {
+        if let Some(max) = engine.max_key_bytes() {
+            if params.key_size > max {
+                bail!(
+                    "engine '{}' takes keys of at most {max} bytes, not {} (--key-size)",
+                    engine.name(),
+                    params.key_size
+                );
+            }
+        }
+    }
     let mut configs = Vec::new();
     let mut notes = Vec::new();
     for &engine in engines {
@@ -182,6 +193,7 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
 fn measurement_config(params: &KvParams) -> BTreeMap<String, serde_json::Value> {
     let mut c = BTreeMap::new();
     c.insert("key_size".into(), params.key_size.into());
+    c.insert("key_layout".into(), params.key_layout.name().into());
     c.insert("value_size".into(), params.value_size.into());
     c.insert("batch_size".into(), params.batch_size.into());
     c.insert("batches".into(), params.batches.into());
@@ -261,6 +273,7 @@ struct Ops<'a, 's> {
     read: Vec<u8>,
     keeps_data: bool,
     records: u64,
+    key_layout: keys::KeyLayout,
 }
 
 impl<'a, 's> Ops<'a, 's> {
@@ -272,6 +285,7 @@ impl<'a, 's> Ops<'a, 's> {
             read: Vec::with_capacity(params.value_size),
             keeps_data,
             records: params.records(),
+            key_layout: params.key_layout,
         }
     }
 
@@ -290,7 +304,7 @@ impl<'a, 's> Ops<'a, 's> {
         let write = op != Op::Fetch;
         self.session.begin(write)?;
         for n in first..first + count {
-            keys::encode_key(n, &mut self.key);
+            self.key_layout.encode(n, &mut self.key);
             match op {
                 Op::Insert => {
                     keys::encode_value(n, 0, &mut self.value);
@@ -328,8 +342,9 @@ impl<'a, 's> Ops<'a, 's> {
     fn scan(&mut self) -> Result<u64> {
         let mut last: Option<u64> = None;
         let mut out_of_order = false;
+        let layout = self.key_layout;
         let n = self.session.scan(&mut |key, _| {
-            let k = u64::from_be_bytes(key[key.len() - 8..].try_into().unwrap());
+            let k = layout.decode(key);
             out_of_order |= last.is_some_and(|l| l >= k);
             last = Some(k);
         })?;

@@ -48,6 +48,8 @@ impl TxnSize {
 pub struct KvParams {
     pub preset: Option<&'static str>,
     pub key_size: usize,
+    /// Where the record number sits in the key.
+    pub key_layout: super::keys::KeyLayout,
     pub value_size: usize,
     /// Batches per step; each batch is `batch_size` sequential keys.
     pub batches: u64,
@@ -109,6 +111,7 @@ pub fn default_params() -> KvParams {
     KvParams {
         preset: None,
         key_size: 64,
+        key_layout: Default::default(),
         value_size: 64,
         batches: 1_000,
         batch_size: 10,
@@ -146,6 +149,7 @@ pub fn preset(name: &str) -> Result<KvParams> {
         "bdb-4.3" => Ok(KvParams {
             preset: Some("bdb-4.3"),
             key_size: 8,
+            key_layout: Default::default(),
             value_size: 32,
             batches: 200_000,
             batch_size: 1,

@@ -144,14 +144,14 @@ fn measure_config(
         load(params, db, set, config.engine.dialect())?;
     }
     ctx.recorder.note(format!(
-        "{} {}: loaded {} table set(s) of {} branches, {} tellers, {} accounts in {:.1} s (not part of any figure)",
+        "{} {}: loaded {} table set(s) of {} branches, {} tellers, {} accounts in {} (not part of any figure)",
         config.engine.name(),
         config.durability,
         max_sets,
         params.branches,
         params.tellers(),
         params.accounts(),
-        load_started.elapsed().as_secs_f64()
+        crate::units::duration(load_started.elapsed().as_secs_f64())
     ));
     for &sets in &params.table_sets {
         for &test in &params.tests {

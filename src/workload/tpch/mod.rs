@@ -432,7 +432,7 @@ fn measure_config(
                     )?;
                 }
             }
-            Err(e) => errors.push(format!("stream {}: {e:#}", i + 1)),
+            Err(e) => errors.push(format!("stream {}: {}", i + 1, crate::errors::sentence(&e))),
         }
     }
     match refresh_result {
@@ -444,7 +444,7 @@ fn measure_config(
                 record(ctx, config, "refresh stream", pair, 1, "RF2", rf2, n2)?;
             }
         }
-        Err(e) => errors.push(format!("refresh stream: {e:#}")),
+        Err(e) => errors.push(format!("refresh stream: {}", crate::errors::sentence(&e))),
     }
     if !errors.is_empty() {
         bail!("throughput test: {}", errors.join("; "));

@@ -182,7 +182,11 @@ fn measure_config(
         load_secs,
         format!("TENKTUP1 and TENKTUP2 of {n} tuples, ONEKTUP of {}, BPRIME built from TENKTUP2; not part of any query figure", n / 10),
     );
-    eprintln!("  loaded {} tuples in {load_secs:.1} s", n * 2 + n / 5);
+    eprintln!(
+        "  loaded {} tuples in {}",
+        n * 2 + n / 5,
+        crate::units::duration(load_secs)
+    );
 
     let selected: Vec<&'static Query> = params.queries.iter().map(|&q| queries::query(q)).collect();
     let (plain, indexed): (Vec<&Query>, Vec<&Query>) =
@@ -442,7 +446,12 @@ fn run_query(
             Ok(t) => t,
             Err(e) => {
                 // An engine that cannot run a query: an error of that query; the others go on.
-                let text = format!("{engine} {}: run {}: {e:#}", q.step(), run + 1);
+                let text = format!(
+                    "{engine} {}: run {}: {}",
+                    q.step(),
+                    run + 1,
+                    crate::errors::sentence(&e)
+                );
                 eprintln!("hakari: error: {text}");
                 ctx.recorder.error(text);
                 answers.wrong += 1;

@@ -1,0 +1,169 @@
+//! `hakari engines`: what this build has, as tables for people or rows for scripts.
+
+use super::rows::Rows;
+use super::table::Table;
+use crate::durability::Durability;
+use crate::engine::{self, KvEngine};
+use serde_json::Value;
+
+/// The key-value family: the kv workload's engines, then the caches.
+fn kv_family() -> Vec<&'static dyn KvEngine> {
+    engine::kv_engines()
+        .into_iter()
+        .chain(engine::cache_engines())
+        .collect()
+}
+
+fn is_cache(e: &dyn KvEngine) -> bool {
+    engine::cache_engines().iter().any(|c| c.name() == e.name())
+}
+
+/// The four tables `hakari engines` prints.
+pub fn tables() -> Vec<Table> {
+    let kv_family = kv_family();
+    let mut kv = Table::new(
+        "Key-value engines in this build",
+        [
+            "engine",
+            "version",
+            "durability levels offered",
+            "bulk read",
+        ]
+        .map(String::from)
+        .to_vec(),
+        4,
+    );
+    for &e in &kv_family {
+        kv.row(vec![
+            e.name().into(),
+            e.version(),
+            engine::kv::offered_levels(e)
+                .iter()
+                .map(|d| d.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if e.has_bulk_read() {
+                "bulk buffer"
+            } else if is_cache(e) {
+                "none (session workload only)"
+            } else {
+                "cursor"
+            }
+            .into(),
+        ]);
+    }
+    let mut kv_map = mapping_table("Durability mapping");
+    for &e in &kv_family {
+        mapping_rows(&mut kv_map, e.name(), |d| e.mapping(d));
+    }
+    let mut sql = Table::new(
+        "SQL engines in this build (servers: --url, or a private server when the binaries are installed)",
+        ["engine", "dialect", "durability levels offered"].map(String::from).to_vec(),
+        3,
+    );
+    for e in engine::sql_engines() {
+        let levels: Vec<&str> = Durability::ALL
+            .into_iter()
+            .filter(|d| e.mapping(*d).is_ok())
+            .map(|d| d.name())
+            .collect();
+        sql.row(vec![
+            e.name().into(),
+            e.dialect().name().into(),
+            levels.join(", "),
+        ]);
+    }
+    for (name, feature) in engine::not_built() {
+        sql.row(vec![
+            name.into(),
+            "-".into(),
+            format!("optional, not in this build (scripts/setup.sh, then cargo build --release --features {feature})"),
+        ]);
+    }
+    let mut sql_map = mapping_table("SQL durability mapping");
+    for e in engine::sql_engines() {
+        mapping_rows(&mut sql_map, e.name(), |d| e.mapping(d));
+    }
+    vec![kv, kv_map, sql, sql_map]
+}
+
+fn mapping_table(title: &str) -> Table {
+    Table::new(
+        format!("{title} (what each level sets, or why it is not offered)"),
+        ["engine", "level", "mapping"].map(String::from).to_vec(),
+        3,
+    )
+}
+
+/// One row per durability level: what it sets on `engine`, or why it is not offered.
+fn mapping_rows(
+    table: &mut Table,
+    engine: &str,
+    mapping: impl Fn(Durability) -> std::result::Result<String, String>,
+) {
+    for d in Durability::ALL {
+        let text = mapping(d).unwrap_or_else(|why| format!("not offered: {why}"));
+        table.row(vec![engine.into(), d.name().into(), text]);
+    }
+}
+
+/// One row per engine and durability level: family, version or dialect, whether the level is
+/// offered, and what it sets or why not.
+pub fn rows() -> Rows {
+    let mut rows = Rows::new(&[
+        "engine", "family", "version", "dialect", "built", "level", "offered", "mapping",
+    ]);
+    let mut push =
+        |name: &str,
+         family: &str,
+         version: Value,
+         dialect: Value,
+         mapping: &dyn Fn(Durability) -> std::result::Result<String, String>| {
+            for d in Durability::ALL {
+                let m = mapping(d);
+                rows.push(vec![
+                    ("engine".into(), Value::from(name)),
+                    ("family".into(), Value::from(family)),
+                    ("version".into(), version.clone()),
+                    ("dialect".into(), dialect.clone()),
+                    ("built".into(), Value::from(true)),
+                    ("level".into(), Value::from(d.name())),
+                    ("offered".into(), Value::from(m.is_ok())),
+                    ("mapping".into(), Value::from(m.unwrap_or_else(|why| why))),
+                ]);
+            }
+        };
+    for e in kv_family() {
+        let family = if is_cache(e) { "cache" } else { "key-value" };
+        push(
+            e.name(),
+            family,
+            Value::from(e.version()),
+            Value::Null,
+            &|d| e.mapping(d),
+        );
+    }
+    for e in engine::sql_engines() {
+        push(
+            e.name(),
+            "sql",
+            Value::Null,
+            Value::from(e.dialect().name()),
+            &|d| e.mapping(d),
+        );
+    }
+    for (name, feature) in engine::not_built() {
+        rows.push(vec![
+            ("engine".into(), Value::from(name)),
+            ("family".into(), Value::from("sql")),
+            ("built".into(), Value::from(false)),
+            (
+                "mapping".into(),
+                Value::from(format!(
+                    "optional, not in this build (cargo feature {feature})"
+                )),
+            ),
+        ]);
+    }
+    rows
+}
