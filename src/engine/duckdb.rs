@@ -1,8 +1,9 @@
 //! `duckdb`: DuckDB 1.5 through the `duckdb` crate (the default `duckdb` feature links the
 //! prebuilt library scripts/setup.sh fetches; `duckdb-bundled` compiles it). An embedded database file in the run's own directory
 //! (always hakari's), or an in-memory database at `in-memory`; every connection is a clone of
-//! one database instance, as DuckDB wants within a process. Bulk loads go through DuckDB's
-//! Appender.
+//! one database instance, as DuckDB wants within a process. Rows are bulk loaded through
+//! DuckDB's Appender; delimited text (TPC-H's generated tables) through DuckDB's own CSV reader,
+//! `COPY ... FROM` a named pipe the text is written into as it is generated.
 //!
 //! Durability: at every commit DuckDB writes its WAL to the OS and syncs it: `sync`. DuckDB 1.5
 //! has no setting that skips the sync (2.0's `fsync_mode` came later), and no commit leaves its
@@ -75,6 +76,7 @@ impl SqlEngine for Duckdb {
         })?;
         Ok(Box::new(DuckdbDatabase {
             path,
+            dir: options.dir.clone(),
             keeper: Mutex::new(Some(conn)),
         }))
     }
@@ -83,6 +85,8 @@ impl SqlEngine for Duckdb {
 struct DuckdbDatabase {
     /// The database file; None for an in-memory database.
     path: Option<PathBuf>,
+    /// The run's directory (hakari's own): named pipes for loads go there.
+    dir: PathBuf,
     /// The connection that opened the database; every other one is its clone, and the
     /// database lives as long as it does.
     keeper: Mutex<Option<Connection>>,
@@ -106,6 +110,7 @@ impl SqlDatabase for DuckdbDatabase {
             conn,
             statements: Vec::new(),
             in_transaction: false,
+            dir: self.dir.clone(),
         }))
     }
     fn version(&self) -> String {
@@ -165,6 +170,7 @@ pub struct DuckdbConnection {
     /// cache (a statement borrows its connection, so it cannot be kept beside it).
     statements: Vec<String>,
     in_transaction: bool,
+    dir: PathBuf,
 }
 
 /// Write-write conflicts between transactions are lost conflicts: the caller retries.
@@ -391,6 +397,59 @@ impl SqlConnection for DuckdbConnection {
         }
         Ok(())
     }
+    fn loads_delimited(&self) -> bool {
+        true
+    }
+    /// DuckDB's own CSV reader: `COPY table FROM` a named pipe, which this thread fills with the
+    /// batches as they come while the statement runs on a helper thread. dbgen's trailing '|'
+    /// is dropped from each line (DuckDB would read it as one more, empty, column).
+    fn bulk_load_delimited(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        batches: &mut dyn Iterator<Item = String>,
+    ) -> Result<u64> {
+        let fifo = self.dir.join(format!("load-{table}.pipe"));
+        make_fifo(&fifo)?;
+        let sql = format!(
+            "COPY {table} ({}) FROM '{}' (FORMAT csv, DELIMITER '|', HEADER false, \
+             AUTO_DETECT false)",
+            columns.join(", "),
+            fifo.display()
+        );
+        // The statement runs on a helper thread, which takes the connection along (DuckDB's is
+        // Send, not Sync).
+        let conn = &mut self.conn;
+        let outcome = std::thread::scope(|scope| -> Result<u64> {
+            let loader = scope.spawn(move || conn.execute(&sql, []));
+            // Opening a pipe's write end waits for a reader; poll, so a COPY that fails before it
+            // opens the pipe cannot leave this thread waiting forever.
+            let mut pipe = loop {
+                match open_write_end(&fifo) {
+                    Ok(p) => break Some(p),
+                    Err(_) if loader.is_finished() => break None,
+                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(1)),
+                }
+            };
+            if let Some(p) = pipe.as_mut() {
+                use std::io::Write;
+                for text in batches {
+                    // A failed write means the reader is gone: its error is the COPY's.
+                    if p.write_all(text.replace("|\n", "\n").as_bytes()).is_err() {
+                        break;
+                    }
+                }
+            }
+            drop(pipe);
+            let loaded = loader
+                .join()
+                .map_err(|_| anyhow::anyhow!("the COPY thread panicked"))?
+                .map_err(classify)?;
+            Ok(loaded as u64)
+        });
+        let _ = std::fs::remove_file(&fifo);
+        outcome
+    }
     /// DuckDB's Appender, in the caller's transaction when one is open, else in one of its own.
     fn bulk_load(
         &mut self,
@@ -413,6 +472,33 @@ impl SqlConnection for DuckdbConnection {
         }
         outcome
     }
+}
+
+fn make_fifo(path: &std::path::Path) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: a valid NUL-terminated path.
+    if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+        return Err(std::io::Error::last_os_error())
+            .with_context(|| format!("cannot make the named pipe {}", path.display()));
+    }
+    Ok(())
+}
+
+/// The pipe's write end once a reader has it open (ENXIO until then), then blocking.
+fn open_write_end(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    // SAFETY: fcntl on a descriptor this function owns.
+    unsafe {
+        let flags = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(f.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+    }
+    Ok(f)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use crate::server::mariadb::{self as server, PrivateMariadb};
 use anyhow::{anyhow, bail, Context, Result};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Value};
+use std::io::Write;
 
 /// A `mysql` crate error as a sentence: its `Display` wraps every error in a debug-like
 /// `MySqlError { ... }`.
@@ -82,10 +83,17 @@ impl SqlEngine for Mysql {
             }
         }
         let created_marker = claim_database(&mut admin)?;
+        // LOAD DATA LOCAL needs the server's consent; a server given by --url may refuse it.
+        let local_infile = admin
+            .query_first::<u8, _>("SELECT @@GLOBAL.local_infile")
+            .ok()
+            .flatten()
+            == Some(1);
         Ok(Box::new(MysqlDatabase {
             opts,
             server,
             created_marker,
+            local_infile,
         }))
     }
 }
@@ -110,6 +118,8 @@ struct MysqlDatabase {
     opts: Opts,
     server: Option<PrivateMariadb>,
     created_marker: bool,
+    /// The server accepts `LOAD DATA LOCAL INFILE`.
+    local_infile: bool,
 }
 
 impl SqlDatabase for MysqlDatabase {
@@ -120,6 +130,7 @@ impl SqlDatabase for MysqlDatabase {
             conn,
             statements: Vec::new(),
             in_transaction: false,
+            local_infile: self.local_infile,
         }))
     }
     fn version(&self) -> String {
@@ -179,6 +190,7 @@ struct MysqlConnection {
     statements: Vec<mysql::Statement>,
     /// A transaction opened by `begin` is open (bulk loads join it instead of committing it).
     in_transaction: bool,
+    local_infile: bool,
 }
 
 fn classify(e: mysql::Error) -> anyhow::Error {
@@ -311,6 +323,52 @@ impl SqlConnection for MysqlConnection {
     fn rollback(&mut self) -> Result<()> {
         self.in_transaction = false;
         self.conn.query_drop("ROLLBACK").map_err(classify)
+    }
+    fn loads_delimited(&self) -> bool {
+        self.local_infile
+    }
+    /// `LOAD DATA LOCAL INFILE` fed from the batches as they come: the server asks for the
+    /// "file" and the handler streams the text (the driver runs it inside the statement, so the
+    /// statement runs on a helper thread while this one hands it the batches).
+    fn bulk_load_delimited(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        batches: &mut dyn Iterator<Item = String>,
+    ) -> Result<u64> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<String>(4);
+        self.conn
+            .set_local_infile_handler(Some(mysql::LocalInfileHandler::new(move |_, out| {
+                for text in rx.iter() {
+                    out.write_all(text.as_bytes())?;
+                }
+                Ok(())
+            })));
+        let sql = format!(
+            "LOAD DATA LOCAL INFILE 'hakari-stream' INTO TABLE {table} CHARACTER SET utf8mb4 \
+             FIELDS TERMINATED BY '|' LINES TERMINATED BY '|\\n' ({})",
+            columns.join(", ")
+        );
+        let conn = &mut self.conn;
+        std::thread::scope(|scope| {
+            let loader = scope.spawn(move || {
+                let outcome = conn.query_drop(&sql).map(|_| conn.affected_rows());
+                // Dropping the handler drops its receiver: if the statement failed before it
+                // read everything, the sender below stops instead of waiting forever.
+                conn.set_local_infile_handler(None);
+                outcome
+            });
+            for text in batches {
+                if tx.send(text).is_err() {
+                    break;
+                }
+            }
+            drop(tx);
+            loader
+                .join()
+                .map_err(|_| anyhow!("the LOAD DATA thread panicked"))?
+                .map_err(classify)
+        })
     }
     /// Multi-row INSERTs of up to ~1MB each, in one transaction (the caller's, when one is open).
     fn bulk_load(
