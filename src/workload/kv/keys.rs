@@ -38,9 +38,16 @@ impl KeyLayout {
     /// Writes integer `n` as a key of `buf.len()` bytes.
     #[inline]
     pub fn encode(self, n: u64, buf: &mut [u8]) {
-        let at = self.number_at(buf.len());
         buf.fill(0);
-        buf[at..at + 8].copy_from_slice(&n.to_be_bytes());
+        self.renumber(n, buf);
+    }
+
+    /// Rewrites only the number of a key `encode` made: the padding stays as it is, so a
+    /// worker's key buffer is zeroed once, not once per operation.
+    #[inline]
+    pub fn renumber(self, n: u64, key: &mut [u8]) {
+        let at = self.number_at(key.len());
+        key[at..at + 8].copy_from_slice(&n.to_be_bytes());
     }
 
     /// The integer a key of this layout holds.
@@ -62,8 +69,14 @@ impl KeyLayout {
 /// bumped by updates), so an update really changes the bytes.
 #[inline]
 pub fn encode_value(n: u64, generation: u8, buf: &mut [u8]) {
-    buf[..8].copy_from_slice(&n.to_be_bytes());
     buf[8..].fill(generation);
+    renumber_value(n, buf);
+}
+
+/// Rewrites only the number of a value `encode_value` made (its filler stays).
+#[inline]
+pub fn renumber_value(n: u64, buf: &mut [u8]) {
+    buf[..8].copy_from_slice(&n.to_be_bytes());
 }
 
 /// The record number a value holds.

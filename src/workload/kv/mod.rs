@@ -274,6 +274,8 @@ struct Ops<'a, 's> {
     keeps_data: bool,
     records: u64,
     key_layout: keys::KeyLayout,
+    /// The generation the value buffer's filler holds.
+    value_generation: Option<u8>,
 }
 
 impl<'a, 's> Ops<'a, 's> {
@@ -286,6 +288,7 @@ impl<'a, 's> Ops<'a, 's> {
             keeps_data,
             records: params.records(),
             key_layout: params.key_layout,
+            value_generation: None,
         }
     }
 
@@ -302,16 +305,22 @@ impl<'a, 's> Ops<'a, 's> {
 
     fn try_transaction(&mut self, op: Op, first: u64, count: u64) -> Result<()> {
         let write = op != Op::Fetch;
+        // Padding and filler are written when the generation changes, not per operation: only
+        // the record number differs from one operation to the next.
+        let generation = match op {
+            Op::Update => 1,
+            _ => 0,
+        };
+        if write && self.value_generation != Some(generation) {
+            keys::encode_value(0, generation, &mut self.value);
+            self.value_generation = Some(generation);
+        }
         self.session.begin(write)?;
         for n in first..first + count {
-            self.key_layout.encode(n, &mut self.key);
+            self.key_layout.renumber(n, &mut self.key);
             match op {
-                Op::Insert => {
-                    keys::encode_value(n, 0, &mut self.value);
-                    self.session.put(&self.key, &self.value)?;
-                }
-                Op::Update => {
-                    keys::encode_value(n, 1, &mut self.value);
+                Op::Insert | Op::Update => {
+                    keys::renumber_value(n, &mut self.value);
                     self.session.put(&self.key, &self.value)?;
                 }
                 Op::Fetch => {
