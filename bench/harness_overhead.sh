@@ -5,6 +5,7 @@
 # Transactional Data Store (sync), side by side, alternating which goes first, ROUNDS rounds of
 # RUNS runs each. Prints each side's mean per step and the ratio hakari / native.
 #   bench/harness_overhead.sh [ROUNDS] [RUNS] [KEY_LAYOUT]     (defaults: 3 5 number-last)
+#   STORES=ds bench/harness_overhead.sh ...                    (only the Data Store; default "ds tds")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -28,7 +29,7 @@ through_hakari() { # $1 ds|tds $2 round
     --key-layout "$layout" --out "$work/hakari-$1-$2" > /dev/null 2>&1
 }
 for r in $(seq "$rounds"); do
-  for kind in ds tds; do
+  for kind in ${STORES:-ds tds}; do
     echo "round $r/$rounds: $kind" >&2
     if [ $((r % 2)) -eq 1 ]; then
       native "$kind"; through_hakari "$kind" "$r"

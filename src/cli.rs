@@ -216,7 +216,7 @@ pub struct CommonArgs {
     /// measurements by workload, engine, level, step, t<threads> or a configuration value.
     /// Figures: ops (ops/s), p50, p95, p99, p999, max (latency, with us, ms or s). When one
     /// fails, the result file says which and hakari exits 4.
-    #[arg(long = "require", value_name = "FIGURE>=VALUE")]
+    #[arg(long = "require", value_name = "CONDITION")]
     pub require: Vec<Requirement>,
 }
 

@@ -222,7 +222,7 @@ struct Key {
     line_dash: Option<&'static str>,
 }
 
-/// The legend to the right of the plot. Long names wrap onto further lines (about 26
+/// The legend to the right of the plot. Long names wrap onto further lines (21
 /// characters each) rather than running out of the picture.
 fn legend(out: &mut String, keys: &[Key]) {
     let mut y = TOP;
@@ -240,7 +240,7 @@ fn legend(out: &mut String, keys: &[Key]) {
                 key.color
             ),
         };
-        let lines = wrap(&key.name, 26);
+        let lines = wrap(&key.name, 21);
         let mut text = String::new();
         for (j, line) in lines.iter().enumerate() {
             let _ = write!(

@@ -250,7 +250,10 @@ fn measure_config(
         }
         .with_context(|| format!("loading {table}"))?;
         let secs = started.elapsed().as_secs_f64();
-        eprintln!("  load {table}: {rows} rows in {secs:.2} s");
+        eprintln!(
+            "  load {table}: {rows} rows in {}",
+            crate::units::duration(secs)
+        );
         record(
             ctx,
             config,
