@@ -97,26 +97,47 @@ fn a_closed_pipe_ends_every_command_quietly() {
         // `report` says where it wrote on stdout only; nothing else may reach stderr.
         assert!(err.is_empty(), "{args:?} printed on stderr: {err}");
     }
-    // A whole run still finishes, writes its result file and exits 0; stderr has only progress.
-    let o = with_closed_stdout(&[
-        "run",
-        "kv",
-        "--engine",
-        "null",
-        "--batches",
-        "50",
-        "--runs",
-        "1",
-        "--out",
-        &out_s,
-    ]);
-    let err = stderr(&o);
-    assert!(o.status.success(), "{err}");
-    assert!(
-        !err.contains("panicked") && !err.contains("Broken pipe"),
-        "{err}"
+    // A whole run and a crash test still finish, write their result files and exit 0; stderr
+    // has only their progress.
+    let runs: [&[&str]; 2] = [
+        &[
+            "run",
+            "kv",
+            "--engine",
+            "null",
+            "--batches",
+            "50",
+            "--runs",
+            "1",
+            "--out",
+            &out_s,
+        ],
+        &[
+            "crashtest",
+            "--engine",
+            "sqlite",
+            "--durability",
+            "sync",
+            "--rounds",
+            "1",
+            "--out",
+            &out_s,
+        ],
+    ];
+    for args in runs {
+        let o = with_closed_stdout(args);
+        let err = stderr(&o);
+        assert!(o.status.success(), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        result_files(&out).len(),
+        3,
+        "the run and the crash test wrote their results"
     );
-    assert_eq!(result_files(&out).len(), 2, "the run wrote its result file");
     let o = with_closed_stdout(&["export", &out_s, "-o", csv.to_str().unwrap()]);
     assert!(o.status.success());
     assert!(csv.exists());
