@@ -420,33 +420,29 @@ impl SqlConnection for DuckdbConnection {
         // The statement runs on a helper thread, which takes the connection along (DuckDB's is
         // Send, not Sync).
         let conn = &mut self.conn;
-        let outcome = std::thread::scope(|scope| -> Result<u64> {
-            let loader = scope.spawn(move || conn.execute(&sql, []));
-            // Opening a pipe's write end waits for a reader; poll, so a COPY that fails before it
-            // opens the pipe cannot leave this thread waiting forever.
-            let mut pipe = loop {
-                match open_write_end(&fifo) {
-                    Ok(p) => break Some(p),
-                    Err(_) if loader.is_finished() => break None,
-                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(1)),
-                }
-            };
-            if let Some(p) = pipe.as_mut() {
-                use std::io::Write;
-                for text in batches {
-                    // A failed write means the reader is gone: its error is the COPY's.
-                    if p.write_all(text.replace("|\n", "\n").as_bytes()).is_err() {
-                        break;
+        let outcome = super::sql::while_statement_runs(
+            move || conn.execute(&sql, []).map(|n| n as u64).map_err(classify),
+            |finished| {
+                // Opening a pipe's write end waits for a reader; poll, so a COPY that fails
+                // before it opens the pipe cannot leave this thread waiting forever.
+                let mut pipe = loop {
+                    match open_write_end(&fifo) {
+                        Ok(p) => break Some(p),
+                        Err(_) if finished() => break None,
+                        Err(_) => std::thread::sleep(std::time::Duration::from_millis(1)),
+                    }
+                };
+                if let Some(p) = pipe.as_mut() {
+                    use std::io::Write;
+                    for text in batches {
+                        // A failed write means the reader is gone: its error is the COPY's.
+                        if p.write_all(text.replace("|\n", "\n").as_bytes()).is_err() {
+                            break;
+                        }
                     }
                 }
-            }
-            drop(pipe);
-            let loaded = loader
-                .join()
-                .map_err(|_| anyhow::anyhow!("the COPY thread panicked"))?
-                .map_err(classify)?;
-            Ok(loaded as u64)
-        });
+            },
+        );
         let _ = std::fs::remove_file(&fifo);
         outcome
     }

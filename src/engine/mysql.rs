@@ -350,25 +350,23 @@ impl SqlConnection for MysqlConnection {
             columns.join(", ")
         );
         let conn = &mut self.conn;
-        std::thread::scope(|scope| {
-            let loader = scope.spawn(move || {
+        super::sql::while_statement_runs(
+            move || {
                 let outcome = conn.query_drop(&sql).map(|_| conn.affected_rows());
                 // Dropping the handler drops its receiver: if the statement failed before it
-                // read everything, the sender below stops instead of waiting forever.
+                // read everything, the feeding below stops instead of waiting forever.
                 conn.set_local_infile_handler(None);
-                outcome
-            });
-            for text in batches {
-                if tx.send(text).is_err() {
-                    break;
+                outcome.map_err(classify)
+            },
+            |_| {
+                for text in batches {
+                    if tx.send(text).is_err() {
+                        break;
+                    }
                 }
-            }
-            drop(tx);
-            loader
-                .join()
-                .map_err(|_| anyhow!("the LOAD DATA thread panicked"))?
-                .map_err(classify)
-        })
+                drop(tx);
+            },
+        )
     }
     /// Multi-row INSERTs of up to ~1MB each, in one transaction (the caller's, when one is open).
     fn bulk_load(

@@ -188,6 +188,23 @@ pub trait SqlConnection {
     }
 }
 
+/// Runs `statement` on a helper thread while this thread runs `feed`, which hands the statement
+/// its data (a bulk load whose driver reads from a pipe or a callback while it executes: the
+/// generator's iterator cannot move to another thread). `feed` is told whether the statement has
+/// already ended, so it never waits on a reader that is gone. Returns the statement's outcome.
+pub fn while_statement_runs<T: Send>(
+    statement: impl FnOnce() -> Result<T> + Send,
+    feed: impl FnOnce(&dyn Fn() -> bool),
+) -> Result<T> {
+    std::thread::scope(|scope| {
+        let running = scope.spawn(statement);
+        feed(&|| running.is_finished());
+        running
+            .join()
+            .map_err(|_| anyhow::anyhow!("the bulk load's statement thread panicked"))?
+    })
+}
+
 /// Refuses, with a message naming what the engine does offer, a level it cannot honour.
 pub fn check_combination(engine: &dyn SqlEngine, level: Durability) -> Result<()> {
     if let Err(why) = engine.mapping(level) {
