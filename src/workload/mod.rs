@@ -2,6 +2,8 @@
 
 pub mod kv;
 pub mod session;
+#[cfg(test)]
+pub(crate) mod statement_log;
 pub mod tpcb;
 pub mod tpch;
 pub mod wisconsin;
@@ -139,5 +141,35 @@ impl Drop for RunContext {
         if self.created_in_user_dir {
             let _ = std::fs::remove_dir_all(&self.data_root);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every statement the SQL workloads send, on every dialect, as recorded in
+    /// `statements.snapshot`: moving SQL between Rust and files must leave each one unchanged.
+    /// `HAKARI_BLESS=1` writes the snapshot anew.
+    #[test]
+    fn every_generated_statement_is_unchanged() {
+        let actual = [
+            super::tpcb::snapshot::statements(),
+            super::wisconsin::snapshot::statements(),
+            super::session::snapshot::statements(),
+            super::tpch::snapshot::statements(),
+        ]
+        .concat();
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/workload/statements.snapshot"
+        );
+        if std::env::var_os("HAKARI_BLESS").is_some() {
+            std::fs::write(path, &actual).unwrap();
+            return;
+        }
+        let expected = std::fs::read_to_string(path).unwrap();
+        for (i, (want, got)) in expected.lines().zip(actual.lines()).enumerate() {
+            assert_eq!(want, got, "statement {} of the snapshot changed", i + 1);
+        }
+        assert_eq!(expected.lines().count(), actual.lines().count());
     }
 }

@@ -7,6 +7,8 @@
 //! but a mismatch ends the configuration with an error.
 
 pub mod data;
+#[cfg(test)]
+pub(crate) mod snapshot;
 pub mod store;
 
 use crate::durability::Durability;

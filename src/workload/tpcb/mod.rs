@@ -6,6 +6,8 @@
 //! every run the sums of accounts, tellers, branches and history deltas are compared.
 
 pub mod presets;
+#[cfg(test)]
+pub(crate) mod snapshot;
 
 use crate::durability::Durability;
 use crate::engine::kv::retry_conflicts;

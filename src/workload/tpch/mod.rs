@@ -15,6 +15,8 @@ pub mod metrics;
 pub mod presets;
 pub mod queries;
 pub mod refresh;
+#[cfg(test)]
+pub(crate) mod snapshot;
 pub mod validate;
 
 use crate::durability::Durability;

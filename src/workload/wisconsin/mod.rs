@@ -14,6 +14,8 @@
 pub mod generator;
 pub mod presets;
 pub mod queries;
+#[cfg(test)]
+pub(crate) mod snapshot;
 
 use crate::durability::Durability;
 use crate::engine::sql::{

@@ -1,0 +1,124 @@
+//! For the statement snapshot test only: a SQL database and connection that run nothing and
+//! write down every statement a workload sends, so that moving SQL from Rust strings into files
+//! can be shown to leave every statement as it was. It stands in for no engine in any test of
+//! a workload's behaviour: those run on real engines.
+
+use crate::engine::sql::{Row, SqlConnection, SqlDatabase, SqlValue, Stmt};
+use anyhow::Result;
+use std::sync::{Arc, Mutex};
+
+/// The log, shared by the database and every connection made from it.
+#[derive(Clone, Default)]
+pub struct StatementLog {
+    lines: Arc<Mutex<Vec<String>>>,
+    prepared: Arc<Mutex<Vec<String>>>,
+}
+
+impl StatementLog {
+    pub fn note(&self, line: impl Into<String>) {
+        self.lines.lock().unwrap().push(line.into());
+    }
+
+    /// Everything written down so far, a line per statement, and the log emptied.
+    pub fn take(&self) -> String {
+        let mut lines = self.lines.lock().unwrap();
+        let text = lines.join("\n");
+        lines.clear();
+        text + "\n"
+    }
+
+    fn describe(values: &[SqlValue]) -> String {
+        values
+            .iter()
+            .map(|v| match v {
+                SqlValue::Int(i) => i.to_string(),
+                SqlValue::Float(f) => format!("{f}"),
+                SqlValue::Text(t) if t.len() > 24 => format!("text({})", t.len()),
+                SqlValue::Text(t) => format!("'{t}'"),
+                SqlValue::Bytes(b) => format!("bytes({})", b.len()),
+                SqlValue::Null => "NULL".into(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl SqlDatabase for StatementLog {
+    fn connect(&self) -> Result<Box<dyn SqlConnection>> {
+        Ok(Box::new(self.clone()))
+    }
+    fn version(&self) -> String {
+        "log".into()
+    }
+    fn settings(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn close(self: Box<Self>) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl SqlConnection for StatementLog {
+    fn execute(&mut self, sql: &str) -> Result<u64> {
+        self.note(format!("execute: {sql}"));
+        Ok(1)
+    }
+    fn query(&mut self, sql: &str) -> Result<Vec<Row>> {
+        self.note(format!("query: {sql}"));
+        Ok(Vec::new())
+    }
+    fn prepare(&mut self, sql: &str) -> Result<Stmt> {
+        self.note(format!("prepare: {sql}"));
+        let mut prepared = self.prepared.lock().unwrap();
+        prepared.push(sql.to_string());
+        Ok(Stmt(prepared.len() - 1))
+    }
+    fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        let sql = self.prepared.lock().unwrap()[stmt.0].clone();
+        self.note(format!("exec: {sql} <- {}", Self::describe(params)));
+        Ok(1)
+    }
+    fn query_prepared(
+        &mut self,
+        stmt: Stmt,
+        params: &[SqlValue],
+        _visit: &mut dyn FnMut(&[SqlValue]),
+    ) -> Result<u64> {
+        let sql = self.prepared.lock().unwrap()[stmt.0].clone();
+        self.note(format!("query: {sql} <- {}", Self::describe(params)));
+        Ok(0)
+    }
+    fn begin(&mut self) -> Result<()> {
+        self.note("begin");
+        Ok(())
+    }
+    fn commit(&mut self) -> Result<()> {
+        self.note("commit");
+        Ok(())
+    }
+    fn rollback(&mut self) -> Result<()> {
+        self.note("rollback");
+        Ok(())
+    }
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &mut dyn Iterator<Item = Row>,
+    ) -> Result<u64> {
+        let n = rows.count() as u64;
+        self.note(format!(
+            "bulk load: {table} ({}) {n} rows",
+            columns.join(", ")
+        ));
+        Ok(n)
+    }
+}
+
+/// Every dialect, in the order the snapshot lists them.
+pub const DIALECTS: [crate::engine::sql::Dialect; 4] = [
+    crate::engine::sql::Dialect::Sqlite,
+    crate::engine::sql::Dialect::Postgres,
+    crate::engine::sql::Dialect::Mysql,
+    crate::engine::sql::Dialect::Duckdb,
+];
