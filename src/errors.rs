@@ -1,5 +1,21 @@
-//! Errors as users read them: one line, each cause after a colon, passwords removed, and no
-//! library's debug dump (the `mysql` crate prints `MySqlError { ERROR 1045 ... }`).
+//! Errors as users read them, and the exit codes: one line, each cause after a colon, passwords
+//! removed, and no library's debug dump (the `mysql` crate prints `MySqlError { ERROR 1045 ... }`).
+
+/// Exit codes, listed for users in `--help` ([`EXIT_CODES`]) and the README.
+pub const EXIT_ERROR: i32 = 1;
+pub const EXIT_USAGE: i32 = 2;
+pub const EXIT_BROKEN_PROMISE: i32 = 3;
+pub const EXIT_GATE_FAILED: i32 = 4;
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+pub const EXIT_CODES: &str = "Exit codes:
+  0    done
+  1    error (one line on stderr; no result file that looks complete)
+  2    bad usage (an unknown flag, a value that cannot be parsed)
+  3    a crash test found a broken durability promise
+  4    a requirement (run --require) or the regression gate (compare --fail-if-worse) failed
+  130  interrupted by Ctrl-C (the result file keeps what finished, marked interrupted)
+A closed pipe on stdout (hakari engines | head) ends output quietly, not with an error.";
 
 /// The error and its causes as one sentence-like line, redacted.
 pub fn sentence(e: &anyhow::Error) -> String {

@@ -1,11 +1,14 @@
 //! hakari (秤, "a balance for weighing"): measures database engines the way the classic white
 //! papers did, on the user's own machine.
 //!
-//! Layout: `measure` (timing core, knows no engine or workload), `engine` (traits + one module per
-//! engine), `workload` (one folder per workload), `results` (schema, environment, files),
-//! `report` (tables), `cli` (the command line).
+//! Layout (ARCHITECTURE.md walks it): `cli` (the command line: parsing only), `commands` (what
+//! each command does), `run` (the run lifecycle every workload shares), `workload` (the contract
+//! and one folder per workload), `engine` (the registry and one module per engine), `measure`
+//! (the timing core: knows no engine or workload), `results` (schema, environment, files),
+//! `report` (tables, charts, HTML), `crashtest`, `server` (private servers).
 
 pub mod cli;
+pub mod commands;
 pub mod crashtest;
 pub mod durability;
 pub mod engine;
@@ -14,6 +17,7 @@ pub mod measure;
 pub mod output;
 pub mod report;
 pub mod results;
+pub mod run;
 pub mod server;
 pub mod units;
 pub mod workload;

@@ -299,7 +299,8 @@ fn json_and_csv_output_parse_and_agree_with_the_result_file() {
             })
             .map(|r| r["level"].as_str().unwrap())
             .collect();
-        let want: Vec<&str> = hakari::engine::kv::offered_levels(e)
+        let want: Vec<&str> = hakari::engine::Engine::Kv(e)
+            .offered()
             .iter()
             .map(|d| d.name())
             .collect();

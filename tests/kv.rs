@@ -2,9 +2,7 @@
 //! sizes; refusals and bad input; the result file's schema.
 
 use hakari::durability::Durability;
-use hakari::engine::kv::offered_levels;
 use hakari::results::store;
-use std::path::Path;
 use std::process::Command;
 mod common;
 use common::{hakari, result_files, stderr};
@@ -13,9 +11,11 @@ use common::{hakari, result_files, stderr};
 fn every_engine_runs_every_level_it_offers() {
     for engine in hakari::engine::kv_engines() {
         // Levels that serve one thread only (Berkeley DB's Data Store) run alone.
-        let (single, multi): (Vec<Durability>, Vec<Durability>) = offered_levels(engine)
-            .into_iter()
-            .partition(|d| engine.max_threads(*d) == Some(1));
+        let (single, multi): (Vec<Durability>, Vec<Durability>) =
+            hakari::engine::Engine::Kv(engine)
+                .offered()
+                .into_iter()
+                .partition(|d| engine.max_threads(*d) == Some(1));
         run_levels(engine, &multi, &[1, 2]);
         run_levels(engine, &single, &[1]);
     }
@@ -377,216 +377,4 @@ fn ctrl_c_keeps_finished_steps_and_marks_the_file_interrupted() {
     assert!(!r.complete);
     assert!(r.measurements.iter().all(|m| m.engine == "null"));
     assert_eq!(r.measurements.len(), 4);
-}
-
-#[test]
-fn crash_test_keeps_sync_and_allows_nosync_losses() {
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
-        "--engine",
-        "sqlite,bdb",
-        "--durability",
-        "sync",
-        "--rounds",
-        "2",
-        "--seed",
-        "3",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
-    assert_eq!(r.measurements.len(), 2);
-    for m in &r.measurements {
-        assert_eq!(m.config["verdict"], "kept", "{} {}", m.engine, m.durability);
-        assert_eq!(m.config["lost_total"], 0);
-        assert!(
-            m.config["acknowledged"].as_u64().unwrap() >= 200,
-            "each round committed before the kill"
-        );
-    }
-    let shown = hakari(&["show", result_files(out.path())[0].to_str().unwrap()]);
-    let text = String::from_utf8_lossy(&shown.stdout);
-    assert!(
-        text.contains("Crash test") && text.contains("kept"),
-        "show prints the verdict table: {text}"
-    );
-    // Berkeley DB's nosync keeps the log in its buffer: a kill loses the newest commits.
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
-        "--engine",
-        "bdb",
-        "--durability",
-        "nosync",
-        "--rounds",
-        "3",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
-    let m = &r.measurements[0];
-    assert!(
-        m.config["lost_total"].as_u64().unwrap() > 0,
-        "losses detected: {:?}",
-        m.config
-    );
-    assert_eq!(
-        m.config["verdict"],
-        "lost acknowledged commits (allowed at this level)"
-    );
-    assert_eq!(m.config["corruptions"], 0);
-}
-
-#[test]
-fn crash_test_power_loss_keeps_sync_and_loses_write_nosync() {
-    if !Path::new("/dev/fuse").exists() {
-        println!("skipped: /dev/fuse does not exist, the power-loss crash test needs FUSE");
-        return;
-    }
-    let crash = "power loss (FUSE, unsynced data dropped)";
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
-        "--engine",
-        "sqlite,bdb",
-        "--durability",
-        "sync",
-        "--power-loss",
-        "--rounds",
-        "2",
-        "--seed",
-        "5",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains(crash));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
-    assert_eq!(r.parameters["crash"], crash);
-    assert_eq!(r.measurements.len(), 2);
-    for m in &r.measurements {
-        assert_eq!(m.config["crash"], crash);
-        assert_eq!(m.config["verdict"], "kept", "{} {}", m.engine, m.durability);
-        assert_eq!(m.config["lost_total"], 0);
-        assert_eq!(m.config["corruptions"], 0);
-    }
-    // Berkeley DB's write-nosync hands the log to the OS without a flush: a power cut loses the
-    // newest commits (a process kill would not), and that is allowed at this level.
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
-        "--engine",
-        "bdb",
-        "--durability",
-        "write-nosync",
-        "--power-loss",
-        "--rounds",
-        "3",
-        "--seed",
-        "5",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
-    let m = &r.measurements[0];
-    assert_eq!(m.config["crash"], crash);
-    assert!(
-        m.config["lost_total"].as_u64().unwrap() > 0,
-        "a power cut loses unsynced commits: {:?}",
-        m.config
-    );
-    assert_eq!(
-        m.config["verdict"],
-        "lost acknowledged commits (allowed at this level)"
-    );
-    assert_eq!(m.config["corruptions"], 0);
-}
-
-/// Servers: hakari's private server is killed with its whole process tree while a client
-/// commits, and restarted on the same data directory.
-#[test]
-fn crash_test_of_servers_keeps_sync() {
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
-        "--engine",
-        "postgres,mysql",
-        "--durability",
-        "sync",
-        "--rounds",
-        "2",
-        "--seed",
-        "7",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
-    assert_eq!(r.parameters["crash"], "process (SIGKILL)");
-    assert_eq!(r.measurements.len(), 2);
-    for m in &r.measurements {
-        assert_eq!(m.config["verdict"], "kept", "{} {}", m.engine, m.durability);
-        assert_eq!(m.config["lost_total"], 0);
-        assert_eq!(m.config["corruptions"], 0);
-        assert_eq!(m.config["rounds"], 2);
-        assert!(
-            m.config["acknowledged"].as_u64().unwrap() >= 200,
-            "each round committed before the kill: {:?}",
-            m.config
-        );
-    }
-    let engines: Vec<&str> = r.engines.iter().map(|e| e.engine.as_str()).collect();
-    assert_eq!(engines, ["postgres", "mysql"]);
-    assert!(r.engines.iter().all(|e| e.version != "unknown"));
-}
-
-#[test]
-fn crash_test_refuses_a_power_loss_under_a_server_and_a_foreign_server() {
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
-        "--engine",
-        "postgres",
-        "--power-loss",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
-    assert!(
-        err.contains("--power-loss does not take engine 'postgres'"),
-        "{err}"
-    );
-    assert!(
-        err.contains("a power loss (--power-loss): the embedded key-value engines (bdb, lmdb, rocksdb, sqlite)"),
-        "{err}"
-    );
-    assert!(
-        err.contains(
-            "a process crash: those and the servers hakari starts privately (postgres, mysql)"
-        ),
-        "{err}"
-    );
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(
-        result_files(out.path()).is_empty(),
-        "refused before running"
-    );
-    let o = hakari(&[
-        "crashtest",
-        "--engine",
-        "postgres",
-        "--url",
-        "postgres://hakari:secret@127.0.0.1:1/x",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
-    assert!(err.contains("takes no --url"), "{err}");
-    assert!(!err.contains("secret"), "{err}");
 }

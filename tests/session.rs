@@ -3,21 +3,10 @@
 //! a Redis given by --url whose persistence does not match, and keys that are not hakari's.
 
 use hakari::results::store;
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 mod common;
 use common::{hakari, stderr};
-
-fn only_result(dir: &Path) -> PathBuf {
-    let files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    files[0].clone()
-}
 
 const ENGINES: [&str; 9] = [
     "sqlite",
@@ -62,7 +51,7 @@ fn every_engine_layout_and_codec_writes_and_reads_back_what_it_wrote() {
             out.path().to_str().unwrap(),
         ]);
         assert!(o.status.success(), "{engine}: {}", stderr(&o));
-        let r = store::read(&only_result(out.path())).unwrap();
+        let r = store::read(&common::only_result(out.path())).unwrap();
         assert_eq!(r.status, "complete", "{engine}");
         // 2 sizes x 2 layouts x 4 codecs x (write, read).
         assert_eq!(r.measurements.len(), 32, "{engine}");
@@ -119,14 +108,6 @@ impl Drop for Server {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn wait_for(port: u16) {
     let start = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -140,7 +121,7 @@ fn wait_for(port: u16) {
 
 #[test]
 fn memcached_with_its_default_item_limit_skips_the_sizes_that_do_not_fit() {
-    let port = free_port();
+    let port = hakari::server::free_port().unwrap();
     let mut cmd = Command::new("memcached");
     cmd.args(["-p", &port.to_string(), "-l", "127.0.0.1", "-m", "256"]);
     if unsafe { libc::geteuid() } == 0 {
@@ -171,7 +152,7 @@ fn memcached_with_its_default_item_limit_skips_the_sizes_that_do_not_fit() {
         out.path().to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let r = store::read(&only_result(out.path())).unwrap();
+    let r = store::read(&common::only_result(out.path())).unwrap();
     assert!(
         r.notes
             .iter()
@@ -189,7 +170,7 @@ fn memcached_with_its_default_item_limit_skips_the_sizes_that_do_not_fit() {
 
 #[test]
 fn a_redis_given_by_url_keeps_its_own_keys_and_its_persistence_must_match() {
-    let port = free_port();
+    let port = hakari::server::free_port().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let _server = Server(
         Command::new("redis-server")

@@ -4,13 +4,12 @@
 use hakari::durability::Durability;
 use hakari::results::store;
 mod common;
-use common::{hakari, result_files, stderr};
+use common::{hakari, result_files, run_ok, stderr};
 
 #[test]
 fn tpcb_runs_on_every_sql_engine_and_balances_stay_consistent() {
     for engine in hakari::engine::sql_engines() {
-        let out = tempfile::tempdir().unwrap();
-        let o = hakari(&[
+        let r = run_ok(&[
             "run",
             "tpcb",
             "--engine",
@@ -25,11 +24,7 @@ fn tpcb_runs_on_every_sql_engine_and_balances_stay_consistent() {
             "2",
             "--accounts-per-branch",
             "100",
-            "--out",
-            out.path().to_str().unwrap(),
         ]);
-        assert!(o.status.success(), "{}: {}", engine.name(), stderr(&o));
-        let r = store::read(&result_files(out.path())[0]).unwrap();
         assert_eq!(r.status, "complete");
         for clients in [1usize, 3] {
             let m = r
@@ -286,4 +281,88 @@ fn mysql_refuses_a_database_with_foreign_tables() {
         .query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'empty_one'")
         .unwrap();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// The connection contract every SQL engine keeps, at every level it offers (a server: a private
+/// server, at its first level): bulk load, prepared statements, commit and rollback (bulk-loaded rows
+/// included), errors for bad SQL, and a second connection that sees what was committed.
+#[test]
+fn every_sql_engine_keeps_the_connection_contract() {
+    for engine in hakari::engine::sql_engines() {
+        let mut levels = hakari::engine::Engine::Sql(engine).offered();
+        if engine.private_server().is_some() {
+            levels.truncate(1);
+        }
+        for level in levels {
+            connection_contract(engine, level);
+        }
+    }
+}
+
+fn connection_contract(engine: &dyn hakari::engine::SqlEngine, level: Durability) {
+    use hakari::engine::sql::{SqlOptions, SqlValue};
+    let name = format!("{} at {level}", engine.name());
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let db = engine
+            .open(&SqlOptions {
+                dir: dir.path().to_path_buf(),
+                durability: level,
+                url: None,
+                clients: 2,
+                cache_bytes: 0,
+            })
+            .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        let mut c = db.connect().unwrap();
+        c.execute("DROP TABLE IF EXISTS hakari_contract").unwrap();
+        c.execute("CREATE TABLE hakari_contract (id INTEGER PRIMARY KEY, name VARCHAR(20), v DOUBLE PRECISION)")
+            .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        let columns = ["id", "name", "v"];
+        let row = |i: i64| {
+            vec![
+                SqlValue::Int(i),
+                SqlValue::Text(format!("n{i}")),
+                SqlValue::Float(i as f64 / 2.0),
+            ]
+        };
+        let loaded = c
+            .bulk_load("hakari_contract", &columns, &mut (0..100).map(row))
+            .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        assert_eq!(loaded, 100, "{name}");
+        let update = c
+            .prepare("UPDATE hakari_contract SET v = v + ? WHERE id = ?")
+            .unwrap();
+        c.begin().unwrap();
+        let changed = c
+            .exec_prepared(update, &[SqlValue::Float(1.0), SqlValue::Int(7)])
+            .unwrap();
+        assert_eq!(changed, 1, "{name}");
+        c.commit().unwrap();
+        c.begin().unwrap();
+        c.exec_prepared(update, &[SqlValue::Float(100.0), SqlValue::Int(7)])
+            .unwrap();
+        c.bulk_load("hakari_contract", &columns, &mut (1000..1010).map(row))
+            .unwrap();
+        c.rollback().unwrap();
+        let select = c
+            .prepare("SELECT name, v FROM hakari_contract WHERE id = ?")
+            .unwrap();
+        let mut seen = Vec::new();
+        let n = c
+            .query_prepared(select, &[SqlValue::Int(7)], &mut |r| seen.push(r.to_vec()))
+            .unwrap();
+        assert_eq!(n, 1, "{name}");
+        assert_eq!(
+            seen[0],
+            vec![SqlValue::Text("n7".into()), SqlValue::Float(4.5)],
+            "{name}"
+        );
+        assert!(c.prepare("SELEC nonsense").is_err() || c.query("SELEC nonsense").is_err());
+        let mut other = db.connect().unwrap();
+        let count = other.query("SELECT count(*) FROM hakari_contract").unwrap();
+        assert_eq!(count, vec![vec![SqlValue::Int(100)]], "{name}");
+        c.execute("DROP TABLE hakari_contract").unwrap();
+        drop((c, other));
+        db.close().unwrap();
+    }
 }

@@ -74,6 +74,7 @@ struct Api {
     column_blob: unsafe extern "C" fn(*mut Sqlite3Stmt, c_int) -> *const c_void,
     column_bytes: unsafe extern "C" fn(*mut Sqlite3Stmt, c_int) -> c_int,
     changes: unsafe extern "C" fn(*mut Sqlite3) -> c_int,
+    get_autocommit: unsafe extern "C" fn(*mut Sqlite3) -> c_int,
     errmsg: unsafe extern "C" fn(*mut Sqlite3) -> *const c_char,
     libversion: unsafe extern "C" fn() -> *const c_char,
 }
@@ -123,6 +124,7 @@ fn load() -> Result<Api> {
         column_blob: sym!("sqlite3_column_blob"),
         column_bytes: sym!("sqlite3_column_bytes"),
         changes: sym!("sqlite3_changes"),
+        get_autocommit: sym!("sqlite3_get_autocommit"),
         errmsg: sym!("sqlite3_errmsg"),
         libversion: sym!("sqlite3_libversion"),
         _lib: lib,
@@ -453,17 +455,25 @@ impl SqlConnection for BdbSqlConnection {
         let sql = crate::engine::sql::insert_sql(table, columns);
         let stmt = self.raw_prepare(&sql)?;
         let mut n = 0;
+        // Rows join a transaction the caller has open; otherwise the load is one of its own.
+        // SAFETY: the connection's handle is open for as long as `self` lives.
+        let own = unsafe { (self.api.get_autocommit)(self.db) } != 0;
         let result = (|| -> Result<()> {
-            self.begin()?;
+            if own {
+                self.begin()?;
+            }
             for row in rows {
                 self.bind(stmt, &row)?;
                 self.run(stmt, &mut |_| {})?;
                 n += 1;
             }
-            self.commit()
+            if own {
+                self.commit()?;
+            }
+            Ok(())
         })();
         unsafe { (self.api.finalize)(stmt) };
-        if result.is_err() {
+        if result.is_err() && own {
             let _ = self.rollback();
         }
         result.map(|_| n)

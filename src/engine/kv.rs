@@ -133,42 +133,10 @@ pub trait KvEngine: Sync {
     fn keeps_data(&self) -> bool {
         true
     }
+    /// False for the caches (redis, memcached): they cannot read in key order, so the kv
+    /// workload and the crash test leave them out.
+    fn ordered_scan(&self) -> bool {
+        true
+    }
     fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>>;
-}
-
-/// Refuses, with a message naming what the engine does offer, a combination it cannot run.
-pub fn check_combination(engine: &dyn KvEngine, level: Durability, threads: usize) -> Result<()> {
-    if let Err(why) = engine.mapping(level) {
-        anyhow::bail!(
-            "engine '{}' does not offer durability '{}': {}. It offers: {}",
-            engine.name(),
-            level,
-            why,
-            offered_levels(engine)
-                .iter()
-                .map(|d| d.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    if let Some(max) = engine.max_threads(level) {
-        if threads > max {
-            anyhow::bail!(
-                "engine '{}' at durability '{}' serves at most {} thread(s), not {}",
-                engine.name(),
-                level,
-                max,
-                threads
-            );
-        }
-    }
-    Ok(())
-}
-
-/// The levels `engine` offers, in the vocabulary's order.
-pub fn offered_levels(engine: &dyn KvEngine) -> Vec<Durability> {
-    Durability::ALL
-        .into_iter()
-        .filter(|d| engine.mapping(*d).is_ok())
-        .collect()
 }

@@ -24,6 +24,9 @@ impl KvEngine for Memcached {
     fn name(&self) -> &'static str {
         "memcached"
     }
+    fn ordered_scan(&self) -> bool {
+        false
+    }
     fn version(&self) -> String {
         crate::server::find(&["memcached"])
             .and_then(|p| std::process::Command::new(p).arg("-V").output().ok())

@@ -1,6 +1,8 @@
 //! Engines, reached only through the traits: a workload never names an engine.
 //!
-//! Each engine lives in its own module and is registered here by name.
+//! Each engine lives in its own module and is registered once, in [`all`]. What it offers (its
+//! family, durability levels, limits, the private server it starts) it declares through its
+//! trait; workloads, the session store and the crash test select engines by what they can do.
 
 pub mod bdb;
 pub mod bdb_sql;
@@ -17,47 +19,35 @@ pub mod rocksdb;
 pub mod sql;
 pub mod sqlite;
 
+use crate::durability::Durability;
 use anyhow::{bail, Result};
 pub use kv::{KvEngine, KvOptions, KvSession, KvStore};
 pub use sql::{SqlConnection, SqlDatabase, SqlEngine, SqlOptions};
 
-/// Every key-value engine this build has, in the order tables list them.
-pub fn kv_engines() -> Vec<&'static dyn KvEngine> {
+/// A registered engine: a key-value store or a SQL database.
+#[derive(Clone, Copy)]
+pub enum Engine {
+    Kv(&'static dyn KvEngine),
+    Sql(&'static dyn SqlEngine),
+}
+
+/// Every engine this build has, in the order tables list them: the key-value family (ordered
+/// stores, then the caches), then the SQL engines. `sqlite` is registered in both families.
+pub fn all() -> Vec<Engine> {
     vec![
-        &bdb::BDB,
-        &lmdb::LMDB,
-        &rocksdb::ROCKSDB,
-        &sqlite::SQLITE_KV,
-        &null::NULL,
-    ]
-}
-
-/// Key-value servers used as caches and session stores (`redis`, `memcached`): they cannot scan
-/// in key order, so the kv workload and the crash test leave them out; the session workload
-/// uses them.
-pub fn cache_engines() -> Vec<&'static dyn KvEngine> {
-    vec![&redis::REDIS, &memcached::MEMCACHED]
-}
-
-/// Looks a key-value engine up by the name a user typed.
-pub fn kv_engine(name: &str) -> Result<&'static dyn KvEngine> {
-    lookup(name, &kv_engines(), |e| e.name(), "key-value")
-}
-
-/// Parses `--engine a,b,c` for key-value workloads, keeping order, dropping repeats.
-pub fn parse_kv_engines(list: &str) -> Result<Vec<&'static dyn KvEngine>> {
-    parse_list(list, &kv_engines(), |e| e.name(), "key-value")
-}
-
-/// Every SQL engine this build has.
-pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
-    vec![
-        &sqlite::SQLITE_SQL,
-        &bdb_sql::BDB_SQL,
-        &postgres::POSTGRES,
-        &mysql::MYSQL,
+        Engine::Kv(&bdb::BDB),
+        Engine::Kv(&lmdb::LMDB),
+        Engine::Kv(&rocksdb::ROCKSDB),
+        Engine::Kv(&sqlite::SQLITE_KV),
+        Engine::Kv(&null::NULL),
+        Engine::Kv(&redis::REDIS),
+        Engine::Kv(&memcached::MEMCACHED),
+        Engine::Sql(&sqlite::SQLITE_SQL),
+        Engine::Sql(&bdb_sql::BDB_SQL),
+        Engine::Sql(&postgres::POSTGRES),
+        Engine::Sql(&mysql::MYSQL),
         #[cfg(feature = "duckdb")]
-        &duckdb::DUCKDB,
+        Engine::Sql(&duckdb::DUCKDB),
     ]
 }
 
@@ -69,61 +59,251 @@ pub fn not_built() -> Vec<(&'static str, &'static str)> {
     ]
 }
 
-/// Refuses an optional engine this build lacks, saying how to build it in.
-pub fn check_built(name: &str) -> Result<()> {
-    let wanted = name.trim().to_ascii_lowercase();
-    if let Some((engine, feature)) = not_built().into_iter().find(|(e, _)| *e == wanted) {
-        bail!(
-            "engine '{engine}' is optional and not in this build; build hakari with it: scripts/setup.sh, then `. scripts/env.sh; cargo build --release --features {feature}`"
-        );
-    }
-    Ok(())
-}
-
-/// Parses `--engine a,b` for SQL workloads, keeping order, dropping repeats.
-pub fn parse_sql_engines(list: &str) -> Result<Vec<&'static dyn SqlEngine>> {
-    for name in list.split(',') {
-        check_built(name)?;
-    }
-    parse_list(list, &sql_engines(), |e| e.name(), "SQL")
-}
-
-/// The engine of `all` named `name`; the error lists what this build has.
-fn lookup<E: ?Sized>(
-    name: &str,
-    all: &[&'static E],
-    name_of: fn(&E) -> &'static str,
-    family: &str,
-) -> Result<&'static E> {
-    let wanted = name.trim().to_ascii_lowercase();
-    match all.iter().find(|e| name_of(e) == wanted) {
-        Some(e) => Ok(*e),
-        None => bail!(
-            "unknown engine '{}' for {family} workloads; this build has: {}",
-            name.trim(),
-            all.iter()
-                .map(|e| name_of(e))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
-fn parse_list<E: ?Sized>(
-    list: &str,
-    all: &[&'static E],
-    name_of: fn(&E) -> &'static str,
-    family: &str,
-) -> Result<Vec<&'static E>> {
-    let mut out: Vec<&'static E> = Vec::new();
-    for name in list.split(',').filter(|s| !s.trim().is_empty()) {
-        let e = lookup(name, all, name_of, family)?;
-        if !out.iter().any(|o| name_of(o) == name_of(e)) {
-            out.push(e);
+impl Engine {
+    /// The name users type (`--engine NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Kv(e) => e.name(),
+            Engine::Sql(e) => e.name(),
         }
     }
-    if out.is_empty() {
-        bail!("no engine named");
+
+    /// How this engine honours `level`: `Ok(the knobs it sets)`, or `Err(why it cannot)`.
+    pub fn mapping(self, level: Durability) -> std::result::Result<String, String> {
+        match self {
+            Engine::Kv(e) => e.mapping(level),
+            Engine::Sql(e) => e.mapping(level),
+        }
     }
-    Ok(out)
+
+    /// The levels it offers, in the vocabulary's order.
+    pub fn offered(self) -> Vec<Durability> {
+        Durability::ALL
+            .into_iter()
+            .filter(|d| self.mapping(*d).is_ok())
+            .collect()
+    }
+
+    /// Refuses, with a message naming what the engine does offer, a combination it cannot run.
+    pub fn check(self, level: Durability, threads: usize) -> Result<()> {
+        if let Err(why) = self.mapping(level) {
+            bail!(
+                "engine '{}' does not offer durability '{}': {}. It offers: {}",
+                self.name(),
+                level,
+                why,
+                self.offered()
+                    .iter()
+                    .map(|d| d.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let max = match self {
+            Engine::Kv(e) => e.max_threads(level),
+            Engine::Sql(_) => None,
+        };
+        if let Some(max) = max.filter(|max| threads > *max) {
+            bail!(
+                "engine '{}' at durability '{}' serves at most {} thread(s), not {}",
+                self.name(),
+                level,
+                max,
+                threads
+            );
+        }
+        Ok(())
+    }
+
+    /// A key-value store that reads in key order (not a cache).
+    pub fn is_ordered_kv(self) -> bool {
+        matches!(self, Engine::Kv(e) if e.ordered_scan())
+    }
+
+    /// Whether what it stores can be read back (false only for `null`).
+    pub fn keeps_data(self) -> bool {
+        match self {
+            Engine::Kv(e) => e.keeps_data(),
+            Engine::Sql(_) => true,
+        }
+    }
+
+    /// The private server hakari starts for it without `--url`.
+    pub fn private_server(self) -> Option<&'static dyn crate::server::PrivateServer> {
+        match self {
+            Engine::Kv(_) => None,
+            Engine::Sql(e) => e.private_server(),
+        }
+    }
+}
+
+/// Which engines a user of the registry takes, by what they can do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Takes {
+    /// Key-value stores that scan in key order (the kv workload).
+    OrderedKv,
+    /// SQL databases.
+    Sql,
+    /// Anything that keeps records: SQL engines first (so `sqlite` means its table), then the
+    /// key-value stores and caches that keep data (the session workload).
+    Records,
+    /// Engines a crash can be done to: ordered key-value stores that keep data (their committing
+    /// process is killed), and SQL engines with a private server (the server is killed).
+    Crashable,
+}
+
+impl Takes {
+    /// The engines taken, in table order.
+    pub fn engines(self) -> Vec<Engine> {
+        let all = all();
+        let sql = all.iter().copied().filter(|e| matches!(e, Engine::Sql(_)));
+        let kv = all.iter().copied().filter(|e| matches!(e, Engine::Kv(_)));
+        match self {
+            Takes::OrderedKv => kv.filter(|e| e.is_ordered_kv()).collect(),
+            Takes::Sql => sql.collect(),
+            Takes::Records => {
+                let sql: Vec<Engine> = sql.collect();
+                let kv = kv.filter(|e| e.keeps_data() && !sql.iter().any(|s| s.name() == e.name()));
+                sql.iter().copied().chain(kv).collect()
+            }
+            Takes::Crashable => kv
+                .filter(|e| e.is_ordered_kv() && e.keeps_data())
+                .chain(sql.filter(|e| e.private_server().is_some()))
+                .collect(),
+        }
+    }
+
+    fn family(self) -> &'static str {
+        match self {
+            Takes::OrderedKv => "for key-value workloads",
+            Takes::Sql => "for SQL workloads",
+            Takes::Records => "for the session workload",
+            Takes::Crashable => "for the crash test",
+        }
+    }
+
+    /// Parses `--engine a,b,c`, keeping order and dropping repeats. An unknown name is refused
+    /// with what this build has; an optional engine this build lacks, with how to build it in.
+    pub fn parse(self, list: &str) -> Result<Vec<Engine>> {
+        let taken = self.engines();
+        let mut out: Vec<Engine> = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let wanted = name.to_ascii_lowercase();
+            if let Some((engine, feature)) = not_built().into_iter().find(|(e, _)| *e == wanted) {
+                bail!(
+                    "engine '{engine}' is optional and not in this build; build hakari with it: scripts/setup.sh, then `. scripts/env.sh; cargo build --release --features {feature}`"
+                );
+            }
+            let Some(e) = taken.iter().find(|e| e.name() == wanted) else {
+                bail!(
+                    "unknown engine '{name}' {}; this build has: {}",
+                    self.family(),
+                    names(&taken)
+                );
+            };
+            if !out.iter().any(|o| o.name() == e.name()) {
+                out.push(*e);
+            }
+        }
+        if out.is_empty() {
+            bail!("no engine named");
+        }
+        Ok(out)
+    }
+}
+
+/// Names, comma-separated, for messages.
+pub fn names(engines: &[Engine]) -> String {
+    engines
+        .iter()
+        .map(|e| e.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every ordered key-value engine (the kv workload's and the tour's).
+pub fn kv_engines() -> Vec<&'static dyn KvEngine> {
+    Takes::OrderedKv
+        .engines()
+        .into_iter()
+        .filter_map(Engine::as_kv)
+        .collect()
+}
+
+/// Every SQL engine this build has.
+pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
+    Takes::Sql
+        .engines()
+        .into_iter()
+        .filter_map(Engine::as_sql)
+        .collect()
+}
+
+/// Looks a key-value engine up by the name a user typed.
+pub fn kv_engine(name: &str) -> Result<&'static dyn KvEngine> {
+    Ok(parse_kv_engines(name)?[0])
+}
+
+/// Parses `--engine a,b,c` for key-value workloads.
+pub fn parse_kv_engines(list: &str) -> Result<Vec<&'static dyn KvEngine>> {
+    Ok(Takes::OrderedKv
+        .parse(list)?
+        .into_iter()
+        .filter_map(Engine::as_kv)
+        .collect())
+}
+
+/// Parses `--engine a,b` for SQL workloads.
+pub fn parse_sql_engines(list: &str) -> Result<Vec<&'static dyn SqlEngine>> {
+    Ok(Takes::Sql
+        .parse(list)?
+        .into_iter()
+        .filter_map(Engine::as_sql)
+        .collect())
+}
+
+impl Engine {
+    pub fn as_kv(self) -> Option<&'static dyn KvEngine> {
+        match self {
+            Engine::Kv(e) => Some(e),
+            Engine::Sql(_) => None,
+        }
+    }
+
+    pub fn as_sql(self) -> Option<&'static dyn SqlEngine> {
+        match self {
+            Engine::Sql(e) => Some(e),
+            Engine::Kv(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_registered_once_per_family() {
+        let all = all();
+        for (i, e) in all.iter().enumerate() {
+            let same_family = all[i + 1..]
+                .iter()
+                .filter(|o| o.name() == e.name() && o.as_kv().is_some() == e.as_kv().is_some());
+            assert_eq!(same_family.count(), 0, "{} registered twice", e.name());
+        }
+        let records = Takes::Records.engines();
+        assert!(records.iter().all(|e| e.keeps_data()));
+        assert!(matches!(
+            Takes::Records.parse("sqlite").unwrap()[0],
+            Engine::Sql(_)
+        ));
+        assert!(
+            Takes::OrderedKv.parse("redis").is_err(),
+            "a cache cannot scan"
+        );
+        assert!(
+            Takes::Crashable.parse("null").is_err(),
+            "null keeps nothing"
+        );
+    }
 }

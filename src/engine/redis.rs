@@ -19,6 +19,9 @@ impl KvEngine for Redis {
     fn name(&self) -> &'static str {
         "redis"
     }
+    fn ordered_scan(&self) -> bool {
+        false
+    }
     fn version(&self) -> String {
         crate::server::find(&["redis-server"])
             .and_then(|p| std::process::Command::new(p).arg("--version").output().ok())

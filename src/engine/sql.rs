@@ -204,22 +204,3 @@ pub fn while_statement_runs<T: Send>(
             .map_err(|_| anyhow::anyhow!("the bulk load's statement thread panicked"))?
     })
 }
-
-/// Refuses, with a message naming what the engine does offer, a level it cannot honour.
-pub fn check_combination(engine: &dyn SqlEngine, level: Durability) -> Result<()> {
-    if let Err(why) = engine.mapping(level) {
-        let offered: Vec<&str> = Durability::ALL
-            .into_iter()
-            .filter(|d| engine.mapping(*d).is_ok())
-            .map(|d| d.name())
-            .collect();
-        anyhow::bail!(
-            "engine '{}' does not offer durability '{}': {}. It offers: {}",
-            engine.name(),
-            level,
-            why,
-            offered.join(", ")
-        );
-    }
-    Ok(())
-}

@@ -103,14 +103,6 @@ where
         }
     };
 
-    struct Done {
-        start: Instant,
-        end: Instant,
-        ops: u64,
-        retries: u64,
-        latency: Histogram<u64>,
-    }
-
     let done: Vec<Option<Done>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|index| {
@@ -170,24 +162,39 @@ where
     });
     progress.finish();
 
-    fn panic_marker() -> Done {
-        // Unreachable in practice: a panicking worker is reported below as an error.
-        let now = Instant::now();
-        Done {
-            start: now,
-            end: now,
-            ops: u64::MAX,
-            retries: 0,
-            latency: new_histogram(),
-        }
-    }
-
     if let Some(e) = first_error.into_inner().unwrap() {
         return Err(e);
     }
     if interrupted() {
         return Err(anyhow!(Interrupted));
     }
+    merge(done, threads)
+}
+
+/// What one worker did in the timed part.
+struct Done {
+    start: Instant,
+    end: Instant,
+    ops: u64,
+    retries: u64,
+    latency: Histogram<u64>,
+}
+
+/// Stands for a worker that panicked: `merge` reports it as an error.
+fn panic_marker() -> Done {
+    let now = Instant::now();
+    Done {
+        start: now,
+        end: now,
+        ops: u64::MAX,
+        retries: 0,
+        latency: new_histogram(),
+    }
+}
+
+/// The step as one outcome: from the first worker's start to the last one's end, every
+/// operation, every latency.
+fn merge(done: Vec<Option<Done>>, threads: usize) -> Result<StepOutcome> {
     let done: Vec<Done> = done.into_iter().flatten().collect();
     if done.len() != threads || done.iter().any(|d| d.ops == u64::MAX) {
         return Err(anyhow!("a worker thread panicked"));

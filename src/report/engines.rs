@@ -3,19 +3,19 @@
 use super::rows::Rows;
 use super::table::Table;
 use crate::durability::Durability;
-use crate::engine::{self, KvEngine};
+use crate::engine::{self, Engine, KvEngine};
 use serde_json::Value;
 
 /// The key-value family: the kv workload's engines, then the caches.
 fn kv_family() -> Vec<&'static dyn KvEngine> {
-    engine::kv_engines()
+    engine::all()
         .into_iter()
-        .chain(engine::cache_engines())
+        .filter_map(Engine::as_kv)
         .collect()
 }
 
 fn is_cache(e: &dyn KvEngine) -> bool {
-    engine::cache_engines().iter().any(|c| c.name() == e.name())
+    !e.ordered_scan()
 }
 
 /// The four tables `hakari engines` prints.
@@ -37,7 +37,8 @@ pub fn tables() -> Vec<Table> {
         kv.row(vec![
             e.name().into(),
             e.version(),
-            engine::kv::offered_levels(e)
+            Engine::Kv(e)
+                .offered()
                 .iter()
                 .map(|d| d.name())
                 .collect::<Vec<_>>()
@@ -62,11 +63,7 @@ pub fn tables() -> Vec<Table> {
         3,
     );
     for e in engine::sql_engines() {
-        let levels: Vec<&str> = Durability::ALL
-            .into_iter()
-            .filter(|d| e.mapping(*d).is_ok())
-            .map(|d| d.name())
-            .collect();
+        let levels: Vec<&str> = Engine::Sql(e).offered().iter().map(|d| d.name()).collect();
         sql.row(vec![
             e.name().into(),
             e.dialect().name().into(),

@@ -3,9 +3,11 @@
 
 pub mod chart;
 pub mod compare;
+pub mod crashtest;
 pub mod engines;
 pub mod gate;
 pub mod html;
+pub mod markup;
 pub mod published;
 pub mod rows;
 pub mod table;

@@ -28,7 +28,7 @@ impl Table {
 
     /// The same table as HTML (figures right-aligned by the report's `n` class).
     pub fn html(&self) -> String {
-        use super::html::escape;
+        use super::markup::escape;
         use std::fmt::Write;
         let mut out = String::new();
         if !self.title.is_empty() {

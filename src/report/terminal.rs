@@ -2,7 +2,7 @@
 
 use super::published;
 use super::table::Table;
-use crate::results::RunResult;
+use crate::results::{Measurement, RunResult};
 use crate::units::thousands;
 
 /// Everything printed after a run (or by `hakari show`): tables, mapping, notes.
@@ -26,7 +26,7 @@ pub fn render(result: &RunResult) -> String {
         out.push_str(&kv_records_line(result));
     }
     if result.workload == "crashtest" {
-        out.push_str(&crate::crashtest::render(result));
+        out.push_str(&super::crashtest::render(result));
     } else if result.workload == "wisconsin" && !result.measurements.is_empty() {
         out.push_str(&wisconsin_table(result));
     } else {
@@ -354,12 +354,10 @@ fn wisconsin_table(r: &RunResult) -> String {
 fn session_tables(r: &RunResult) -> String {
     let ms = &r.measurements;
     let text = super::config_text;
-    let size_of = |m: &crate::results::Measurement| m.config.get("size").and_then(|v| v.as_u64());
-    let mut sizes: Vec<u64> = ms.iter().filter_map(size_of).collect();
+    let mut sizes: Vec<u64> = ms.iter().filter_map(session_size).collect();
     sizes.sort();
     sizes.dedup();
-    type RowKey = (String, String, String, String, usize, String);
-    let mut rows: Vec<RowKey> = Vec::new();
+    let mut rows: Vec<SessionRow> = Vec::new();
     for m in ms {
         let k = (
             m.engine.clone(),
@@ -373,17 +371,7 @@ fn session_tables(r: &RunResult) -> String {
             rows.push(k);
         }
     }
-    let find = |k: &RowKey, size: u64| {
-        ms.iter().find(|m| {
-            m.engine == k.0
-                && m.durability == k.1
-                && text(m, "layout") == k.2
-                && text(m, "compress") == k.3
-                && m.threads == k.4
-                && m.step == k.5
-                && size_of(m) == Some(size)
-        })
-    };
+    let find = |k: &SessionRow, size: u64| session_cell(ms, k, size);
     let labels = [
         "engine",
         "durability",
@@ -432,34 +420,90 @@ fn session_tables(r: &RunResult) -> String {
             continue;
         }
         shown_published.push(shown);
-        for series in published::session_store(&k.2, &k.3, &k.5) {
-            let mut cells = vec![format!("  published: {}", series.label)];
-            cells.extend((1..labels.len() - 1).map(|_| String::new()));
-            cells.push(k.5.clone());
-            let mut any = false;
-            for &s in &sizes {
-                match series.seconds.iter().find(|(size, _)| *size == s) {
-                    Some((_, v)) => {
-                        any = true;
-                        cells.push(format!("{v}"));
-                    }
-                    None => cells.push(String::new()),
-                }
-            }
-            if any {
-                seconds.row(cells);
-                if !sources.contains(&series.source) {
-                    sources.push(series.source.clone());
-                }
+        for (cells, source) in published_session_rows(k, &sizes, labels.len()) {
+            seconds.row(cells);
+            if !sources.contains(&source) {
+                sources.push(source);
             }
         }
     }
+    let rates = rates_table(ms, &rows, &sizes, headers, labels.len());
+    let mut out = seconds.render();
+    for s in sources {
+        out.push_str(&format!(
+            "published: {s}; old hardware and Perl DBI, a reference, not a target\n"
+        ));
+    }
+    out.push('\n');
+    out.push_str(&rates.render());
+    out
+}
+
+/// The source's series for a row's layout, compression and step, as rows of the seconds table
+/// (sizes it did not measure left empty), each with its source.
+fn published_session_rows(
+    k: &SessionRow,
+    sizes: &[u64],
+    label_columns: usize,
+) -> Vec<(Vec<String>, String)> {
+    let mut rows = Vec::new();
+    for series in published::session_store(&k.2, &k.3, &k.5) {
+        let mut cells = vec![format!("  published: {}", series.label)];
+        cells.extend((1..label_columns - 1).map(|_| String::new()));
+        cells.push(k.5.clone());
+        let mut any = false;
+        for &s in sizes {
+            match series.seconds.iter().find(|(size, _)| *size == s) {
+                Some((_, v)) => {
+                    any = true;
+                    cells.push(format!("{v}"));
+                }
+                None => cells.push(String::new()),
+            }
+        }
+        if any {
+            rows.push((cells, series.source.clone()));
+        }
+    }
+    rows
+}
+
+/// A row of the session tables: engine, level, layout, compression, clients, step.
+type SessionRow = (String, String, String, String, usize, String);
+
+fn session_size(m: &Measurement) -> Option<u64> {
+    m.config.get("size").and_then(|v| v.as_u64())
+}
+
+/// The measurement of row `k` at session size `size`.
+fn session_cell<'a>(ms: &'a [Measurement], k: &SessionRow, size: u64) -> Option<&'a Measurement> {
+    let text = super::config_text;
+    ms.iter().find(|m| {
+        m.engine == k.0
+            && m.durability == k.1
+            && text(m, "layout") == k.2
+            && text(m, "compress") == k.3
+            && m.threads == k.4
+            && m.step == k.5
+            && session_size(m) == Some(size)
+    })
+}
+
+/// Sessions per second, MB/s of payload, and bytes stored per session, sizes as columns.
+fn rates_table(
+    ms: &[Measurement],
+    rows: &[SessionRow],
+    sizes: &[u64],
+    headers: Vec<String>,
+    label_columns: usize,
+) -> Table {
+    let find = |k: &SessionRow, size: u64| session_cell(ms, k, size);
     let mut rates = Table::new(
         "session store: sessions per second (MB/s of session payload) and bytes stored per session",
         headers,
-        labels.len(),
+        label_columns,
     );
-    for k in &rows {
+    for k in rows {
         let mut cells = vec![
             k.0.clone(),
             k.1.clone(),
@@ -468,7 +512,7 @@ fn session_tables(r: &RunResult) -> String {
             k.4.to_string(),
             k.5.clone(),
         ];
-        for &s in &sizes {
+        for &s in sizes {
             cells.push(
                 find(k, s)
                     .map(|m| {
@@ -500,15 +544,7 @@ fn session_tables(r: &RunResult) -> String {
         }
         rates.row(cells);
     }
-    let mut out = seconds.render();
-    for s in sources {
-        out.push_str(&format!(
-            "published: {s}; old hardware and Perl DBI, a reference, not a target\n"
-        ));
-    }
-    out.push('\n');
-    out.push_str(&rates.render());
-    out
+    rates
 }
 
 fn latency_table(r: &RunResult) -> String {

@@ -2,6 +2,8 @@
 //! stream), the metrics under both rules, the scaling across SFs, and seed 003's figures beside
 //! fresh ones for the `dbt3` preset.
 
+use super::chart::{self, AxisKind, BarSeries, Labels, LineSeries};
+use super::markup::escape;
 use super::published;
 use super::table::Table;
 use crate::results::{Measurement, RunResult};
@@ -65,179 +67,197 @@ fn tables(r: &RunResult) -> (Vec<Table>, Option<String>) {
         let (engine, durability, sf) = group;
         let ms: Vec<&Measurement> = in_group(r, group).collect();
         let title = format!("{engine} {durability} SF {}", sf_label(*sf));
-
-        let mut load = Table::new(
-            format!(
-                "tpch load test, {title}: seconds (tables, then keys/indexes, then statistics)"
-            ),
-            ["part", "seconds", "rows"].map(String::from).to_vec(),
-            1,
-        );
-        for m in ms.iter().filter(|m| test_of(m) == "load") {
-            let rows = if m.step.starts_with("load ")
-                && !["load tables", "load keys", "load statistics", "load total"]
-                    .contains(&m.step.as_str())
-            {
-                m.runs
-                    .first()
-                    .map(|r| r.ops.to_string())
-                    .unwrap_or_default()
-            } else {
-                String::new()
-            };
-            load.row(vec![
-                m.step.trim_start_matches("load ").to_string(),
-                secs(m.seconds_mean),
-                rows,
-            ]);
-        }
+        let load = load_table(&ms, &title);
         if !load.is_empty() {
             tables.push(load);
         }
+        tables.push(query_table(&ms, &title));
+    }
+    let (metrics, source) = metrics_table(r, &all);
+    tables.extend(metrics);
+    tables.extend(scaling_table(r, &all));
+    (tables, source)
+}
 
-        // Columns: validation, power, stream 1..S (refresh pair k beside stream k).
-        let streams = ms
-            .iter()
-            .filter(|m| matches!(test_of(m), "throughput" | "refresh stream"))
-            .filter_map(|m| stream_of(m))
-            .max()
-            .unwrap_or(0);
-        let has_validation = ms.iter().any(|m| test_of(m) == "validation");
-        let mut headers = vec!["step".to_string()];
-        if has_validation {
-            headers.push("validation".into());
-        }
-        headers.push("power".into());
-        for s in 1..=streams {
-            headers.push(format!("stream {s}"));
-        }
-        let mut t = Table::new(
-            format!("tpch query and refresh seconds, {title} (the throughput test's RF pair k under stream k)"),
-            headers,
-            1,
-        );
-        let find = |test: &str, stream: Option<u64>, step: &str| -> String {
-            ms.iter()
-                .find(|m| {
-                    test_of(m) == test
-                        && m.step == step
-                        && (stream.is_none() || stream_of(m) == stream)
-                })
-                .map(|m| secs(m.seconds_mean))
-                .unwrap_or_else(|| "-".into())
-        };
-        let steps: Vec<String> = (1..=22)
-            .map(|q| format!("Q{q}"))
-            .chain(["RF1".to_string(), "RF2".to_string()])
-            .collect();
-        for step in &steps {
-            let mut row = vec![step.clone()];
-            if has_validation {
-                row.push(if step.starts_with('Q') {
-                    find("validation", None, step)
-                } else {
-                    String::new()
-                });
-            }
-            row.push(find("power", Some(0), step));
-            for s in 1..=streams {
-                let test = if step.starts_with('Q') {
-                    "throughput"
-                } else {
-                    "refresh stream"
-                };
-                row.push(find(test, Some(s), step));
-            }
-            t.row(row);
-        }
-        if ms.iter().any(|m| test_of(m) == "power") {
-            let mut total = vec!["power test".to_string()];
-            if has_validation {
-                total.push(String::new());
-            }
-            let sum: f64 = ms
-                .iter()
-                .filter(|m| test_of(m) == "power")
-                .map(|m| m.seconds_mean)
-                .sum();
-            total.push(secs(sum));
-            t.row(total);
-        }
-        if let Some(ts) = ms
-            .iter()
-            .find(|m| test_of(m) == "throughput" && m.step == "Ts")
+/// The load test's parts: seconds, and rows per table.
+fn load_table(ms: &[&Measurement], title: &str) -> Table {
+    let mut load = Table::new(
+        format!("tpch load test, {title}: seconds (tables, then keys/indexes, then statistics)"),
+        ["part", "seconds", "rows"].map(String::from).to_vec(),
+        1,
+    );
+    for m in ms.iter().filter(|m| test_of(m) == "load") {
+        let rows = if m.step.starts_with("load ")
+            && !["load tables", "load keys", "load statistics", "load total"]
+                .contains(&m.step.as_str())
         {
-            let mut row = vec!["Ts (throughput test)".to_string()];
-            if has_validation {
-                row.push(String::new());
-            }
+            m.runs
+                .first()
+                .map(|r| r.ops.to_string())
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        load.row(vec![
+            m.step.trim_start_matches("load ").to_string(),
+            secs(m.seconds_mean),
+            rows,
+        ]);
+    }
+    load
+}
+
+/// Queries and refresh functions as rows; validation, power and each stream as columns.
+fn query_table(ms: &[&Measurement], title: &str) -> Table {
+    // Columns: validation, power, stream 1..S (refresh pair k beside stream k).
+    let streams = ms
+        .iter()
+        .filter(|m| matches!(test_of(m), "throughput" | "refresh stream"))
+        .filter_map(|m| stream_of(m))
+        .max()
+        .unwrap_or(0);
+    let has_validation = ms.iter().any(|m| test_of(m) == "validation");
+    let mut headers = vec!["step".to_string()];
+    if has_validation {
+        headers.push("validation".into());
+    }
+    headers.push("power".into());
+    for s in 1..=streams {
+        headers.push(format!("stream {s}"));
+    }
+    let mut t = Table::new(
+        format!("tpch query and refresh seconds, {title} (the throughput test's RF pair k under stream k)"),
+        headers,
+        1,
+    );
+    let find = |test: &str, stream: Option<u64>, step: &str| -> String {
+        ms.iter()
+            .find(|m| {
+                test_of(m) == test && m.step == step && (stream.is_none() || stream_of(m) == stream)
+            })
+            .map(|m| secs(m.seconds_mean))
+            .unwrap_or_else(|| "-".into())
+    };
+    let steps: Vec<String> = (1..=22)
+        .map(|q| format!("Q{q}"))
+        .chain(["RF1".to_string(), "RF2".to_string()])
+        .collect();
+    for step in &steps {
+        let mut row = vec![step.clone()];
+        if has_validation {
+            row.push(if step.starts_with('Q') {
+                find("validation", None, step)
+            } else {
+                String::new()
+            });
+        }
+        row.push(find("power", Some(0), step));
+        for s in 1..=streams {
+            let test = if step.starts_with('Q') {
+                "throughput"
+            } else {
+                "refresh stream"
+            };
+            row.push(find(test, Some(s), step));
+        }
+        t.row(row);
+    }
+    if ms.iter().any(|m| test_of(m) == "power") {
+        let mut total = vec!["power test".to_string()];
+        if has_validation {
+            total.push(String::new());
+        }
+        let sum: f64 = ms
+            .iter()
+            .filter(|m| test_of(m) == "power")
+            .map(|m| m.seconds_mean)
+            .sum();
+        total.push(secs(sum));
+        t.row(total);
+    }
+    if let Some(ts) = ms
+        .iter()
+        .find(|m| test_of(m) == "throughput" && m.step == "Ts")
+    {
+        let mut row = vec!["Ts (throughput test)".to_string()];
+        if has_validation {
             row.push(String::new());
-            row.push(secs(ts.seconds_mean));
-            t.row(row);
         }
-        tables.push(t);
+        row.push(String::new());
+        row.push(secs(ts.seconds_mean));
+        t.row(row);
     }
+    t
+}
 
+/// The metrics under both rules, and the published DBT-3 figures for the `dbt3` preset.
+fn metrics_table(r: &RunResult, all: &[(String, String, f64)]) -> (Option<Table>, Option<String>) {
+    if r.metrics.is_empty() {
+        return (None, None);
+    }
     let mut source = None;
-    if !r.metrics.is_empty() {
-        let mut t = Table::new(
-            format!("tpch metrics ({DISCLAIMER})"),
-            [
-                "engine",
-                "rules",
-                "Power@Size",
-                "Throughput@Size",
-                "QphH@Size",
-            ]
-            .map(String::from)
-            .to_vec(),
-            2,
-        );
-        let fmt = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
-        for (engine, _, sf) in &all {
-            let who = format!("{engine} SF {}", sf_label(*sf));
-            for (rules, label) in [
-                ("tpch", "TPC-H (0.1 s floor, 1000:1 clamp)"),
-                ("dbt3", "DBT-3 (fractional s, no floor/clamp)"),
-            ] {
-                let p = metric(r, &who, &format!("Power@Size ({rules})"));
-                if p.is_none() {
-                    continue;
-                }
-                t.row(vec![
-                    who.clone(),
-                    label.into(),
-                    fmt(p),
-                    fmt(metric(r, &who, &format!("Throughput@Size ({rules})"))),
-                    fmt(metric(r, &who, &format!("QphH@Size ({rules})"))),
-                ]);
+    let mut t = Table::new(
+        format!("tpch metrics ({DISCLAIMER})"),
+        [
+            "engine",
+            "rules",
+            "Power@Size",
+            "Throughput@Size",
+            "QphH@Size",
+        ]
+        .map(String::from)
+        .to_vec(),
+        2,
+    );
+    let fmt = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
+    for (engine, _, sf) in all {
+        let who = format!("{engine} SF {}", sf_label(*sf));
+        for (rules, label) in [
+            ("tpch", "TPC-H (0.1 s floor, 1000:1 clamp)"),
+            ("dbt3", "DBT-3 (fractional s, no floor/clamp)"),
+        ] {
+            let p = metric(r, &who, &format!("Power@Size ({rules})"));
+            if p.is_none() {
+                continue;
             }
+            t.row(vec![
+                who.clone(),
+                label.into(),
+                fmt(p),
+                fmt(metric(r, &who, &format!("Throughput@Size ({rules})"))),
+                fmt(metric(r, &who, &format!("QphH@Size ({rules})"))),
+            ]);
         }
-        if r.preset.as_deref() == Some("dbt3") {
-            if let Some(p) = published::dbt3_postgresql() {
-                t.row(vec![
-                    format!("  published postgres SF {}", sf_label(p.scale_factor)),
-                    format!("DBT-3 v1.5 ({} streams, whole seconds)", p.streams),
-                    format!("{:.2}", p.power),
-                    format!("{:.2}", p.throughput),
-                    format!("{:.2}", p.composite),
-                ]);
-                source = Some(format!(
-                    "published: {}; PostgreSQL 8.0 on 2004 hardware, a reference, not a target",
-                    p.source
-                ));
-            }
-        }
-        tables.push(t);
     }
+    if r.preset.as_deref() == Some("dbt3") {
+        if let Some(p) = published::dbt3_postgresql() {
+            t.row(vec![
+                format!("  published postgres SF {}", sf_label(p.scale_factor)),
+                format!("DBT-3 v1.5 ({} streams, whole seconds)", p.streams),
+                format!("{:.2}", p.power),
+                format!("{:.2}", p.throughput),
+                format!("{:.2}", p.composite),
+            ]);
+            source = Some(format!(
+                "published: {}; PostgreSQL 8.0 on 2004 hardware, a reference, not a target",
+                p.source
+            ));
+        }
+    }
+    (Some(t), source)
+}
 
-    // Scaling: load time and power per SF, when several SFs ran.
+/// Load time and power per SF, when several SFs ran.
+fn scaling_table(r: &RunResult, all: &[(String, String, f64)]) -> Option<Table> {
     let sfs: Vec<f64> = {
         let mut v: Vec<f64> = all.iter().map(|g| g.2).collect();
         v.dedup();
         v
     };
-    if sfs.len() > 1 {
+    if sfs.len() < 2 {
+        return None;
+    }
+    {
         let mut t = Table::new(
             "tpch scaling: load time and power test per scale factor",
             [
@@ -252,7 +272,7 @@ fn tables(r: &RunResult) -> (Vec<Table>, Option<String>) {
             .to_vec(),
             2,
         );
-        for group in &all {
+        for group in all {
             let (engine, _, sf) = group;
             let ms = in_group(r, group);
             let mut load = None;
@@ -276,9 +296,8 @@ fn tables(r: &RunResult) -> (Vec<Table>, Option<String>) {
                 fmt(metric(r, &who, "Power@Size (dbt3)")),
             ]);
         }
-        tables.push(t);
+        Some(t)
     }
-    (tables, source)
 }
 
 pub fn render(r: &RunResult) -> String {
@@ -299,8 +318,6 @@ pub fn render(r: &RunResult) -> String {
 /// (DBT-3's rules) beside seed 003's published ones for the `dbt3` preset, and, across several
 /// SFs, load time and power test time per SF (the source's scaling charts).
 pub fn html(r: &RunResult) -> (String, usize) {
-    use super::chart::{self, AxisKind, BarSeries, Labels, LineSeries};
-    use super::html::escape;
     let (tables, source) = tables(r);
     let mut s = format!("<p class=note>{}</p>", escape(DISCLAIMER));
     for t in &tables {
@@ -310,12 +327,24 @@ pub fn html(r: &RunResult) -> (String, usize) {
         s.push_str(&format!("<p class=note>{}</p>", escape(src)));
     }
     let all = groups(r);
-    let name = |(engine, durability, sf): &(String, String, f64)| {
-        format!("{engine} {durability} SF {}", sf_label(*sf))
-    };
-    let of = |g| in_group(r, g);
     let mut charts = 0;
+    for chart in [power_chart(r, &all), metrics_chart(r, &all)]
+        .into_iter()
+        .flatten()
+        .chain(scaling_charts(r, &all))
+    {
+        s.push_str(&chart);
+        charts += 1;
+    }
+    (s, charts)
+}
 
+fn group_name((engine, durability, sf): &(String, String, f64)) -> String {
+    format!("{engine} {durability} SF {}", sf_label(*sf))
+}
+
+/// The power test's seconds per query and refresh function, a bar per group.
+fn power_chart(r: &RunResult, all: &[(String, String, f64)]) -> Option<String> {
     let steps: Vec<String> = (1..=22)
         .map(|q| format!("Q{q}"))
         .chain(["RF1".into(), "RF2".into()])
@@ -323,11 +352,11 @@ pub fn html(r: &RunResult) -> (String, usize) {
     let power: Vec<BarSeries> = all
         .iter()
         .map(|g| BarSeries {
-            name: name(g),
+            name: group_name(g),
             values: steps
                 .iter()
                 .map(|step| {
-                    of(g)
+                    in_group(r, g)
                         .find(|m| test_of(m) == "power" && &m.step == step)
                         .map(|m| (m.seconds_mean, 0.0))
                 })
@@ -336,8 +365,11 @@ pub fn html(r: &RunResult) -> (String, usize) {
         })
         .filter(|b| b.values.iter().any(Option::is_some))
         .collect();
-    if !power.is_empty() {
-        s.push_str(&chart::grouped_bars(
+    if power.is_empty() {
+        return None;
+    }
+    {
+        Some(chart::grouped_bars(
             &Labels {
                 title: "tpch power test: seconds per query and refresh function",
                 x: "step",
@@ -346,17 +378,19 @@ pub fn html(r: &RunResult) -> (String, usize) {
             &steps,
             &power,
             chart::value_axis(&power),
-        ));
-        charts += 1;
+        ))
     }
+}
 
+/// The metrics under DBT-3's rules, a bar per group, the published ones beside for `dbt3`.
+fn metrics_chart(r: &RunResult, all: &[(String, String, f64)]) -> Option<String> {
     let figures = ["Power@Size", "Throughput@Size", "QphH@Size"];
     let mut metrics: Vec<BarSeries> = all
         .iter()
         .map(|g| {
             let who = format!("{} SF {}", g.0, sf_label(g.2));
             BarSeries {
-                name: name(g),
+                name: group_name(g),
                 values: figures
                     .iter()
                     .map(|f| metric(r, &who, &format!("{f} (dbt3)")).map(|v| (v, 0.0)))
@@ -366,7 +400,10 @@ pub fn html(r: &RunResult) -> (String, usize) {
         })
         .filter(|b| b.values.iter().any(Option::is_some))
         .collect();
-    if !metrics.is_empty() {
+    if metrics.is_empty() {
+        return None;
+    }
+    {
         if r.preset.as_deref() == Some("dbt3") {
             if let Some(p) = published::dbt3_postgresql() {
                 metrics.push(BarSeries {
@@ -380,7 +417,7 @@ pub fn html(r: &RunResult) -> (String, usize) {
                 });
             }
         }
-        s.push_str(&chart::grouped_bars(
+        Some(chart::grouped_bars(
             &Labels {
                 title: "tpch metrics, DBT-3's rules (higher is better)",
                 x: "metric",
@@ -389,10 +426,14 @@ pub fn html(r: &RunResult) -> (String, usize) {
             &figures.map(String::from),
             &metrics,
             chart::value_axis(&metrics),
-        ));
-        charts += 1;
+        ))
     }
+}
 
+/// Load and power seconds against the scale factor, one line per engine and level, when
+/// several scale factors ran.
+fn scaling_charts(r: &RunResult, all: &[(String, String, f64)]) -> Vec<String> {
+    let mut charts = Vec::new();
     // One line per engine and level through its SFs.
     fn add_point(lines: &mut Vec<LineSeries>, name: String, point: (f64, f64, f64)) {
         match lines.iter_mut().find(|l| l.name == name) {
@@ -405,12 +446,12 @@ pub fn html(r: &RunResult) -> (String, usize) {
         }
     }
     let (mut load_lines, mut power_lines) = (Vec::new(), Vec::new());
-    for g in &all {
+    for g in all {
         let label = format!("{} {}", g.0, g.1);
-        if let Some(m) = of(g).find(|m| test_of(m) == "load" && m.step == "load total") {
+        if let Some(m) = in_group(r, g).find(|m| test_of(m) == "load" && m.step == "load total") {
             add_point(&mut load_lines, label.clone(), (g.2, m.seconds_mean, 0.0));
         }
-        let power: f64 = of(g)
+        let power: f64 = in_group(r, g)
             .filter(|m| test_of(m) == "power")
             .map(|m| m.seconds_mean)
             .sum();
@@ -438,7 +479,7 @@ pub fn html(r: &RunResult) -> (String, usize) {
                 &power_lines,
             ),
         ] {
-            s.push_str(&chart::lines(
+            charts.push(chart::lines(
                 &Labels {
                     title,
                     x: "scale factor",
@@ -449,8 +490,7 @@ pub fn html(r: &RunResult) -> (String, usize) {
                 AxisKind::Log,
                 &sfs,
             ));
-            charts += 1;
         }
     }
-    (s, charts)
+    charts
 }

@@ -1,5 +1,7 @@
-//! One folder per workload: its data generator, its operations and its presets.
+//! One folder per workload: its data generator, its operations, its SQL and its presets, behind
+//! one contract, [`Workload`]. The driver (`crate::run`) does what every workload shares.
 
+mod context;
 pub mod kv;
 pub mod session;
 #[cfg(test)]
@@ -8,140 +10,109 @@ pub mod tpcb;
 pub mod tpch;
 pub mod wisconsin;
 
-use crate::results::recorder::{Recorder, RunHeader};
-use anyhow::{Context, Result};
-use std::path::{Path, PathBuf};
+pub use context::{ContextOptions, RunContext};
 
-/// What every workload run shares: the seed, a data directory it owns, the result recorder.
-pub struct RunContext {
-    pub seed: u64,
-    pub recorder: Recorder,
-    data_root: PathBuf,
-    /// The fresh temporary directory, when no `--data-dir` was given; removed on drop.
-    _temporary: Option<tempfile::TempDir>,
-    /// The subdirectory hakari created inside a user's `--data-dir`; removed at the end.
-    created_in_user_dir: bool,
+use crate::durability::Durability;
+use crate::engine::{Engine, SqlEngine, Takes};
+use anyhow::Result;
+
+/// A workload: what it is called, which engines it takes, the configurations it runs, and how to
+/// run one. Planning with skip notes, fresh data directories, the failure policy, interrupts,
+/// result files and exit codes are the driver's (`crate::run::execute`).
+pub trait Workload {
+    /// One thing measured on its own: an engine at a durability level, with the workload's own
+    /// dimensions (threads, scale factor).
+    type Config;
+
+    /// The name on the command line and in result files.
+    fn name(&self) -> &'static str;
+    /// The paper preset in use, if any.
+    fn preset(&self) -> Option<&'static str>;
+    /// The parameters, as the result file records them.
+    fn parameters(&self) -> Result<serde_json::Value>;
+    /// Which engines it takes.
+    fn takes(&self) -> Takes;
+    /// The engines it runs when none is named.
+    fn default_engines(&self) -> &'static str;
+    /// Checks the parameters and lists the configurations. Levels the user named must all be
+    /// offered (else the run is refused before anything starts); default levels an engine lacks
+    /// are skipped with a note ([`engine_levels`] does both).
+    fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Self::Config>>;
+    /// The configuration in a few words, for progress lines and errors.
+    fn label(&self, config: &Self::Config) -> String;
+    /// Measures one configuration on fresh data and records what it measured.
+    fn run_config(&mut self, config: &Self::Config, ctx: &mut RunContext) -> Result<()>;
+    /// Before the first configuration: notes the result file should carry.
+    fn start(&mut self, _ctx: &mut RunContext) {}
+    /// After every configuration succeeded: figures derived across them, checks across them.
+    fn finish(&mut self, _ctx: &mut RunContext) -> Result<()> {
+        Ok(())
+    }
 }
 
-pub struct ContextOptions<'a> {
-    pub workload: &'a str,
-    pub preset: Option<&'a str>,
-    pub seed: Option<u64>,
-    pub out_dir: &'a Path,
-    pub data_dir: Option<&'a Path>,
-    pub parameters: serde_json::Value,
+/// The configurations of a run, and notes on what was skipped and why.
+pub struct Plan<C> {
+    pub configs: Vec<C>,
+    pub notes: Vec<String>,
 }
 
-impl RunContext {
-    pub fn new(options: ContextOptions) -> Result<RunContext> {
-        // A short seed is easy to type back with --seed.
-        let seed = options.seed.unwrap_or_else(|| rand::random::<u32>() as u64);
-        let (data_root, temporary, created) = match options.data_dir {
-            None => {
-                let t = tempfile::Builder::new()
-                    .prefix("hakari-")
-                    .tempdir()
-                    .context("cannot create a temporary data directory")?;
-                (t.path().to_path_buf(), Some(t), false)
-            }
-            Some(dir) => {
-                if !dir.is_dir() {
-                    anyhow::bail!("the data directory {} does not exist", dir.display());
+/// Every engine at every level (and thread count): levels the user named must all be offered;
+/// default levels an engine lacks are skipped, each with a note saying why.
+pub fn engine_levels(
+    engines: &[Engine],
+    named: Option<&[Durability]>,
+    defaults: &[Durability],
+    threads: &[usize],
+) -> Result<Plan<(Engine, Durability, usize)>> {
+    let mut configs = Vec::new();
+    let mut notes = Vec::new();
+    for &engine in engines {
+        for &level in named.unwrap_or(defaults) {
+            for &t in threads {
+                match engine.check(level, t) {
+                    Ok(()) => configs.push((engine, level, t)),
+                    Err(e) if named.is_some() => return Err(e),
+                    Err(e) => notes.push(format!("skipped: {e}")),
                 }
-                // hakari works only inside a subdirectory it creates, never beside the user's files.
-                let sub = tempfile::Builder::new()
-                    .prefix("hakari-")
-                    .tempdir_in(dir)
-                    .with_context(|| {
-                        format!("the data directory {} is not writable", dir.display())
-                    })?
-                    .keep();
-                (sub, None, true)
-            }
-        };
-        let parameters = match options.parameters {
-            serde_json::Value::Object(map) => map.into_iter().collect(),
-            _ => Default::default(),
-        };
-        let recorder = Recorder::new(
-            options.out_dir,
-            RunHeader {
-                workload: options.workload,
-                preset: options.preset,
-                seed,
-                parameters,
-                data_dir: &data_root,
-                command_line: std::env::args().collect(),
-            },
-        )?;
-        Ok(RunContext {
-            seed,
-            recorder,
-            data_root,
-            _temporary: temporary,
-            created_in_user_dir: created,
-        })
-    }
-
-    /// A fresh, empty directory for one engine run, inside the directory hakari owns.
-    pub fn fresh_dir(&self, name: &str) -> Result<PathBuf> {
-        let dir = self.data_root.join(name);
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)
-                .with_context(|| format!("cannot clear {}", dir.display()))?;
-        }
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
-        Ok(dir)
-    }
-
-    pub fn data_root(&self) -> &Path {
-        &self.data_root
-    }
-}
-
-/// Runs every configuration of a run in turn. One that fails (an engine that breaks an invariant,
-/// a server that goes away) is recorded as an error naming it, and the others still run; the run
-/// then ends as failed, keeping every figure that was measured. Ctrl-C stops at once.
-pub fn run_each<C>(
-    configs: &[C],
-    name: impl Fn(&C) -> String,
-    ctx: &mut RunContext,
-    mut run_one: impl FnMut(&C, &mut RunContext) -> Result<()>,
-) -> Result<()> {
-    let mut failed = Vec::new();
-    for (i, config) in configs.iter().enumerate() {
-        let label = name(config);
-        eprintln!("[{}/{}] {label}", i + 1, configs.len());
-        match run_one(config, ctx).with_context(|| label.clone()) {
-            Ok(()) => {}
-            Err(e) if e.downcast_ref::<crate::measure::Interrupted>().is_some() => return Err(e),
-            Err(e) => {
-                let text = crate::errors::sentence(&e);
-                if configs.len() > 1 {
-                    eprintln!("hakari: error: {text}");
-                    ctx.recorder.error(text.clone());
-                }
-                failed.push(text);
             }
         }
     }
-    match failed.len() {
-        0 => Ok(()),
-        1 if configs.len() == 1 => anyhow::bail!("{}", failed[0]),
-        n => anyhow::bail!(
-            "{n} of {} configurations failed (see above; their errors are in the result file)",
-            configs.len()
-        ),
+    Ok(Plan { configs, notes })
+}
+
+/// A SQL engine at a durability level: the configuration of workloads with no other dimension.
+#[derive(Clone, Copy)]
+pub struct SqlConfig {
+    pub engine: &'static dyn SqlEngine,
+    pub durability: Durability,
+}
+
+impl SqlConfig {
+    pub fn label(&self) -> String {
+        format!("{} at {}", self.engine.name(), self.durability)
     }
 }
 
-impl Drop for RunContext {
-    fn drop(&mut self) {
-        if self.created_in_user_dir {
-            let _ = std::fs::remove_dir_all(&self.data_root);
-        }
-    }
+/// [`engine_levels`] for SQL engines, one configuration per engine and level.
+pub fn sql_levels(
+    engines: &[Engine],
+    named: Option<&[Durability]>,
+    defaults: &[Durability],
+) -> Result<Plan<SqlConfig>> {
+    let planned = engine_levels(engines, named, defaults, &[1])?;
+    Ok(Plan {
+        configs: planned
+            .configs
+            .into_iter()
+            .filter_map(|(engine, durability, _)| {
+                Some(SqlConfig {
+                    engine: engine.as_sql()?,
+                    durability,
+                })
+            })
+            .collect(),
+        notes: planned.notes,
+    })
 }
 
 #[cfg(test)]

@@ -28,3 +28,21 @@ pub fn result_files(dir: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// The one result file in `dir`.
+pub fn only_result(dir: &Path) -> PathBuf {
+    let files = result_files(dir);
+    assert_eq!(files.len(), 1, "{files:?}");
+    files[0].clone()
+}
+
+/// Runs hakari with `args` and `--out` a fresh folder, asserts it succeeded, and returns the one
+/// result file it wrote, as read back.
+pub fn run_ok(args: &[&str]) -> hakari::results::RunResult {
+    let out = tempfile::tempdir().unwrap();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--out", out.path().to_str().unwrap()]);
+    let o = hakari(&all);
+    assert!(o.status.success(), "hakari {args:?}: {}", stderr(&o));
+    hakari::results::store::read(&only_result(out.path())).unwrap()
+}

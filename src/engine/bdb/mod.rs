@@ -515,6 +515,8 @@ mod tests {
     fn the_data_store_serves_one_thread() {
         assert_eq!(BDB.max_threads(Durability::None), Some(1));
         assert_eq!(BDB.max_threads(Durability::Sync), None);
-        assert!(crate::engine::kv::check_combination(&BDB, Durability::None, 2).is_err());
+        assert!(crate::engine::Engine::Kv(&BDB)
+            .check(Durability::None, 2)
+            .is_err());
     }
 }

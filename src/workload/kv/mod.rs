@@ -5,12 +5,13 @@ pub mod keys;
 pub mod presets;
 
 use crate::durability::Durability;
-use crate::engine::kv::{check_combination, retry_conflicts, KvEngine, KvOptions};
+use crate::engine::kv::{retry_conflicts, KvEngine, KvOptions};
+use crate::engine::{Engine, Takes};
 use crate::engine::{KvSession, KvStore};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
 use crate::results::{EngineRecord, Measurement, MeasurementKey, Metric};
-use crate::workload::RunContext;
+use crate::workload::{engine_levels, Plan, RunContext, Workload};
 use anyhow::{bail, Context, Result};
 use presets::{KvParams, Op, Step, TxnSize};
 use rand::seq::SliceRandom;
@@ -26,14 +27,86 @@ pub struct Config {
     pub threads: usize,
 }
 
-/// Works out which configurations run. Levels the user named must all be offered (else the
-/// whole run is refused before anything starts); levels from a preset's defaults that an engine
-/// lacks are skipped, each with a note saying why.
-pub fn plan(
-    params: &KvParams,
-    engines: &[&'static dyn KvEngine],
-    named_levels: Option<&[Durability]>,
-) -> Result<(Vec<Config>, Vec<String>)> {
+/// The workload with its parameters.
+pub struct Kv {
+    pub params: KvParams,
+}
+
+impl Workload for Kv {
+    type Config = Config;
+
+    fn name(&self) -> &'static str {
+        "kv"
+    }
+
+    fn preset(&self) -> Option<&'static str> {
+        self.params.preset
+    }
+
+    fn parameters(&self) -> Result<serde_json::Value> {
+        Ok(serde_json::to_value(&self.params)?)
+    }
+
+    fn takes(&self) -> Takes {
+        Takes::OrderedKv
+    }
+
+    /// Berkeley DB for its own papers' presets, else the embedded default.
+    fn default_engines(&self) -> &'static str {
+        if self.params.preset.is_some() {
+            "bdb"
+        } else {
+            "sqlite"
+        }
+    }
+
+    fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
+        check(&self.params, engines)?;
+        let planned = engine_levels(
+            engines,
+            named,
+            &self.params.default_durability,
+            &self.params.threads,
+        )?;
+        Ok(Plan {
+            configs: planned
+                .configs
+                .into_iter()
+                .filter_map(|(engine, durability, threads)| {
+                    Some(Config {
+                        engine: engine.as_kv()?,
+                        durability,
+                        threads,
+                    })
+                })
+                .collect(),
+            notes: planned.notes,
+        })
+    }
+
+    fn label(&self, c: &Config) -> String {
+        format!(
+            "{} {} {} thread{}",
+            c.engine.name(),
+            c.durability,
+            c.threads,
+            if c.threads == 1 { "" } else { "s" }
+        )
+    }
+
+    fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {
+        let label = self.label(config);
+        run_config(&self.params, *config, ctx, &label)
+    }
+
+    fn finish(&mut self, ctx: &mut RunContext) -> Result<()> {
+        derive_ratios(&self.params, ctx);
+        Ok(())
+    }
+}
+
+/// Refuses sizes the workload or an engine cannot take, before anything runs.
+fn check(params: &KvParams, engines: &[Engine]) -> Result<()> {
     let check_sizes = |what: &str, n: usize| -> Result<()> {
         if n < keys::MIN_SIZE {
             bail!(
@@ -54,7 +127,7 @@ pub fn plan(
     if params.runs == 0 {
         bail!("--runs must be at least 1");
     }
-    for &engine in engines {
+    for engine in engines.iter().filter_map(|e| e.as_kv()) {
         if let Some(max) = engine.max_key_bytes() {
             if params.key_size > max {
                 bail!(
@@ -65,57 +138,6 @@ pub fn plan(
             }
         }
     }
-    let mut configs = Vec::new();
-    let mut notes = Vec::new();
-    for &engine in engines {
-        let levels: Vec<Durability> = match named_levels {
-            Some(l) => l.to_vec(),
-            None => params.default_durability.clone(),
-        };
-        for level in levels {
-            for &threads in &params.threads {
-                match check_combination(engine, level, threads) {
-                    Ok(()) => configs.push(Config {
-                        engine,
-                        durability: level,
-                        threads,
-                    }),
-                    Err(e) if named_levels.is_some() => return Err(e),
-                    Err(e) => notes.push(format!("skipped: {e}")),
-                }
-            }
-        }
-    }
-    if configs.is_empty() {
-        bail!(
-            "nothing to run: {}",
-            if notes.is_empty() {
-                "no configuration".to_string()
-            } else {
-                notes.join("; ")
-            }
-        );
-    }
-    Ok((configs, notes))
-}
-
-/// Runs every configuration, `params.runs` times each, recording as it goes.
-pub fn run(params: &KvParams, configs: &[Config], ctx: &mut RunContext) -> Result<()> {
-    for (i, config) in configs.iter().enumerate() {
-        let label = format!(
-            "[{}/{}] {} {} {} thread{}",
-            i + 1,
-            configs.len(),
-            config.engine.name(),
-            config.durability,
-            config.threads,
-            if config.threads == 1 { "" } else { "s" }
-        );
-        eprintln!("{label}");
-        run_config(params, *config, ctx, &label)
-            .with_context(|| format!("{} at {}", config.engine.name(), config.durability))?;
-    }
-    derive_ratios(params, ctx);
     Ok(())
 }
 

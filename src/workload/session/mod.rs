@@ -12,10 +12,12 @@ pub(crate) mod snapshot;
 pub mod store;
 
 use crate::durability::Durability;
+use crate::engine::Engine;
+use crate::engine::Takes;
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome};
 use crate::results::{EngineRecord, Measurement, MeasurementKey};
-use crate::workload::RunContext;
+use crate::workload::{engine_levels, Plan, RunContext, Workload};
 use anyhow::{bail, Context, Result};
 use data::Codec;
 use rand::{Rng, SeedableRng};
@@ -23,7 +25,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use store::{Layout, OpenOptions, SessionEngine, SessionStore};
+use store::{Layout, OpenOptions, SessionStore};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct SessionParams {
@@ -56,16 +58,79 @@ pub const MAX_SIZE: u64 = 64 << 20;
 
 #[derive(Clone, Copy)]
 pub struct Config {
-    pub engine: SessionEngine,
+    pub engine: Engine,
     pub durability: Durability,
 }
 
-/// Without named levels each engine runs at `sync`, or at the one level a cache offers.
-pub fn plan(
-    params: &SessionParams,
-    engines: &[SessionEngine],
-    named: Option<&[Durability]>,
-) -> Result<(Vec<Config>, Vec<String>)> {
+/// The workload with its parameters.
+pub struct Session {
+    pub params: SessionParams,
+}
+
+impl Workload for Session {
+    type Config = Config;
+
+    fn name(&self) -> &'static str {
+        "session"
+    }
+
+    fn preset(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn parameters(&self) -> Result<serde_json::Value> {
+        Ok(serde_json::to_value(&self.params)?)
+    }
+
+    fn takes(&self) -> Takes {
+        Takes::Records
+    }
+
+    fn default_engines(&self) -> &'static str {
+        "sqlite"
+    }
+
+    /// Without named levels each engine runs at `sync`, or at the one level a cache offers.
+    fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
+        check(&self.params)?;
+        let mut configs = Vec::new();
+        let mut notes = Vec::new();
+        for &engine in engines {
+            let offered = engine.offered();
+            let default = if offered.contains(&Durability::Sync) {
+                Durability::Sync
+            } else {
+                let l = *offered.first().context("an engine offers no level")?;
+                if named.is_none() {
+                    notes.push(format!(
+                        "{} runs at {l}, the only level it offers",
+                        engine.name()
+                    ));
+                }
+                l
+            };
+            let planned = engine_levels(&[engine], named, &[default], &[1])?;
+            configs.extend(
+                planned
+                    .configs
+                    .into_iter()
+                    .map(|(engine, durability, _)| Config { engine, durability }),
+            );
+        }
+        Ok(Plan { configs, notes })
+    }
+
+    fn label(&self, c: &Config) -> String {
+        format!("{} at {}", c.engine.name(), c.durability)
+    }
+
+    fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {
+        run_config(&self.params, *config, ctx)
+    }
+}
+
+/// Refuses parameters the run cannot honour, before anything starts.
+fn check(params: &SessionParams) -> Result<()> {
     if params.runs == 0 || params.sessions == 0 || params.reads == 0 {
         bail!("--runs, --sessions and --reads must be at least 1");
     }
@@ -80,62 +145,10 @@ pub fn plan(
     if params.sizes.is_empty() || params.layouts.is_empty() || params.compress.is_empty() {
         bail!("at least one size, layout and compression are needed");
     }
-    let mut configs = Vec::new();
-    let mut notes = Vec::new();
-    for &engine in engines {
-        match named {
-            Some(levels) => {
-                for &l in levels {
-                    engine.check(l)?;
-                    configs.push(Config {
-                        engine,
-                        durability: l,
-                    });
-                }
-            }
-            None => {
-                let offered = engine.offered();
-                let level = if offered.contains(&Durability::Sync) {
-                    Durability::Sync
-                } else {
-                    let l = *offered.first().context("an engine offers no level")?;
-                    notes.push(format!(
-                        "{} runs at {l}, the only level it offers",
-                        engine.name()
-                    ));
-                    l
-                };
-                configs.push(Config {
-                    engine,
-                    durability: level,
-                });
-            }
-        }
-    }
-    Ok((configs, notes))
+    Ok(())
 }
 
-/// Runs every configuration; one that fails is recorded as an error and the others still run.
-pub fn run(
-    params: &SessionParams,
-    configs: &[Config],
-    url: Option<&str>,
-    ctx: &mut RunContext,
-) -> Result<()> {
-    crate::workload::run_each(
-        configs,
-        |c| format!("{} at {}", c.engine.name(), c.durability),
-        ctx,
-        |c, ctx| run_config(params, *c, url, ctx),
-    )
-}
-
-fn run_config(
-    params: &SessionParams,
-    config: Config,
-    url: Option<&str>,
-    ctx: &mut RunContext,
-) -> Result<()> {
+fn run_config(params: &SessionParams, config: Config, ctx: &mut RunContext) -> Result<()> {
     let dir = ctx.fresh_dir(&format!(
         "session-{}-{}",
         config.engine.name(),
@@ -147,7 +160,7 @@ fn run_config(
         &OpenOptions {
             dir: &dir,
             durability: config.durability,
-            url,
+            url: ctx.url(),
             clients: params.clients.iter().copied().max().unwrap_or(1),
             // base64 makes four bytes of three; the object adds its id and braces.
             max_value_bytes: payload_len(largest),
@@ -181,8 +194,8 @@ fn measure_config(
     }
     let version = match (store.version(), config.engine) {
         (Some(v), _) => v,
-        (None, SessionEngine::Kv(e)) => e.version(),
-        (None, SessionEngine::Sql(_)) => String::new(),
+        (None, Engine::Kv(e)) => e.version(),
+        (None, Engine::Sql(_)) => String::new(),
     };
     ctx.recorder.engine(EngineRecord {
         engine: config.engine.name().into(),
@@ -279,73 +292,14 @@ fn measure_cell(
         drop(c);
         stored_bytes.store(0, Ordering::Relaxed);
         let progress = Progress::new(&format!("{label}: write"), params.sessions);
-        let outcome = run_step(
-            cell.clients,
-            &progress,
-            |_| store.client(cell.layout),
-            |client, worker| {
-                let mine = (worker.index as u64..params.sessions).step_by(cell.clients);
-                for i in mine {
-                    if worker.should_stop() {
-                        break;
-                    }
-                    let payload = &payloads[i as usize];
-                    let mut retries = 0;
-                    worker.timed(1, || {
-                        let stored = cell.codec.compress(payload)?;
-                        stored_bytes.fetch_add(stored.len() as u64, Ordering::Relaxed);
-                        crate::engine::kv::retry_conflicts(&mut retries, || {
-                            client.write(&ids[i as usize], &stored)
-                        })
-                    })?;
-                    (0..retries).for_each(|_| worker.retried());
-                }
-                Ok(())
-            },
-        )
-        .with_context(|| format!("{label}: writing"))?;
+        let outcome = write_step(cell, store, ids, payloads, &stored_bytes, &progress)
+            .with_context(|| format!("{label}: writing"))?;
         progress.finish();
         writes.push(outcome);
         let progress = Progress::new(&format!("{label}: read"), params.reads);
         let seed = ctx.seed ^ ((run as u64) << 32) ^ cell.size;
-        let outcome = run_step(
-            cell.clients,
-            &progress,
-            |_| store.client(cell.layout),
-            |client, worker| {
-                let mut rng = ChaCha8Rng::seed_from_u64(seed ^ worker.index as u64);
-                let share = params.reads / cell.clients as u64
-                    + u64::from((worker.index as u64) < params.reads % cell.clients as u64);
-                let mut raw = Vec::new();
-                for _ in 0..share {
-                    if worker.should_stop() {
-                        break;
-                    }
-                    let i = rng.random_range(0..params.sessions) as usize;
-                    let expected = &payloads[i];
-                    let mut retries = 0;
-                    let session = worker.timed(1, || {
-                        if !crate::engine::kv::retry_conflicts(&mut retries, || {
-                            client.read(&ids[i], &mut raw)
-                        })? {
-                            bail!("session {} is missing", ids[i]);
-                        }
-                        cell.codec.decompress(&raw, expected.len())
-                    })?;
-                    (0..retries).for_each(|_| worker.retried());
-                    if session != *expected {
-                        bail!(
-                            "session {} read back {} bytes that differ from the {} written",
-                            ids[i],
-                            session.len(),
-                            expected.len()
-                        );
-                    }
-                }
-                Ok(())
-            },
-        )
-        .with_context(|| format!("{label}: reading"))?;
+        let outcome = read_step(params, cell, store, ids, payloads, seed, &progress)
+            .with_context(|| format!("{label}: reading"))?;
         progress.finish();
         reads.push(outcome);
     }
@@ -372,4 +326,89 @@ fn measure_cell(
     ctx.recorder.measurement(record("write", &writes))?;
     ctx.recorder.measurement(record("read", &reads))?;
     Ok(())
+}
+
+/// Every session written once, split among the clients; the bytes stored are counted.
+fn write_step(
+    cell: &Cell,
+    store: &SessionStore,
+    ids: &[String],
+    payloads: &[Vec<u8>],
+    stored_bytes: &AtomicU64,
+    progress: &Progress,
+) -> Result<StepOutcome> {
+    let sessions = payloads.len() as u64;
+    run_step(
+        cell.clients,
+        progress,
+        |_| store.client(cell.layout),
+        |client, worker| {
+            let mine = (worker.index as u64..sessions).step_by(cell.clients);
+            for i in mine {
+                if worker.should_stop() {
+                    break;
+                }
+                let payload = &payloads[i as usize];
+                let mut retries = 0;
+                worker.timed(1, || {
+                    let stored = cell.codec.compress(payload)?;
+                    stored_bytes.fetch_add(stored.len() as u64, Ordering::Relaxed);
+                    crate::engine::kv::retry_conflicts(&mut retries, || {
+                        client.write(&ids[i as usize], &stored)
+                    })
+                })?;
+                (0..retries).for_each(|_| worker.retried());
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Random sessions read back and compared with what was written, split among the clients.
+fn read_step(
+    params: &SessionParams,
+    cell: &Cell,
+    store: &SessionStore,
+    ids: &[String],
+    payloads: &[Vec<u8>],
+    seed: u64,
+    progress: &Progress,
+) -> Result<StepOutcome> {
+    run_step(
+        cell.clients,
+        progress,
+        |_| store.client(cell.layout),
+        |client, worker| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ worker.index as u64);
+            let share = params.reads / cell.clients as u64
+                + u64::from((worker.index as u64) < params.reads % cell.clients as u64);
+            let mut raw = Vec::new();
+            for _ in 0..share {
+                if worker.should_stop() {
+                    break;
+                }
+                let i = rng.random_range(0..params.sessions) as usize;
+                let expected = &payloads[i];
+                let mut retries = 0;
+                let session = worker.timed(1, || {
+                    if !crate::engine::kv::retry_conflicts(&mut retries, || {
+                        client.read(&ids[i], &mut raw)
+                    })? {
+                        bail!("session {} is missing", ids[i]);
+                    }
+                    cell.codec.decompress(&raw, expected.len())
+                })?;
+                (0..retries).for_each(|_| worker.retried());
+                if session != *expected {
+                    bail!(
+                        "session {} read back {} bytes that differ from the {} written",
+                        ids[i],
+                        session.len(),
+                        expected.len()
+                    );
+                }
+            }
+            Ok(())
+        },
+    )
 }

@@ -2,10 +2,8 @@
 //! talks only to [`SessionStore`] and [`SessionClient`]; each engine family fills them in once.
 
 use crate::durability::Durability;
-use crate::engine::sql::{
-    Dialect, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt,
-};
-use crate::engine::{KvEngine, KvOptions, KvSession, KvStore};
+use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlOptions, SqlValue, Stmt};
+use crate::engine::{Engine, KvOptions, KvSession, KvStore};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::path::Path;
@@ -38,82 +36,6 @@ impl Layout {
     }
 }
 
-/// An engine sessions can be kept in: every SQL engine, and the key-value stores.
-#[derive(Clone, Copy)]
-pub enum SessionEngine {
-    Sql(&'static dyn SqlEngine),
-    Kv(&'static dyn KvEngine),
-}
-
-impl SessionEngine {
-    /// SQL engines first, so `sqlite` means its natural table; then the key-value stores.
-    pub fn all() -> Vec<SessionEngine> {
-        let kv = ["bdb", "lmdb", "rocksdb", "redis", "memcached"];
-        crate::engine::sql_engines()
-            .into_iter()
-            .map(SessionEngine::Sql)
-            .chain(
-                crate::engine::kv_engines()
-                    .into_iter()
-                    .chain(crate::engine::cache_engines())
-                    .filter(|e| kv.contains(&e.name()))
-                    .map(SessionEngine::Kv),
-            )
-            .collect()
-    }
-
-    pub fn parse_list(text: &str) -> Result<Vec<SessionEngine>> {
-        let all = SessionEngine::all();
-        let mut out: Vec<SessionEngine> = Vec::new();
-        for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            let wanted = name.to_ascii_lowercase();
-            crate::engine::check_built(&wanted)?;
-            let Some(e) = all.iter().find(|e| e.name() == wanted) else {
-                bail!(
-                    "unknown engine '{name}' for the session workload; this build has: {}",
-                    all.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
-                );
-            };
-            if !out.iter().any(|o| o.name() == e.name()) {
-                out.push(*e);
-            }
-        }
-        if out.is_empty() {
-            bail!("no engine named");
-        }
-        Ok(out)
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            SessionEngine::Sql(e) => e.name(),
-            SessionEngine::Kv(e) => e.name(),
-        }
-    }
-
-    pub fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
-        match self {
-            SessionEngine::Sql(e) => e.mapping(level),
-            SessionEngine::Kv(e) => e.mapping(level),
-        }
-    }
-
-    pub fn offered(&self) -> Vec<Durability> {
-        Durability::ALL
-            .into_iter()
-            .filter(|l| self.mapping(*l).is_ok())
-            .collect()
-    }
-
-    /// Refuses a level the engine lacks, naming what it offers.
-    pub fn check(&self, level: Durability) -> Result<()> {
-        match self {
-            SessionEngine::Sql(e) => crate::engine::sql::check_combination(*e, level),
-            SessionEngine::Kv(e) => crate::engine::kv::check_combination(*e, level, 1),
-        }
-    }
-}
-
 /// What opening a store needs to know.
 pub struct OpenOptions<'a> {
     pub dir: &'a Path,
@@ -138,9 +60,9 @@ const BLOB_TABLE: &str = "hakari_sessions";
 const CHUNK_TABLE: &str = "hakari_session_chunks";
 
 impl SessionStore {
-    pub fn open(engine: SessionEngine, o: &OpenOptions) -> Result<SessionStore> {
+    pub fn open(engine: Engine, o: &OpenOptions) -> Result<SessionStore> {
         Ok(match engine {
-            SessionEngine::Sql(e) => SessionStore::Sql {
+            Engine::Sql(e) => SessionStore::Sql {
                 db: e.open(&SqlOptions {
                     dir: o.dir.to_path_buf(),
                     durability: o.durability,
@@ -150,7 +72,7 @@ impl SessionStore {
                 })?,
                 dialect: e.dialect(),
             },
-            SessionEngine::Kv(e) => SessionStore::Kv(e.open(&KvOptions {
+            Engine::Kv(e) => SessionStore::Kv(e.open(&KvOptions {
                 dir: o.dir.to_path_buf(),
                 durability: o.durability,
                 threads: o.clients,

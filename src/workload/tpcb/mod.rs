@@ -11,13 +11,12 @@ pub(crate) mod snapshot;
 
 use crate::durability::Durability;
 use crate::engine::kv::retry_conflicts;
-use crate::engine::sql::{
-    Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt,
-};
+use crate::engine::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlOptions, SqlValue, Stmt};
+use crate::engine::{Engine, Takes};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
 use crate::results::{EngineRecord, Measurement, MeasurementKey};
-use crate::workload::RunContext;
+use crate::workload::{sql_levels, Plan, RunContext, Workload};
 use anyhow::{bail, Context, Result};
 use presets::{Test, TpcbParams};
 use rand::{Rng, SeedableRng};
@@ -45,67 +44,66 @@ fn statements(template: &str, set: usize) -> Vec<String> {
 }
 
 /// An engine at a durability level.
-#[derive(Clone, Copy)]
-pub struct Config {
-    pub engine: &'static dyn SqlEngine,
-    pub durability: Durability,
+pub type Config = crate::workload::SqlConfig;
+
+/// The workload with its parameters.
+pub struct Tpcb {
+    pub params: TpcbParams,
 }
 
-/// Levels the user named must all be offered; a preset's levels an engine lacks are skipped.
-pub fn plan(
-    params: &TpcbParams,
-    engines: &[&'static dyn SqlEngine],
-    named: Option<&[Durability]>,
-) -> Result<(Vec<Config>, Vec<String>)> {
-    if params.branches == 0 || params.tellers_per_branch == 0 || params.accounts_per_branch == 0 {
-        bail!("--scale and the tellers and accounts per branch must be at least 1");
+impl Workload for Tpcb {
+    type Config = Config;
+
+    fn name(&self) -> &'static str {
+        "tpcb"
     }
-    if params.runs == 0 {
-        bail!("--runs must be at least 1");
+
+    fn preset(&self) -> Option<&'static str> {
+        self.params.preset
     }
-    if params.transactions.is_none() && params.duration_secs <= 0.0 {
-        bail!("--duration must be more than 0 seconds");
+
+    fn parameters(&self) -> Result<serde_json::Value> {
+        Ok(serde_json::to_value(&self.params)?)
     }
-    let mut configs = Vec::new();
-    let mut notes = Vec::new();
-    for &engine in engines {
-        for &level in named.unwrap_or(&params.default_durability) {
-            match crate::engine::sql::check_combination(engine, level) {
-                Ok(()) => configs.push(Config {
-                    engine,
-                    durability: level,
-                }),
-                Err(e) if named.is_some() => return Err(e),
-                Err(e) => notes.push(format!("skipped: {e}")),
-            }
+
+    fn takes(&self) -> Takes {
+        Takes::Sql
+    }
+
+    /// Paper 000 ran table 6 on Berkeley DB's SQL interface; otherwise the embedded default.
+    fn default_engines(&self) -> &'static str {
+        if self.params.preset == Some("bdb-11gr2") {
+            "bdb-sql,sqlite"
+        } else {
+            "sqlite"
         }
     }
-    Ok((configs, notes))
+
+    fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
+        let params = &self.params;
+        if params.branches == 0 || params.tellers_per_branch == 0 || params.accounts_per_branch == 0
+        {
+            bail!("--scale and the tellers and accounts per branch must be at least 1");
+        }
+        if params.runs == 0 {
+            bail!("--runs must be at least 1");
+        }
+        if params.transactions.is_none() && params.duration_secs <= 0.0 {
+            bail!("--duration must be more than 0 seconds");
+        }
+        sql_levels(engines, named, &params.default_durability)
+    }
+
+    fn label(&self, c: &Config) -> String {
+        c.label()
+    }
+
+    fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {
+        run_config(&self.params, *config, ctx)
+    }
 }
 
-/// Runs every configuration. A configuration that fails (an engine that breaks the balances, a
-/// server that goes away) is recorded as an error for that engine and level, and the others still
-/// run; the run then ends as failed, keeping every figure that was measured.
-pub fn run(
-    params: &TpcbParams,
-    configs: &[Config],
-    url: Option<&str>,
-    ctx: &mut RunContext,
-) -> Result<()> {
-    crate::workload::run_each(
-        configs,
-        |c| format!("{} at {}", c.engine.name(), c.durability),
-        ctx,
-        |c, ctx| run_config(params, *c, url, ctx),
-    )
-}
-
-fn run_config(
-    params: &TpcbParams,
-    config: Config,
-    url: Option<&str>,
-    ctx: &mut RunContext,
-) -> Result<()> {
+fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Result<()> {
     let dir = ctx.fresh_dir(&format!(
         "tpcb-{}-{}",
         config.engine.name(),
@@ -115,7 +113,7 @@ fn run_config(
     let db = config.engine.open(&SqlOptions {
         dir: dir.clone(),
         durability: config.durability,
-        url: url.map(str::to_string),
+        url: ctx.url().map(str::to_string),
         clients: params.clients.iter().copied().max().unwrap_or(1),
         cache_bytes: params.cache_bytes,
     })?;

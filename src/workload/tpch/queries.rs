@@ -363,29 +363,6 @@ pub fn random_params(q: u8, sf: f64, rng: &mut ChaCha8Rng) -> Vec<String> {
     }
 }
 
-/// Days since 1970-01-01 of a civil date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + if m <= 2 { 1 } else { 0 }, m, d)
-}
-
 /// `1995-03-15` shifted by `+3 month`, `-90 day`, `+1 year`.
 pub fn shift_date(date: &str, amount: i64, unit: &str) -> Result<String> {
     let parts: Vec<i64> = date
@@ -397,7 +374,9 @@ pub fn shift_date(date: &str, amount: i64, unit: &str) -> Result<String> {
         bail!("bad date '{date}'")
     };
     let (y, m, d) = match unit {
-        "day" => civil_from_days(days_from_civil(y, m, d) + amount),
+        "day" => crate::results::time::civil_from_days(
+            crate::results::time::days_from_civil(y, m, d) + amount,
+        ),
         "month" => {
             let total = y * 12 + (m - 1) + amount;
             (total.div_euclid(12), total.rem_euclid(12) + 1, d)

@@ -11,6 +11,7 @@
 //! rows) against the first engine's for the same query and run. A difference is an error of that
 //! engine and query; the figures stay, and the run ends failed.
 
+mod answers;
 pub mod generator;
 pub mod presets;
 pub mod queries;
@@ -18,76 +19,99 @@ pub mod queries;
 pub(crate) mod snapshot;
 
 use crate::durability::Durability;
-use crate::engine::sql::{
-    Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue,
-};
-use crate::measure::runner::StepOutcome;
-use crate::results::{EngineRecord, Measurement, MeasurementKey, Metric};
-use crate::workload::RunContext;
+use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlOptions};
+use crate::engine::{Engine, Takes};
+use crate::results::{EngineRecord, Metric};
+use crate::workload::{sql_levels, Plan, RunContext, Workload};
+pub use answers::checksum;
+use answers::{count_of, run_query, Answers};
 use anyhow::{bail, Context, Result};
 use presets::{ResultMode, WisconsinParams};
-use queries::{Kind, Query, RunConstants, BPRIME, ONEK, TENK1, TENK2, TMP};
-use std::collections::BTreeMap;
+use queries::{Query, BPRIME, ONEK, TENK1, TENK2, TMP};
 use std::time::Instant;
 
 /// An engine at a durability level.
-#[derive(Clone, Copy)]
-pub struct Config {
-    pub engine: &'static dyn SqlEngine,
-    pub durability: Durability,
+pub type Config = crate::workload::SqlConfig;
+
+/// The workload with its parameters, and the answers seen so far.
+pub struct Wisconsin {
+    pub params: WisconsinParams,
+    answers: Answers,
 }
 
-pub fn plan(
-    params: &WisconsinParams,
-    engines: &[&'static dyn SqlEngine],
-    named: Option<&[Durability]>,
-) -> Result<(Vec<Config>, Vec<String>)> {
-    generator::check_size(params.tuples)?;
-    if params.runs == 0 {
-        bail!("--runs must be at least 1");
+impl Wisconsin {
+    pub fn new(params: WisconsinParams) -> Wisconsin {
+        Wisconsin {
+            params,
+            answers: Answers::default(),
+        }
     }
-    if params.queries.is_empty() {
-        bail!("--queries names no query");
+}
+
+impl Workload for Wisconsin {
+    type Config = Config;
+
+    fn name(&self) -> &'static str {
+        "wisconsin"
     }
-    let mut configs = Vec::new();
-    let mut notes = Vec::new();
-    for &engine in engines {
-        for &level in named.unwrap_or(&params.default_durability) {
-            match crate::engine::sql::check_combination(engine, level) {
-                Ok(()) => configs.push(Config {
-                    engine,
-                    durability: level,
-                }),
-                Err(e) if named.is_some() => return Err(e),
-                Err(e) => notes.push(format!("skipped: {e}")),
+
+    fn preset(&self) -> Option<&'static str> {
+        self.params.preset
+    }
+
+    fn parameters(&self) -> Result<serde_json::Value> {
+        Ok(serde_json::to_value(&self.params)?)
+    }
+
+    fn takes(&self) -> Takes {
+        Takes::Sql
+    }
+
+    /// Table 7 was measured on Berkeley DB's SQL interface; otherwise the embedded default.
+    fn default_engines(&self) -> &'static str {
+        if self.params.preset == Some("bdb-11gr2") {
+            "bdb-sql"
+        } else {
+            "sqlite"
+        }
+    }
+
+    fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
+        let params = &self.params;
+        generator::check_size(params.tuples)?;
+        if params.runs == 0 {
+            bail!("--runs must be at least 1");
+        }
+        if params.queries.is_empty() {
+            bail!("--queries names no query");
+        }
+        sql_levels(engines, named, &params.default_durability)
+    }
+
+    fn label(&self, c: &Config) -> String {
+        c.label()
+    }
+
+    fn start(&mut self, ctx: &mut RunContext) {
+        start_notes(&self.params, ctx);
+    }
+
+    fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {
+        run_config(&self.params, *config, &mut self.answers, ctx)
+    }
+
+    fn finish(&mut self, _ctx: &mut RunContext) -> Result<()> {
+        match self.answers.wrong {
+            0 => Ok(()),
+            n => {
+                bail!("{n} wrong or disagreeing answer(s) (see above; they are in the result file)")
             }
         }
     }
-    Ok((configs, notes))
 }
 
-/// The first answer seen for each (query, run), to hold every later engine to.
-#[derive(Default)]
-pub struct Answers {
-    first: BTreeMap<(u8, usize), Answer>,
-    /// Wrong answers found (row counts or disagreements).
-    pub wrong: usize,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-struct Answer {
-    engine: String,
-    rows: u64,
-    /// None for updates, whose answer is the number of rows they changed.
-    checksum: Option<u64>,
-}
-
-pub fn run(
-    params: &WisconsinParams,
-    configs: &[Config],
-    url: Option<&str>,
-    ctx: &mut RunContext,
-) -> Result<()> {
+/// The notes every result file of this workload carries.
+fn start_notes(params: &WisconsinParams, ctx: &mut RunContext) {
     ctx.recorder.note(format!(
         "result mode {}: {}; queries 7 and 8 are always fetched by the client (\"to screen\"), updates are single autocommit statements, undone untimed after each run",
         params.result_mode.name(),
@@ -98,23 +122,11 @@ pub fn run(
         }
     ));
     ctx.recorder.note("run 1 of each query uses the appendix's constants; later runs draw range starts and update keys from the seed and alternate TENKTUP1 and TENKTUP2 (identical relations); query 15 filters on A.unique2 as the appendix prints it; inserts add a consistent tuple above every key instead of the appendix's colliding literal");
-    let mut answers = Answers::default();
-    crate::workload::run_each(
-        configs,
-        |c| format!("{} at {}", c.engine.name(), c.durability),
-        ctx,
-        |c, ctx| run_config(params, *c, url, &mut answers, ctx),
-    )?;
-    match answers.wrong {
-        0 => Ok(()),
-        n => bail!("{n} wrong or disagreeing answer(s) (see above; they are in the result file)"),
-    }
 }
 
 fn run_config(
     params: &WisconsinParams,
     config: Config,
-    url: Option<&str>,
     answers: &mut Answers,
     ctx: &mut RunContext,
 ) -> Result<()> {
@@ -126,7 +138,7 @@ fn run_config(
     let db = config.engine.open(&SqlOptions {
         dir: dir.clone(),
         durability: config.durability,
-        url: url.map(str::to_string),
+        url: ctx.url().map(str::to_string),
         clients: 1,
         cache_bytes: params.cache_bytes,
     })?;
@@ -256,285 +268,11 @@ fn build_indexes(c: &mut dyn SqlConnection, dialect: Dialect) -> Result<()> {
     Ok(())
 }
 
-fn count_of(rows: Vec<Row>) -> Result<u64> {
-    match rows.first().and_then(|r| r.first()) {
-        Some(SqlValue::Int(i)) => Ok(*i as u64),
-        Some(SqlValue::Float(f)) => Ok(*f as u64),
-        Some(SqlValue::Text(t)) => t.trim().parse().context("a count that is not a number"),
-        other => bail!("a count query returned {other:?}"),
-    }
-}
-
-/// A value as text every engine agrees on: integers in decimal (whatever type carried them),
-/// strings without CHAR padding.
-fn normalized(v: &SqlValue, out: &mut String) {
-    use std::fmt::Write;
-    match v {
-        SqlValue::Null => out.push_str("NULL"),
-        SqlValue::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        SqlValue::Float(f) if f.fract() == 0.0 && f.abs() < 9e15 => {
-            let _ = write!(out, "{}", *f as i64);
-        }
-        SqlValue::Float(f) => {
-            let _ = write!(out, "{f:.6}");
-        }
-        SqlValue::Text(t) => out.push_str(t.trim_end_matches(' ')),
-        SqlValue::Bytes(b) => out.push_str(String::from_utf8_lossy(b).trim_end_matches(' ')),
-    }
-}
-
-/// An order-independent checksum of rows: the wrapping sum of a 64-bit hash of each row's
-/// normalized text.
-pub fn checksum(rows: &[Row]) -> u64 {
-    let mut text = String::new();
-    rows.iter().fold(0u64, |sum, row| {
-        text.clear();
-        for (i, v) in row.iter().enumerate() {
-            if i > 0 {
-                text.push('\u{1f}');
-            }
-            normalized(v, &mut text);
-        }
-        sum.wrapping_add(hash(text.as_bytes()))
-    })
-}
-
-/// FNV-1a, then a finalizer so that sums of similar rows do not cancel out.
-fn hash(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
-}
-
-/// The mode a query really runs in.
-fn effective_mode(q: &Query, requested: ResultMode) -> &'static str {
-    match q.kind {
-        Kind::Screen => "fetch",
-        Kind::Select(_) => requested.name(),
-        _ => "update",
-    }
-}
-
-/// One timed run: its seconds and its answer.
-struct Timed {
-    seconds: f64,
-    answer: Answer,
-}
-
-fn run_once(
-    params: &WisconsinParams,
-    engine: &str,
-    c: &mut dyn SqlConnection,
-    q: &Query,
-    run: usize,
-    seed: u64,
-) -> Result<Timed> {
-    let n = params.tuples;
-    let constants = RunConstants::draw(q, n, run, seed);
-    let sql = queries::sql(q, n, &constants);
-    let answer = |rows: u64, checksum: Option<u64>| Answer {
-        engine: engine.to_string(),
-        rows,
-        checksum,
-    };
-    match q.kind {
-        Kind::Screen => {
-            let started = Instant::now();
-            let rows = c.query(&sql.select)?;
-            let seconds = started.elapsed().as_secs_f64();
-            Ok(Timed {
-                seconds,
-                answer: answer(rows.len() as u64, Some(checksum(&rows))),
-            })
-        }
-        Kind::Select(shape) => match params.result_mode {
-            ResultMode::Store => {
-                c.execute(&format!("DROP TABLE IF EXISTS {TMP}"))?;
-                c.execute(&queries::tmp_ddl(shape))?;
-                let insert = format!("INSERT INTO {TMP} {}", sql.select);
-                let started = Instant::now();
-                let stored = c.execute(&insert)?;
-                let seconds = started.elapsed().as_secs_f64();
-                let rows = c.query(&format!("SELECT * FROM {TMP}"))?;
-                c.execute(&format!("DROP TABLE {TMP}"))?;
-                if stored != rows.len() as u64 {
-                    bail!(
-                        "the INSERT reported {stored} rows stored, the result relation holds {}",
-                        rows.len()
-                    );
-                }
-                Ok(Timed {
-                    seconds,
-                    answer: answer(rows.len() as u64, Some(checksum(&rows))),
-                })
-            }
-            ResultMode::Fetch => {
-                let started = Instant::now();
-                let rows = c.query(&sql.select)?;
-                let seconds = started.elapsed().as_secs_f64();
-                Ok(Timed {
-                    seconds,
-                    answer: answer(rows.len() as u64, Some(checksum(&rows))),
-                })
-            }
-            ResultMode::Count => {
-                let started = Instant::now();
-                let counted = count_of(c.query(&sql.count)?)?;
-                let seconds = started.elapsed().as_secs_f64();
-                // The rows themselves, untimed, for the checksum.
-                let rows = c.query(&sql.select)?;
-                if counted != rows.len() as u64 {
-                    bail!(
-                        "COUNT(*) said {counted} rows, the query returned {}",
-                        rows.len()
-                    );
-                }
-                Ok(Timed {
-                    seconds,
-                    answer: answer(counted, Some(checksum(&rows))),
-                })
-            }
-        },
-        _ => {
-            for s in &sql.setup {
-                let k = c.execute(s)?;
-                if k != 1 {
-                    bail!("setting up changed {k} rows, not 1: {s}");
-                }
-            }
-            let started = Instant::now();
-            let changed = c.execute(&sql.select)?;
-            let seconds = started.elapsed().as_secs_f64();
-            for s in &sql.undo {
-                let k = c.execute(s)?;
-                if k != 1 {
-                    bail!("undoing changed {k} rows, not 1: {s}");
-                }
-            }
-            Ok(Timed {
-                seconds,
-                answer: answer(changed, None),
-            })
-        }
-    }
-}
-
-fn run_query(
-    params: &WisconsinParams,
-    config: Config,
-    c: &mut dyn SqlConnection,
-    q: &Query,
-    answers: &mut Answers,
-    ctx: &mut RunContext,
-) -> Result<()> {
-    let engine = config.engine.name();
-    let expected = queries::expected_rows(q, params.tuples);
-    let mut outcomes = Vec::new();
-    let mut problems: Vec<String> = Vec::new();
-    for run in 0..params.runs {
-        if crate::measure::interrupted() {
-            return Err(crate::measure::Interrupted.into());
-        }
-        let timed = match run_once(params, engine, c, q, run, ctx.seed) {
-            Ok(t) => t,
-            Err(e) => {
-                // An engine that cannot run a query: an error of that query; the others go on.
-                let text = format!(
-                    "{engine} {}: run {}: {}",
-                    q.step(),
-                    run + 1,
-                    crate::errors::sentence(&e)
-                );
-                eprintln!("hakari: error: {text}");
-                ctx.recorder.error(text);
-                answers.wrong += 1;
-                let _ = c.execute(&format!("DROP TABLE IF EXISTS {TMP}"));
-                return Ok(());
-            }
-        };
-        if timed.answer.rows != expected {
-            problems.push(format!(
-                "run {}: {} rows, the relations' definition gives {expected}",
-                run + 1,
-                timed.answer.rows
-            ));
-        }
-        match answers.first.get(&(q.number, run)) {
-            None => {
-                answers.first.insert((q.number, run), timed.answer.clone());
-            }
-            Some(first)
-                if first.rows != timed.answer.rows || first.checksum != timed.answer.checksum =>
-            {
-                problems.push(format!(
-                    "run {}: {} rows (checksum {:016x}), {} answered {} rows (checksum {:016x})",
-                    run + 1,
-                    timed.answer.rows,
-                    timed.answer.checksum.unwrap_or(0),
-                    first.engine,
-                    first.rows,
-                    first.checksum.unwrap_or(0)
-                ));
-            }
-            Some(_) => {}
-        }
-        let mut latency = crate::measure::latency::new_histogram();
-        latency.saturating_record(((timed.seconds * 1e9) as u64).max(1));
-        outcomes.push(StepOutcome {
-            seconds: timed.seconds,
-            ops: timed.answer.rows,
-            retries: 0,
-            latency,
-        });
-    }
-    let mut config_map = BTreeMap::new();
-    config_map.insert("query".into(), q.number.into());
-    config_map.insert("tuples".into(), params.tuples.into());
-    config_map.insert(
-        "result_mode".into(),
-        effective_mode(q, params.result_mode).into(),
-    );
-    config_map.insert("index".into(), serde_json::to_value(q.index)?);
-    config_map.insert("expected_rows".into(), expected.into());
-    config_map.insert(
-        "answer".into(),
-        if problems.is_empty() { "ok" } else { "wrong" }.into(),
-    );
-    let key = MeasurementKey {
-        workload: "wisconsin".into(),
-        engine: engine.into(),
-        durability: config.durability.name().into(),
-        threads: 1,
-        step: q.step(),
-        config: config_map,
-    };
-    ctx.recorder
-        .measurement(Measurement::from_runs(key, &outcomes))?;
-    if !problems.is_empty() {
-        answers.wrong += 1;
-        let text = format!(
-            "{engine} {}: wrong answer: {}",
-            q.step(),
-            problems.join("; ")
-        );
-        eprintln!("hakari: error: {text}");
-        ctx.recorder.error(text);
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
+    use super::answers::{run_once, Answer};
     use super::*;
+    use crate::engine::sql::{SqlEngine, SqlValue};
 
     #[test]
     fn checksums_ignore_order_padding_and_number_types() {
@@ -626,6 +364,7 @@ mod tests {
             seed: Some(1),
             out_dir: out.path(),
             data_dir: None,
+            url: None,
             parameters: serde_json::json!({}),
         })
         .unwrap();

@@ -1,5 +1,6 @@
 //! Every statement the wisconsin workload sends, for the statement snapshot test.
 
+use super::queries::{Kind, RunConstants};
 use super::*;
 use crate::workload::statement_log::{StatementLog, DIALECTS};
 

@@ -10,14 +10,16 @@
 //! log in DuckDB's own buffer, so there is no `write-nosync` or `nosync`; `in-memory` is an
 //! in-memory database; transactions cannot be turned off (no `none`).
 
-use super::kv::Conflict;
+mod values;
+
 use super::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
 use crate::durability::Durability;
-use ::duckdb::types::{TimeUnit, Value, ValueRef};
+use ::duckdb::types::Value;
 use ::duckdb::{Config, Connection};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::sync::Mutex;
+use values::{classify, from_ref, to_value};
 
 pub struct Duckdb;
 pub static DUCKDB: Duckdb = Duckdb;
@@ -171,101 +173,6 @@ pub struct DuckdbConnection {
     statements: Vec<String>,
     in_transaction: bool,
     dir: PathBuf,
-}
-
-/// Write-write conflicts between transactions are lost conflicts: the caller retries.
-fn classify(e: ::duckdb::Error) -> anyhow::Error {
-    let text = e.to_string();
-    if text.to_ascii_lowercase().contains("conflict") {
-        Conflict(text).into()
-    } else {
-        anyhow::anyhow!("DuckDB: {text}")
-    }
-}
-
-fn to_value(v: &SqlValue) -> Value {
-    match v {
-        SqlValue::Null => Value::Null,
-        SqlValue::Int(i) => Value::BigInt(*i),
-        SqlValue::Float(f) => Value::Double(*f),
-        SqlValue::Text(s) => Value::Text(s.clone()),
-        SqlValue::Bytes(b) => Value::Blob(b.clone()),
-    }
-}
-
-/// Days since 1970-01-01 as `YYYY-MM-DD` (H. Hinnant's algorithm).
-fn civil(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-fn micros(unit: TimeUnit, v: i64) -> i64 {
-    match unit {
-        TimeUnit::Second => v * 1_000_000,
-        TimeUnit::Millisecond => v * 1_000,
-        TimeUnit::Microsecond => v,
-        TimeUnit::Nanosecond => v / 1_000,
-    }
-}
-
-/// A fetched value as hakari's: integers and floats as numbers, DECIMAL as a float (so money
-/// compares as a number, as PostgreSQL's numeric text does), dates and timestamps as text.
-fn from_ref(v: ValueRef<'_>) -> Result<SqlValue> {
-    Ok(match v {
-        ValueRef::Null => SqlValue::Null,
-        ValueRef::Boolean(b) => SqlValue::Int(b as i64),
-        ValueRef::TinyInt(i) => SqlValue::Int(i.into()),
-        ValueRef::SmallInt(i) => SqlValue::Int(i.into()),
-        ValueRef::Int(i) => SqlValue::Int(i.into()),
-        ValueRef::BigInt(i) => SqlValue::Int(i),
-        ValueRef::HugeInt(i) => match i64::try_from(i) {
-            Ok(i) => SqlValue::Int(i),
-            Err(_) => SqlValue::Float(i as f64),
-        },
-        ValueRef::UTinyInt(i) => SqlValue::Int(i.into()),
-        ValueRef::USmallInt(i) => SqlValue::Int(i.into()),
-        ValueRef::UInt(i) => SqlValue::Int(i.into()),
-        ValueRef::UBigInt(i) => match i64::try_from(i) {
-            Ok(i) => SqlValue::Int(i),
-            Err(_) => SqlValue::Float(i as f64),
-        },
-        ValueRef::Float(f) => SqlValue::Float(f.into()),
-        ValueRef::Double(f) => SqlValue::Float(f),
-        // Through its text: the nearest double to the exact decimal.
-        ValueRef::Decimal(d) => SqlValue::Float(
-            d.to_string()
-                .parse()
-                .with_context(|| format!("DuckDB decimal {d}"))?,
-        ),
-        ValueRef::Text(t) => SqlValue::Text(String::from_utf8_lossy(t).into_owned()),
-        ValueRef::Blob(b) => SqlValue::Bytes(b.to_vec()),
-        ValueRef::Date32(days) => SqlValue::Text(civil(days.into())),
-        ValueRef::Timestamp(unit, v) => {
-            let us = micros(unit, v);
-            let (days, rest) = (us.div_euclid(86_400_000_000), us.rem_euclid(86_400_000_000));
-            let secs = rest / 1_000_000;
-            SqlValue::Text(format!(
-                "{} {:02}:{:02}:{:02}.{:06}",
-                civil(days),
-                secs / 3600,
-                secs / 60 % 60,
-                secs % 60,
-                rest % 1_000_000
-            ))
-        }
-        other => bail!(
-            "column type {} is not read by hakari's DuckDB engine",
-            other.data_type()
-        ),
-    })
 }
 
 impl DuckdbConnection {
@@ -511,13 +418,6 @@ mod tests {
                 cache_bytes: 0,
             })
             .unwrap()
-    }
-
-    #[test]
-    fn dates_are_civil() {
-        assert_eq!(civil(0), "1970-01-01");
-        assert_eq!(civil(9204), "1995-03-15");
-        assert_eq!(civil(-1), "1969-12-31");
     }
 
     #[test]

@@ -1,0 +1,266 @@
+//! The command line: flags parsed into typed options, then handed to `commands` or `run`.
+//! Nothing here measures, reads result files or knows an engine.
+
+mod workloads;
+
+use crate::commands;
+use crate::crashtest::CrashOptions;
+use crate::errors::{EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE};
+use crate::measure::Interrupted;
+use crate::output::Format;
+use crate::report::gate::Thresholds;
+use anyhow::Result;
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use std::path::PathBuf;
+use workloads::{KvArgs, SessionArgs, TpcbArgs, TpchArgs, WisconsinArgs};
+
+#[derive(Parser)]
+#[command(
+    name = "hakari",
+    version,
+    about = "A database benchmark workbench: the classic white papers' workloads, on your machine",
+    long_about = "hakari measures database engines the way the classic white papers did (Berkeley DB's \
+key-value papers, TPC-B, Wisconsin, DBT-3, a session store), on your own machine. It builds the \
+data, runs the timed steps, repeats them, and writes results/<run-id>.json and a table shaped like \
+the paper's.\n\nStart with `hakari run` (a short tour), `hakari engines`, or `hakari run kv --help`.",
+    after_help = EXIT_CODES
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a workload. Without one: a short tour of the kv workload on every engine.
+    Run(Box<RunCommand>),
+    /// List the engines this build has, their versions and the durability levels they offer.
+    Engines {
+        /// table for people; json or csv (one row per engine and level) for scripts.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Print the tables of a result file again.
+    Show {
+        /// A results/<run-id>.json file.
+        file: PathBuf,
+        /// table for people; json or csv (one row per measurement) for scripts.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Write every measurement of result files as one row each (every configuration field and
+    /// figure a column), for spreadsheets and pandas.
+    Export {
+        /// Result files or folders of them (default: results/).
+        #[arg(default_value = "results")]
+        paths: Vec<PathBuf>,
+        /// CSV (the default) or JSON.
+        #[arg(long, value_enum, default_value = "csv", conflicts_with = "csv")]
+        format: Format,
+        /// Same as --format csv.
+        #[arg(long)]
+        csv: bool,
+        /// The file to write (default: standard output).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// Print a shell completion script: `hakari completions bash > /etc/bash_completion.d/hakari`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print hakari's man page (roff); with --dir, write one page per command there.
+    Man {
+        /// Write hakari.1 and hakari-<command>.1 pages into this folder.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Write a self-contained HTML report (tables, charts, the papers' figures beside yours)
+    /// from result files or folders of them.
+    Report {
+        /// Result files or folders (default: results/).
+        #[arg(default_value = "results")]
+        paths: Vec<PathBuf>,
+        /// The HTML file to write (default: report.html in the folder given, else ./report.html).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// Check the durability promises: kill a committing process (SIGKILL) at random moments,
+    /// reopen, and count acknowledged commits that are missing. For servers (postgres, mysql)
+    /// hakari's private server is killed with its whole process tree and restarted.
+    Crashtest(CrashtestArgs),
+    /// Measure the device's sync ceiling in a directory: small appends forced with fsync and
+    /// with fdatasync, rate and latency.
+    Probe {
+        /// What to probe: `fsync`.
+        what: String,
+        /// The directory to probe (its device).
+        #[arg(long, default_value = ".")]
+        data_dir: PathBuf,
+        /// Seconds per call measured.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+    },
+    /// (internal) The committing child of `crashtest`.
+    #[command(hide = true)]
+    CrashChild {
+        #[arg(long)]
+        engine: String,
+        #[arg(long)]
+        durability: String,
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long)]
+        ack: PathBuf,
+    },
+    /// Compare two runs in the terminal: each shared figure, the change in %, and whether it is
+    /// larger than the runs' own noise.
+    Compare {
+        /// The baseline result file.
+        base: PathBuf,
+        /// The result file to compare with it.
+        new: PathBuf,
+        /// table for people; json or csv (one row per shared figure) for scripts.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+        /// A regression gate: exit 4 when a shared figure is worse by more than this and by
+        /// more than the runs' own noise. `5%` judges throughput; `p99:10%,ops:5%` sets a
+        /// threshold per figure (ops, p50, p95, p99, p999, max). Latency percentiles are merged
+        /// over runs, so no noise is recorded for them: their threshold alone decides.
+        #[arg(long, value_name = "THRESHOLDS")]
+        fail_if_worse: Option<Thresholds>,
+    },
+}
+
+#[derive(Args)]
+struct RunCommand {
+    #[command(subcommand)]
+    workload: Option<Workload>,
+}
+
+#[derive(Subcommand)]
+enum Workload {
+    /// Key-value records in batches of sequential keys (Berkeley DB papers 000 and 002).
+    Kv(KvArgs),
+    /// TPC-B-like transactions by N clients (paper 000 table 6, the PSQL v11 paper).
+    Tpcb(TpcbArgs),
+    /// A web session store: 1,000 session writes and 10,000 random reads per size, stored whole,
+    /// in 4000-byte chunks, or compressed (source 001), on SQL and key-value engines.
+    Session(SessionArgs),
+    /// TPC-H-like decision support as OSDL DBT-3 ran it (paper 003): load test, power test,
+    /// throughput test, at one or more scale factors. Derived from TPC-H; not comparable to
+    /// published TPC-H results.
+    Tpch(TpchArgs),
+    /// The 32 Wisconsin benchmark queries on the standard relations (paper 000 table 7).
+    Wisconsin(WisconsinArgs),
+}
+
+#[derive(Args, Clone, Debug)]
+pub struct CrashtestArgs {
+    /// Engines, comma-separated: embedded key-value engines (bdb, lmdb, rocksdb, sqlite), whose
+    /// committing child process is killed, and servers (postgres, mysql), whose private server
+    /// hakari starts, kills (the whole process tree) and restarts on the same data directory.
+    #[arg(long, short = 'e', default_value = "sqlite")]
+    engine: String,
+    /// Durability levels, comma-separated.
+    #[arg(long, short = 'd', default_value = "sync")]
+    durability: String,
+    /// Crash rounds per engine and level.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Seed of the kill moments.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Where the result file goes.
+    #[arg(long, default_value = "results")]
+    out: PathBuf,
+    /// Directory for the databases (hakari uses a subdirectory it creates and removes).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Cut the power instead of only killing the process: the database lives on a FUSE layer
+    /// that drops every write not fsync'd (needs /dev/fuse; metadata changes count as synced).
+    /// Key-value engines only.
+    #[arg(long)]
+    power_loss: bool,
+    /// Not accepted: the crash test kills the server it tests, so it tests only private servers
+    /// hakari starts itself.
+    #[arg(long, hide = true)]
+    url: Option<String>,
+}
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_USAGE } else { 0 };
+        }
+    };
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            if e.downcast_ref::<Interrupted>().is_some() {
+                return EXIT_INTERRUPTED;
+            }
+            eprintln!("hakari: error: {}", crate::errors::sentence(&e));
+            EXIT_ERROR
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<i32> {
+    match command {
+        Command::Run(run) => match run.workload {
+            None => commands::tour(),
+            Some(Workload::Kv(args)) => args.run(),
+            Some(Workload::Tpcb(args)) => args.run(),
+            Some(Workload::Session(args)) => args.run(),
+            Some(Workload::Tpch(args)) => args.run(),
+            Some(Workload::Wisconsin(args)) => args.run(),
+        },
+        Command::Engines { format } => commands::engines(format),
+        Command::Show { file, format } => commands::show(&file, format),
+        Command::Export {
+            paths,
+            format,
+            csv,
+            output,
+        } => commands::export(&paths, if csv { Format::Csv } else { format }, output),
+        Command::Completions { shell } => commands::completions(shell, Cli::command()),
+        Command::Man { dir } => commands::man(Cli::command(), dir),
+        Command::Report { paths, output } => commands::report(&paths, output),
+        Command::Compare {
+            base,
+            new,
+            format,
+            fail_if_worse,
+        } => commands::compare(&base, &new, format, fail_if_worse),
+        Command::Crashtest(args) => crate::crashtest::command(args.options()),
+        Command::Probe {
+            what,
+            data_dir,
+            seconds,
+        } => commands::probe(&what, &data_dir, seconds),
+        Command::CrashChild {
+            engine,
+            durability,
+            dir,
+            ack,
+        } => commands::crash_child(&engine, &durability, &dir, &ack),
+    }
+}
+
+impl CrashtestArgs {
+    fn options(self) -> CrashOptions {
+        CrashOptions {
+            engines: self.engine,
+            durability: self.durability,
+            rounds: self.rounds,
+            seed: self.seed,
+            out: self.out,
+            data_dir: self.data_dir,
+            power_loss: self.power_loss,
+            url_given: self.url.is_some(),
+        }
+    }
+}

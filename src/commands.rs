@@ -1,0 +1,230 @@
+//! What each command does, once the command line is parsed: list engines, show, export,
+//! compare and report result files, probe a device, the tour. Runs of workloads go through
+//! `crate::run`; the crash test through `crate::crashtest`.
+
+use crate::durability::Durability;
+use crate::engine::{self, Takes};
+use crate::errors::EXIT_GATE_FAILED;
+use crate::output::Format;
+use crate::report;
+use crate::report::gate::Thresholds;
+use crate::results::store;
+use crate::run::{self, RunOptions};
+use crate::workload::kv::{self, Kv};
+use crate::{out, outln};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// `hakari run` alone: the kv workload at a small size on every engine, each at `sync`.
+pub fn tour() -> Result<i32> {
+    eprintln!("hakari tour: the kv workload at a small size on every engine (see `hakari run kv --help` for more)");
+    let mut params = kv::presets::default_params();
+    params.batches = 2_000;
+    params.runs = 3;
+    let options = RunOptions {
+        engines: Some(engine::names(&Takes::OrderedKv.engines())),
+        out: PathBuf::from("results"),
+        ..RunOptions::default()
+    };
+    run::execute(&mut Kv { params }, &options)
+}
+
+pub fn engines(format: Format) -> Result<i32> {
+    if format == Format::Table {
+        let tables = report::engines::tables();
+        for (i, t) in tables.iter().enumerate() {
+            if i > 0 {
+                outln!();
+            }
+            out!("{}", t.render());
+        }
+    } else {
+        out!("{}", report::engines::rows().render(format)?);
+    }
+    Ok(0)
+}
+
+pub fn report(paths: &[PathBuf], output: Option<PathBuf>) -> Result<i32> {
+    let output = output.unwrap_or_else(|| match paths {
+        [dir] if dir.is_dir() => dir.join("report.html"),
+        _ => PathBuf::from("report.html"),
+    });
+    let loaded = report::html::load(paths)?;
+    for l in &loaded {
+        if let Err(e) = &l.run {
+            eprintln!("hakari: warning: left out of the report: {e}");
+        }
+        if let Ok(r) = &l.run {
+            if !r.complete {
+                eprintln!(
+                    "hakari: note: {} is marked {} (shown as incomplete)",
+                    l.path.display(),
+                    r.status
+                );
+            }
+        }
+    }
+    let runs = report::html::write(&loaded, &output)?;
+    outln!("report of {runs} run(s): {}", output.display());
+    Ok(0)
+}
+
+pub fn probe(what: &str, dir: &Path, seconds: f64) -> Result<i32> {
+    if what != "fsync" {
+        anyhow::bail!("unknown probe '{what}'; probes: fsync");
+    }
+    if seconds.is_nan() || seconds <= 0.0 {
+        anyhow::bail!("--seconds must be more than 0");
+    }
+    let c =
+        crate::measure::fsync_probe::probe(dir, std::time::Duration::from_secs_f64(seconds), 512)?;
+    let mut t = report::table::Table::new(
+        format!("Sync ceiling of {} (512-byte appends)", dir.display()),
+        ["call", "syncs/s", "p50 us", "p99 us", "max us"]
+            .map(String::from)
+            .to_vec(),
+        1,
+    );
+    for (name, rate, lat) in [
+        ("write+fsync", c.fsync_per_sec, c.fsync_latency),
+        ("write+fdatasync", c.fdatasync_per_sec, c.fdatasync_latency),
+    ] {
+        let l = lat.unwrap_or_default();
+        t.row(vec![
+            name.into(),
+            crate::units::thousands(rate),
+            format!("{:.1}", l.p50_us),
+            format!("{:.1}", l.p99_us),
+            format!("{:.1}", l.max_us),
+        ]);
+    }
+    out!("{}", t.render());
+    Ok(0)
+}
+
+/// The committing child process of the crash test.
+pub fn crash_child(engine: &str, durability: &str, dir: &Path, ack: &Path) -> Result<i32> {
+    crate::crashtest::child(
+        engine::kv_engine(engine)?,
+        Durability::parse(durability)?,
+        dir,
+        ack,
+    )?;
+    Ok(0)
+}
+
+pub fn compare(base: &Path, new: &Path, format: Format, gate: Option<Thresholds>) -> Result<i32> {
+    let (a, b) = (store::read(base)?, store::read(new)?);
+    if a.workload != b.workload {
+        anyhow::bail!(
+            "cannot compare a {} run with a {} run",
+            a.workload,
+            b.workload
+        );
+    }
+    match format {
+        Format::Table => out!("{}", report::compare::render(&a, &b, gate.as_ref())),
+        _ => out!(
+            "{}",
+            report::compare::rows(&a, &b, gate.as_ref()).render(format)?
+        ),
+    }
+    let Some(gate) = gate else { return Ok(0) };
+    if report::compare::pairs(&a, &b).is_empty() {
+        anyhow::bail!("the regression gate has nothing to judge: the runs share no figure");
+    }
+    let worse = report::compare::regressions(&a, &b, &gate);
+    if worse.is_empty() {
+        eprintln!("regression gate passed: no shared figure is worse beyond its threshold and the runs' noise");
+        return Ok(0);
+    }
+    eprintln!("regression gate FAILED: {} figure(s) worse", worse.len());
+    for w in &worse {
+        eprintln!("  {w}");
+    }
+    Ok(EXIT_GATE_FAILED)
+}
+
+pub fn show(file: &Path, format: Format) -> Result<i32> {
+    let r = store::read(file)?;
+    match format {
+        Format::Table => out!("{}", report::terminal::render(&r)),
+        _ => out!(
+            "{}",
+            report::rows::measurements(std::slice::from_ref(&r)).render(format)?
+        ),
+    }
+    Ok(0)
+}
+
+pub fn export(paths: &[PathBuf], format: Format, output: Option<PathBuf>) -> Result<i32> {
+    if format == Format::Table {
+        anyhow::bail!("export writes csv or json, not a table (use `hakari show` for tables)");
+    }
+    let mut runs = Vec::new();
+    for l in report::html::load(paths)? {
+        match l.run {
+            Ok(r) => runs.push(r),
+            Err(e) => eprintln!("hakari: warning: left out of the export: {e}"),
+        }
+    }
+    if runs.is_empty() {
+        anyhow::bail!("no result file to export in {}", describe_paths(paths));
+    }
+    let text = report::rows::measurements(&runs).render(format)?;
+    match output {
+        Some(path) => {
+            crate::results::store::write_text_atomic(&path, &text)?;
+            eprintln!("exported {} run(s) to {}", runs.len(), path.display());
+        }
+        None => out!("{text}"),
+    }
+    Ok(0)
+}
+
+fn describe_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn completions(shell: clap_complete::Shell, mut cli: clap::Command) -> Result<i32> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cli, "hakari", &mut script);
+    out!("{}", String::from_utf8_lossy(&script));
+    Ok(0)
+}
+
+/// The man page of hakari, or with `dir` one page per command (hakari-run-kv.1, ...).
+pub fn man(cmd: clap::Command, dir: Option<PathBuf>) -> Result<i32> {
+    let Some(dir) = dir else {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut page)?;
+        out!("{}", String::from_utf8_lossy(&page));
+        return Ok(0);
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut written = 0;
+    let mut stack = vec![(cmd, "hakari".to_string())];
+    while let Some((cmd, name)) = stack.pop() {
+        if cmd.is_hide_set() {
+            continue;
+        }
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd.clone())
+            .title(name.clone())
+            .render(&mut page)?;
+        let path = dir.join(format!("{name}.1"));
+        std::fs::write(&path, page).with_context(|| format!("cannot write {}", path.display()))?;
+        written += 1;
+        for sub in cmd.get_subcommands() {
+            if sub.get_name() != "help" {
+                stack.push((sub.clone(), format!("{name}-{}", sub.get_name())));
+            }
+        }
+    }
+    eprintln!("wrote {written} man pages to {}", dir.display());
+    Ok(0)
+}

@@ -1,0 +1,396 @@
+//! The two kinds of crash subject, and the round that drives either: an embedded key-value
+//! engine committed to by a child process that is killed, and a private server committed to by a
+//! client thread, whose process tree is killed.
+
+use super::{powerloss, CrashKind, Round};
+use crate::durability::Durability;
+use crate::engine::kv::{KvEngine, KvOptions};
+use crate::engine::sql::{SqlEngine, SqlOptions, SqlValue};
+use crate::server::{Launched, PrivateServer};
+use anyhow::{anyhow, bail, Context, Result};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// One engine in one round, as the general [`round`] drives it.
+pub(super) trait Subject {
+    /// Starts committing 1, 2, 3, ...
+    fn start(&mut self) -> Result<()>;
+    /// The highest number acknowledged so far (its commit returned).
+    fn acknowledged(&self) -> u64;
+    /// Why the committer stopped, if it stopped (before the crash, that is a failure).
+    fn stopped(&mut self) -> Result<Option<String>>;
+    /// The crash. Afterwards `acknowledged` no longer changes.
+    fn crash(&mut self) -> Result<()>;
+    /// Recovery the engine's own way, and the numbers present afterwards, in any order.
+    fn recover(&mut self) -> Result<Vec<u64>>;
+}
+
+/// One round: let the subject commit, crash it at a moment drawn from `rng`, recover and count.
+pub(super) fn round(subject: &mut dyn Subject, rng: &mut ChaCha8Rng) -> Result<Round> {
+    let started = Instant::now();
+    subject.start()?;
+    while subject.acknowledged() < 100 {
+        if let Some(why) = subject.stopped()? {
+            bail!("the crash-test committer stopped before committing: {why}");
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = subject.crash();
+            bail!("the crash-test committer committed nothing in 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(rng.random_range(20..400)));
+    subject.crash()?;
+    let alive_secs = started.elapsed().as_secs_f64();
+    let acknowledged = subject.acknowledged();
+    let found = subject
+        .recover()
+        .and_then(|present| lost_of(present, acknowledged));
+    Ok(match found {
+        Ok(lost) => Round {
+            acknowledged,
+            lost,
+            corrupt: false,
+            alive_secs,
+        },
+        Err(e) => {
+            eprintln!("  recovery failed (counted as corruption): {e:#}");
+            Round {
+                acknowledged,
+                lost: acknowledged,
+                corrupt: true,
+                alive_secs,
+            }
+        }
+    })
+}
+
+/// Acknowledged commits missing from `present`. Commits are numbered in order, so a consistent
+/// database holds a prefix 1..=k: losing the newest commits may be allowed, but a hole (n
+/// missing, a later one present) is corruption.
+pub(super) fn lost_of(mut present: Vec<u64>, acknowledged: u64) -> Result<u64> {
+    present.sort_unstable();
+    if present.iter().enumerate().any(|(i, k)| *k != i as u64 + 1) {
+        bail!("commits are missing below the newest one present (a hole, not a lost tail)");
+    }
+    let highest = present.last().copied().unwrap_or(0);
+    Ok(acknowledged.saturating_sub(highest))
+}
+
+const VALUE_SIZE: usize = 32;
+
+fn key(n: u64) -> [u8; 8] {
+    n.to_be_bytes()
+}
+
+fn options(dir: &Path, level: Durability) -> KvOptions {
+    KvOptions {
+        dir: dir.to_path_buf(),
+        durability: level,
+        threads: 1,
+        key_size: 8,
+        value_size: VALUE_SIZE,
+        cache_bytes: 0,
+        page_size: 0,
+        log_buffer_bytes: 0,
+        bulk_buffer_bytes: 0,
+        expected_records: 1_000_000,
+        url: None,
+    }
+}
+
+/// The child: commits transactions 1, 2, 3, ... until killed, acknowledging each number on
+/// `ack` (a plain write: the page cache survives the process, which is all a process crash needs).
+pub fn child(engine: &dyn KvEngine, level: Durability, dir: &Path, ack: &Path) -> Result<()> {
+    let store = engine.open(&options(dir, level))?;
+    let mut session = store.session()?;
+    let mut acks = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(ack)?;
+    let value = [7u8; VALUE_SIZE];
+    for n in 1u64.. {
+        session.begin(true)?;
+        session.put(&key(n), &value)?;
+        session.commit()?;
+        acks.write_all(&n.to_le_bytes())?;
+    }
+    Ok(())
+}
+
+/// The highest number the child acknowledged (acks are appended in order).
+fn acknowledged(ack: &Path) -> u64 {
+    let bytes = std::fs::read(ack).unwrap_or_default();
+    let whole = bytes.len() / 8 * 8;
+    if whole == 0 {
+        return 0;
+    }
+    u64::from_le_bytes(bytes[whole - 8..whole].try_into().unwrap())
+}
+
+/// An embedded key-value engine: a child process commits; it is killed, the database reopened.
+pub(super) struct KvSubject {
+    engine: &'static dyn KvEngine,
+    level: Durability,
+    ack: PathBuf,
+    /// Where the child works, and where the database is reopened from (for a power loss: the
+    /// FUSE mount, and its backing directory, i.e. exactly what was synced).
+    data: PathBuf,
+    reopen: PathBuf,
+    fs: Option<powerloss::PowerLossFs>,
+    child: Option<Child>,
+}
+
+impl KvSubject {
+    pub(super) fn new(
+        engine: &'static dyn KvEngine,
+        level: Durability,
+        crash: CrashKind,
+        dir: &Path,
+    ) -> Result<KvSubject> {
+        let (fs, data, reopen) = match crash {
+            CrashKind::Process => (None, dir.join("db"), dir.join("db")),
+            CrashKind::PowerLoss => {
+                let (backing, mnt) = (dir.join("backing"), dir.join("mnt"));
+                std::fs::create_dir_all(&backing)?;
+                std::fs::create_dir_all(&mnt)?;
+                let fs = powerloss::PowerLossFs::mount(&backing, &mnt)
+                    .map_err(|e| anyhow!("power-loss test needs FUSE: {e:#}"))?;
+                (Some(fs), mnt.join("db"), backing.join("db"))
+            }
+        };
+        std::fs::create_dir_all(&data)?;
+        Ok(KvSubject {
+            engine,
+            level,
+            ack: dir.join("acks"),
+            data,
+            reopen,
+            fs,
+            child: None,
+        })
+    }
+}
+
+impl Subject for KvSubject {
+    fn start(&mut self) -> Result<()> {
+        let child = Command::new(std::env::current_exe()?)
+            .args([
+                "crash-child",
+                "--engine",
+                self.engine.name(),
+                "--durability",
+                self.level.name(),
+            ])
+            .arg("--dir")
+            .arg(&self.data)
+            .arg("--ack")
+            .arg(&self.ack)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("cannot start the crash-test child")?;
+        self.child = Some(child);
+        Ok(())
+    }
+
+    fn acknowledged(&self) -> u64 {
+        acknowledged(&self.ack)
+    }
+
+    fn stopped(&mut self) -> Result<Option<String>> {
+        let Some(child) = self.child.as_mut() else {
+            return Ok(Some("not started".into()));
+        };
+        let Some(status) = child.try_wait()? else {
+            return Ok(None);
+        };
+        let mut err = String::new();
+        use std::io::Read;
+        child.stderr.take().map(|mut e| e.read_to_string(&mut err));
+        Ok(Some(format!("the child exited ({status}): {}", err.trim())))
+    }
+
+    fn crash(&mut self) -> Result<()> {
+        if let Some(mut child) = self.child.take() {
+            // SAFETY: signalling our own child.
+            unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+            child.wait()?;
+        }
+        if let Some(fs) = self.fs.take() {
+            fs.cut()
+                .context("the power cut (unmounting the FUSE layer) failed")?;
+        }
+        Ok(())
+    }
+
+    fn recover(&mut self) -> Result<Vec<u64>> {
+        let store = self.engine.open(&options(&self.reopen, self.level))?;
+        let mut present: Vec<u64> = Vec::new();
+        {
+            let mut s = store.session()?;
+            let n = s.scan(&mut |k, _| {
+                present.push(u64::from_be_bytes(k.try_into().unwrap_or([0; 8])));
+            })?;
+            if n != present.len() as u64 {
+                bail!("the scan counted {n} records but visited {}", present.len());
+            }
+        }
+        store.close()?;
+        Ok(present)
+    }
+}
+
+impl Drop for KvSubject {
+    fn drop(&mut self) {
+        // A round that failed before its crash leaves no child committing.
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The table a server's committer owns.
+const TABLE: &str = "hakari_crash";
+
+/// A server: hakari's private server on a copy of an initialized data directory; a client
+/// thread commits over its own connection; the server's process tree is killed and the server
+/// started again on the same directory.
+pub(super) struct ServerSubject {
+    engine: &'static dyn SqlEngine,
+    server: &'static dyn PrivateServer,
+    level: Durability,
+    dir: PathBuf,
+    owner_root: PathBuf,
+    running: Option<Launched>,
+    acked: Arc<AtomicU64>,
+    committer: Option<JoinHandle<Result<()>>>,
+    /// The server's version, as it reported it.
+    pub(super) version: Option<String>,
+}
+
+impl ServerSubject {
+    /// A subject on `dir`, a copy of an initialized data directory under `owner_root`.
+    pub(super) fn new(
+        engine: &'static dyn SqlEngine,
+        server: &'static dyn PrivateServer,
+        level: Durability,
+        dir: PathBuf,
+        owner_root: PathBuf,
+    ) -> ServerSubject {
+        ServerSubject {
+            engine,
+            server,
+            level,
+            dir,
+            owner_root,
+            running: None,
+            acked: Arc::default(),
+            committer: None,
+            version: None,
+        }
+    }
+
+    /// Opens the engine on the running server, as on a server given by `--url`.
+    fn open(&self) -> Result<Box<dyn crate::engine::SqlDatabase>> {
+        let Some(running) = &self.running else {
+            bail!("the private server is not running");
+        };
+        self.engine.open(&SqlOptions {
+            dir: self.dir.clone(),
+            durability: self.level,
+            url: Some(running.url.clone()),
+            clients: 1,
+            cache_bytes: 0,
+        })
+    }
+}
+
+impl Subject for ServerSubject {
+    fn start(&mut self) -> Result<()> {
+        self.running = Some(
+            self.server
+                .launch(&self.dir, self.level, &self.owner_root)?,
+        );
+        let db = self.open()?;
+        self.version = Some(db.version());
+        let acked = self.acked.clone();
+        self.committer = Some(std::thread::spawn(move || -> Result<()> {
+            let mut c = db.connect()?;
+            c.execute(&format!("CREATE TABLE {TABLE} (n BIGINT PRIMARY KEY)"))?;
+            let insert = c.prepare(&format!("INSERT INTO {TABLE} (n) VALUES (?)"))?;
+            for n in 1u64.. {
+                c.begin()?;
+                c.exec_prepared(insert, &[SqlValue::Int(n as i64)])?;
+                c.commit()?;
+                acked.store(n, Ordering::SeqCst);
+            }
+            Ok(())
+        }));
+        Ok(())
+    }
+
+    fn acknowledged(&self) -> u64 {
+        self.acked.load(Ordering::SeqCst)
+    }
+
+    fn stopped(&mut self) -> Result<Option<String>> {
+        if !self.committer.as_ref().is_some_and(|c| c.is_finished()) {
+            return Ok(None);
+        }
+        Ok(Some(match self.committer.take().map(|c| c.join()) {
+            Some(Ok(Err(e))) => format!("{e:#}"),
+            Some(Err(_)) => "the client thread panicked".into(),
+            _ => "the client stopped".into(),
+        }))
+    }
+
+    fn crash(&mut self) -> Result<()> {
+        if let Some(running) = self.running.as_mut() {
+            running.process.crash()?;
+        }
+        self.running = None;
+        // The client's connection breaks; a commit whose reply was already on its way still
+        // counts as acknowledged (the server said it was committed).
+        if let Some(c) = self.committer.take() {
+            let start = Instant::now();
+            while !c.is_finished() && start.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if c.is_finished() {
+                let _ = c.join();
+            }
+        }
+        Ok(())
+    }
+
+    fn recover(&mut self) -> Result<Vec<u64>> {
+        self.running = Some(
+            self.server
+                .launch(&self.dir, self.level, &self.owner_root)
+                .context("the server did not start again after the crash")?,
+        );
+        let db = self.open()?;
+        let rows = db.connect()?.query(&format!("SELECT n FROM {TABLE}"))?;
+        let present = rows
+            .iter()
+            .map(|r| match r.first() {
+                Some(SqlValue::Int(n)) if *n > 0 => Ok(*n as u64),
+                other => Err(anyhow!("{TABLE} holds {other:?}, not a commit number")),
+            })
+            .collect::<Result<Vec<u64>>>()?;
+        drop(db);
+        if let Some(mut running) = self.running.take() {
+            running.process.stop();
+        }
+        Ok(present)
+    }
+}

@@ -1,0 +1,364 @@
+//! The self-contained HTML report: one file, no script, font or network; charts as inline SVG.
+//! Made from result files only, so any set of runs can be reported again later.
+
+mod crashtest;
+mod session;
+mod throughput;
+mod wisconsin;
+
+use super::compare;
+use super::markup::escape;
+use crate::results::{store, Measurement, RunResult};
+use crate::units::thousands;
+use anyhow::{bail, Result};
+use crashtest::{crash_verdicts, crashtest_body, CrashVerdict};
+use session::session_body;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use throughput::throughput_body;
+use wisconsin::wisconsin_section;
+
+/// A result file as read: the run, or why it could not be read.
+pub struct Loaded {
+    pub path: PathBuf,
+    pub run: Result<RunResult, String>,
+}
+
+/// Reads every result file named (folders expanded to their `*.json`), keeping the failures.
+pub fn load(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
+    Ok(store::expand(paths)?
+        .into_iter()
+        .map(|path| {
+            let run = store::read(&path).map_err(|e| format!("{e:#}"));
+            Loaded { path, run }
+        })
+        .collect())
+}
+
+/// Writes the report for `loaded` to `out`; fails only when no run could be read.
+pub fn write(loaded: &[Loaded], out: &Path) -> Result<usize> {
+    let runs = loaded.iter().filter(|l| l.run.is_ok()).count();
+    if runs == 0 {
+        let why: Vec<String> = loaded
+            .iter()
+            .filter_map(|l| l.run.as_ref().err().map(|e| e.to_string()))
+            .collect();
+        bail!(
+            "no result file could be read{}",
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", why.join("; "))
+            }
+        );
+    }
+    let html = render(loaded);
+    let tmp = out.with_extension("html.tmp");
+    std::fs::write(&tmp, html)?;
+    std::fs::rename(&tmp, out)?;
+    Ok(runs)
+}
+
+const STYLE: &str = r#"
+body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
+h1{margin-bottom:0}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:.8em 0;font-size:.88em;display:block;overflow-x:auto;max-width:100%}
+th,td{border:1px solid #ccc;padding:.25em .55em;vertical-align:top}th{background:#f3f3f3;text-align:left}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+h4{margin:1.2em 0 .2em;font-size:.95em}
+.published td{color:#555;font-style:italic;background:#fafafa}
+.badge{display:inline-block;padding:0 .5em;border-radius:.6em;font-size:.8em;color:#fff;background:#2a7}
+.badge.incomplete{background:#c33}.problem{color:#a00}.note{color:#555}
+svg.chart{width:100%;max-width:880px;height:auto;display:block;margin:1em 0}
+svg .title{font-weight:bold;font-size:15px}svg .axis-name{font-size:12px;fill:#333}
+svg .tick{font-size:11px;fill:#444}svg .grid{stroke:#e4e4e4}svg .axis{stroke:#333}
+svg .whisker{stroke:#000;stroke-width:1.2;fill:none}svg .legend text{font-size:12px}
+code{font-size:.85em;word-break:break-all}
+@media print{body{max-width:none;margin:0}h2{page-break-before:auto}svg.chart{page-break-inside:avoid}}
+"#;
+
+pub fn render(loaded: &[Loaded]) -> String {
+    let runs: Vec<&RunResult> = loaded.iter().filter_map(|l| l.run.as_ref().ok()).collect();
+    let mut body = String::new();
+    let mut charts = 0usize;
+
+    let _ = write!(
+        body,
+        "<h1>hakari report</h1><p class=note>{} run(s), made {} from result files. Figures are ops/s \
+         (mean ± sample stddev over runs) unless marked. Published figures are from the papers' \
+         old machines: references, not targets.</p>",
+        runs.len(),
+        crate::results::time::now_rfc3339()
+    );
+    body.push_str(&runs_table(loaded));
+    body.push_str(&environment_table(&runs));
+    body.push_str(&engines_table(&runs));
+
+    let verdicts = crash_verdicts(&runs);
+    let mut workloads: Vec<&str> = runs.iter().map(|r| r.workload.as_str()).collect();
+    workloads.dedup();
+    workloads.sort();
+    workloads.dedup();
+    for w in workloads {
+        let of_workload: Vec<&RunResult> =
+            runs.iter().copied().filter(|r| r.workload == w).collect();
+        let _ = write!(body, "<h2 id=\"{0}\">Workload: {0}</h2>", escape(w));
+        for r in &of_workload {
+            let (html, n) = run_section(r, &verdicts);
+            body.push_str(&html);
+            charts += n;
+        }
+        if of_workload.len() > 1 {
+            body.push_str(&comparison(&of_workload));
+        }
+    }
+    format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>hakari report</title>\
+         <meta name=\"viewport\" content=\"width=device-width\"><style>{STYLE}</style></head>\
+         <body data-charts=\"{charts}\">{body}</body></html>\n"
+    )
+}
+
+fn status_badge(r: &RunResult) -> String {
+    if r.complete {
+        "<span class=badge>complete</span>".into()
+    } else {
+        format!(
+            "<span class=\"badge incomplete\">incomplete: {}</span>",
+            escape(&r.status)
+        )
+    }
+}
+
+fn runs_table(loaded: &[Loaded]) -> String {
+    let mut t = String::from(
+        "<table><tr><th>run</th><th>workload</th><th>preset</th><th>status</th><th>started</th><th>seed</th><th>command</th></tr>",
+    );
+    for l in loaded {
+        match &l.run {
+            Ok(r) => {
+                let _ = write!(
+                    t,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
+                    escape(&r.run_id),
+                    escape(&r.workload),
+                    escape(r.preset.as_deref().unwrap_or("-")),
+                    status_badge(r),
+                    escape(&r.started_at),
+                    r.seed,
+                    escape(&r.command_line.join(" ")),
+                );
+            }
+            Err(e) => {
+                let _ = write!(
+                    t,
+                    "<tr class=problem><td colspan=7>{}: could not be read: {}</td></tr>",
+                    escape(&l.path.display().to_string()),
+                    escape(e)
+                );
+            }
+        }
+    }
+    t.push_str("</table>");
+    t
+}
+
+/// Shaped like the papers' "test environment" tables.
+fn environment_table(runs: &[&RunResult]) -> String {
+    let mut t = String::from(
+        "<h2>Test environment</h2><table><tr><th>run</th><th>processor</th><th>cores</th><th>RAM</th>\
+         <th>operating system</th><th>kernel</th><th>file system</th><th>storage</th><th>fsync ceiling</th><th>build</th></tr>",
+    );
+    for r in runs {
+        let e = &r.environment;
+        let _ = write!(
+            t,
+            "<tr><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{:.1} GiB</td><td>{}</td><td>{}</td><td>{} on {}</td><td>{}</td><td class=n>{}</td><td>{}</td></tr>",
+            escape(&r.run_id),
+            escape(&e.cpu_model),
+            e.cpu_cores,
+            e.memory_bytes as f64 / (1u64 << 30) as f64,
+            escape(&e.os),
+            escape(&e.kernel),
+            escape(&e.filesystem),
+            escape(&e.mount_point),
+            escape(&e.device),
+            e.sync_ceiling
+                .as_ref()
+                .map(|c| format!("{} fsync/s", thousands(c.fsync_per_sec)))
+                .unwrap_or_else(|| "-".into()),
+            escape(&e.build_profile),
+        );
+    }
+    t.push_str("</table>");
+    for r in runs {
+        for w in &r.environment.warnings {
+            let _ = write!(
+                t,
+                "<p class=problem>{}: {}</p>",
+                escape(&r.run_id),
+                escape(w)
+            );
+        }
+    }
+    t
+}
+
+fn engines_table(runs: &[&RunResult]) -> String {
+    let mut t = String::from(
+        "<h2>Engines and durability mapping</h2><table><tr><th>run</th><th>engine</th><th>version</th>\
+         <th>durability</th><th>what the level sets</th><th>effective settings</th></tr>",
+    );
+    for r in runs {
+        for e in &r.engines {
+            let settings: Vec<String> =
+                e.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = write!(
+                t,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
+                escape(&r.run_id),
+                escape(&e.engine),
+                escape(&e.version),
+                escape(&e.durability),
+                escape(&e.durability_mapping),
+                escape(&settings.join(", ")),
+            );
+        }
+    }
+    t.push_str("</table>");
+    t
+}
+
+/// Engine, level (with the config fields that vary between the run's measurements: size,
+/// layout, compression, table sets) and threads: what tells one configuration from another.
+fn config_label(m: &Measurement, varying: &[String]) -> String {
+    format!(
+        "{} {} t{}",
+        m.engine,
+        super::durability_label(m, varying),
+        m.threads
+    )
+}
+
+/// One run's tables and charts; returns the HTML and how many charts it drew.
+fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
+    let mut s = String::new();
+    let mut charts = 0;
+    let _ = write!(
+        s,
+        "<h3>Run {} {} {}</h3>",
+        escape(&r.run_id),
+        r.preset
+            .as_deref()
+            .map(|p| format!("(preset {})", escape(p)))
+            .unwrap_or_default(),
+        status_badge(r)
+    );
+    let ms = &r.measurements;
+    if ms.is_empty() {
+        s.push_str("<p class=problem>This run finished no measurement.</p>");
+        return (s, 0);
+    }
+    let (body, drawn) = match r.workload.as_str() {
+        "session" => session_body(r),
+        "crashtest" => (crashtest_body(r), 0),
+        "tpch" => super::tpch::html(r),
+        "wisconsin" => wisconsin_section(r),
+        _ => throughput_body(r, verdicts),
+    };
+    s.push_str(&body);
+    charts += drawn;
+
+    // Latency percentiles (a Wisconsin run's are its query times, already in its table).
+    if r.workload != "wisconsin" && ms.iter().any(|m| m.latency.is_some()) {
+        let varying = super::varying_config(ms);
+        s.push_str("<table><tr><th>configuration</th><th>step</th><th>p50 µs</th><th>p95 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>retries</th></tr>");
+        for m in ms {
+            if let Some(l) = &m.latency {
+                let _ = write!(
+                    s,
+                    "<tr><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{}</td></tr>",
+                    escape(&config_label(m, &varying)),
+                    escape(&m.step),
+                    l.p50_us,
+                    l.p95_us,
+                    l.p99_us,
+                    l.p999_us,
+                    l.max_us,
+                    m.retries
+                );
+            }
+        }
+        s.push_str("</table>");
+    }
+    // A tpch section shows its metrics in its own tables.
+    if !r.metrics.is_empty() && r.workload != "tpch" {
+        s.push_str("<table><tr><th>engine</th><th>derived figure</th><th>value</th></tr>");
+        for m in &r.metrics {
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td class=n>{:.3} {}</td></tr>",
+                escape(m.engine.as_deref().unwrap_or("")),
+                escape(&m.name),
+                m.value,
+                escape(if m.unit == "ratio" { "" } else { &m.unit })
+            );
+        }
+        s.push_str("</table>");
+    }
+    for n in &r.notes {
+        let _ = write!(s, "<p class=note>note: {}</p>", escape(n));
+    }
+    for e in &r.errors {
+        let _ = write!(s, "<p class=problem>error: {}</p>", escape(e));
+    }
+    (s, charts)
+}
+
+fn comparison(runs: &[&RunResult]) -> String {
+    let base = runs[0];
+    let mut s = format!("<h3>Comparison against run {}</h3>", escape(&base.run_id));
+    for other in &runs[1..] {
+        let changes = compare::compare(base, other);
+        let _ = write!(
+            s,
+            "<p>{} vs {}: {} shared figure(s)</p>",
+            escape(&base.run_id),
+            escape(&other.run_id),
+            changes.len()
+        );
+        if changes.is_empty() {
+            continue;
+        }
+        s.push_str("<table><tr><th>figure</th><th>base ops/s</th><th>±</th><th>new ops/s</th><th>±</th><th>change</th><th></th></tr>");
+        for c in changes {
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{:+.1}%</td><td>{}</td></tr>",
+                escape(&c.figure),
+                thousands(c.base_mean),
+                thousands(c.base_stddev),
+                thousands(c.new_mean),
+                thousands(c.new_stddev),
+                c.percent(),
+                if c.significant() { "" } else { "not significant" }
+            );
+        }
+        s.push_str("</table>");
+    }
+    s.push_str("<p class=note>not significant: the change is within sqrt(sd_base² + sd_new²), the runs' own noise.</p>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            escape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+}

@@ -1,0 +1,157 @@
+//! The run lifecycle every workload shares: the engines and plan, a fresh run context, each
+//! configuration in turn, the result file, the tables and the exit code.
+
+use crate::durability::Durability;
+use crate::errors::{EXIT_ERROR, EXIT_GATE_FAILED, EXIT_INTERRUPTED};
+use crate::measure::{self, Interrupted};
+use crate::report;
+use crate::report::gate::Requirement;
+use crate::workload::{ContextOptions, RunContext, Workload};
+use crate::{out, outln};
+use anyhow::{bail, Context, Result};
+use std::path::PathBuf;
+
+/// What every run takes besides its workload's own parameters.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// `--engine`, comma-separated; None: the workload's defaults.
+    pub engines: Option<String>,
+    /// `--durability`; None: the workload's (or preset's) default levels.
+    pub durability: Option<Vec<Durability>>,
+    pub seed: Option<u64>,
+    pub out: PathBuf,
+    pub data_dir: Option<PathBuf>,
+    pub url: Option<String>,
+    /// Also write an HTML report beside the result file.
+    pub report: bool,
+    pub require: Vec<Requirement>,
+}
+
+/// Plans `workload`, runs every configuration and writes the result file; returns the exit code.
+pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i32> {
+    let names = options
+        .engines
+        .as_deref()
+        .unwrap_or(workload.default_engines());
+    let engines = workload.takes().parse(names)?;
+    let plan = workload.plan(&engines, options.durability.as_deref())?;
+    if plan.configs.is_empty() {
+        bail!(
+            "nothing to run: {}",
+            if plan.notes.is_empty() {
+                "no configuration".to_string()
+            } else {
+                plan.notes.join("; ")
+            }
+        );
+    }
+    let mut ctx = RunContext::new(ContextOptions {
+        workload: workload.name(),
+        preset: workload.preset(),
+        seed: options.seed,
+        out_dir: &options.out,
+        data_dir: options.data_dir.as_deref(),
+        url: options.url.as_deref(),
+        parameters: workload.parameters()?,
+    })?;
+    for n in plan.notes {
+        eprintln!("note: {n}");
+        ctx.recorder.note(n);
+    }
+    measure::install_interrupt_handler();
+    workload.start(&mut ctx);
+    let outcome =
+        run_each(workload, &plan.configs, &mut ctx).and_then(|()| workload.finish(&mut ctx));
+    finish(&mut ctx, outcome, options)
+}
+
+/// Runs every configuration in turn. One that fails (an engine that breaks an invariant, a
+/// server that goes away) is recorded as an error naming it, and the others still run; the run
+/// then ends as failed, keeping every figure that was measured. Ctrl-C stops at once.
+fn run_each<W: Workload>(
+    workload: &mut W,
+    configs: &[W::Config],
+    ctx: &mut RunContext,
+) -> Result<()> {
+    let mut failed = Vec::new();
+    for (i, config) in configs.iter().enumerate() {
+        let label = workload.label(config);
+        eprintln!("[{}/{}] {label}", i + 1, configs.len());
+        match workload
+            .run_config(config, ctx)
+            .with_context(|| label.clone())
+        {
+            Ok(()) => {}
+            Err(e) if e.downcast_ref::<Interrupted>().is_some() => return Err(e),
+            Err(e) => {
+                let text = crate::errors::sentence(&e);
+                if configs.len() > 1 {
+                    eprintln!("hakari: error: {text}");
+                    ctx.recorder.error(text.clone());
+                }
+                failed.push(text);
+            }
+        }
+    }
+    match failed.len() {
+        0 => Ok(()),
+        1 if configs.len() == 1 => bail!("{}", failed[0]),
+        n => bail!(
+            "{n} of {} configurations failed (see above; their errors are in the result file)",
+            configs.len()
+        ),
+    }
+}
+
+/// Checks the `--require` thresholds, writes the result file with the run's status, prints the
+/// tables, and picks the exit code.
+fn finish(ctx: &mut RunContext, outcome: Result<()>, options: &RunOptions) -> Result<i32> {
+    let requirements: Vec<_> = options
+        .require
+        .iter()
+        .map(|r| r.check(&ctx.recorder.result().measurements))
+        .collect();
+    let failed_requirements = requirements.iter().filter(|r| !r.passed).count();
+    ctx.recorder.requirements(requirements.clone());
+    let (status, error, code) = match &outcome {
+        Ok(()) => ("complete", None, 0),
+        Err(e) if e.downcast_ref::<Interrupted>().is_some() || measure::interrupted() => (
+            "interrupted",
+            Some("interrupted by the user".to_string()),
+            EXIT_INTERRUPTED,
+        ),
+        Err(e) => ("failed", Some(crate::errors::sentence(e)), EXIT_ERROR),
+    };
+    let written = ctx.recorder.finish(status, error.clone())?;
+    if !ctx.recorder.result().measurements.is_empty() {
+        outln!();
+        out!("{}", report::terminal::render(ctx.recorder.result()));
+    }
+    if let (Some(path), true) = (&written, options.report) {
+        let html = path.with_extension("html");
+        let loaded = report::html::load(std::slice::from_ref(path))?;
+        report::html::write(&loaded, &html)?;
+        outln!("report: {}", html.display());
+    }
+    match (&written, status) {
+        (Some(path), "complete") => outln!("\nresults: {}", path.display()),
+        (Some(path), _) => eprintln!("\nresults so far (marked {status}): {}", path.display()),
+        (None, _) => {}
+    }
+    for r in &requirements {
+        let verdict = if r.passed { "passed" } else { "FAILED" };
+        eprintln!("requirement {}: {verdict} ({})", r.requirement, r.detail);
+    }
+    if let Some(e) = error {
+        let what = if code == EXIT_INTERRUPTED {
+            "stopped"
+        } else {
+            "error"
+        };
+        eprintln!("hakari: {what}: {}", crate::results::redact::redact(&e));
+    }
+    if code == 0 && failed_requirements > 0 {
+        return Ok(EXIT_GATE_FAILED);
+    }
+    Ok(code)
+}

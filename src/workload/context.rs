@@ -1,0 +1,111 @@
+//! What every workload run shares: the seed, a data directory it owns, the server URL, the
+//! result recorder.
+
+use crate::results::recorder::{Recorder, RunHeader};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// What every workload run shares: the seed, a data directory it owns, the result recorder.
+pub struct RunContext {
+    pub seed: u64,
+    pub recorder: Recorder,
+    data_root: PathBuf,
+    url: Option<String>,
+    /// The fresh temporary directory, when no `--data-dir` was given; removed on drop.
+    _temporary: Option<tempfile::TempDir>,
+    /// The subdirectory hakari created inside a user's `--data-dir`; removed at the end.
+    created_in_user_dir: bool,
+}
+
+pub struct ContextOptions<'a> {
+    pub workload: &'a str,
+    pub preset: Option<&'a str>,
+    pub seed: Option<u64>,
+    pub out_dir: &'a Path,
+    pub data_dir: Option<&'a Path>,
+    /// A server given by `--url`; never recorded (it may hold a password).
+    pub url: Option<&'a str>,
+    pub parameters: serde_json::Value,
+}
+
+impl RunContext {
+    pub fn new(options: ContextOptions) -> Result<RunContext> {
+        // A short seed is easy to type back with --seed.
+        let seed = options.seed.unwrap_or_else(|| rand::random::<u32>() as u64);
+        let (data_root, temporary, created) = match options.data_dir {
+            None => {
+                let t = tempfile::Builder::new()
+                    .prefix("hakari-")
+                    .tempdir()
+                    .context("cannot create a temporary data directory")?;
+                (t.path().to_path_buf(), Some(t), false)
+            }
+            Some(dir) => {
+                if !dir.is_dir() {
+                    anyhow::bail!("the data directory {} does not exist", dir.display());
+                }
+                // hakari works only inside a subdirectory it creates, never beside the user's files.
+                let sub = tempfile::Builder::new()
+                    .prefix("hakari-")
+                    .tempdir_in(dir)
+                    .with_context(|| {
+                        format!("the data directory {} is not writable", dir.display())
+                    })?
+                    .keep();
+                (sub, None, true)
+            }
+        };
+        let parameters = match options.parameters {
+            serde_json::Value::Object(map) => map.into_iter().collect(),
+            _ => Default::default(),
+        };
+        let recorder = Recorder::new(
+            options.out_dir,
+            RunHeader {
+                workload: options.workload,
+                preset: options.preset,
+                seed,
+                parameters,
+                data_dir: &data_root,
+                command_line: std::env::args().collect(),
+            },
+        )?;
+        Ok(RunContext {
+            seed,
+            recorder,
+            data_root,
+            url: options.url.map(str::to_string),
+            _temporary: temporary,
+            created_in_user_dir: created,
+        })
+    }
+
+    /// A fresh, empty directory for one engine run, inside the directory hakari owns.
+    pub fn fresh_dir(&self, name: &str) -> Result<PathBuf> {
+        let dir = self.data_root.join(name);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .with_context(|| format!("cannot clear {}", dir.display()))?;
+        }
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(dir)
+    }
+
+    pub fn data_root(&self) -> &Path {
+        &self.data_root
+    }
+
+    /// The server given by `--url`; None for embedded engines and private servers.
+    pub fn url(&self) -> Option<&str> {
+        self.url.as_deref()
+    }
+}
+
+impl Drop for RunContext {
+    fn drop(&mut self) {
+        if self.created_in_user_dir {
+            let _ = std::fs::remove_dir_all(&self.data_root);
+        }
+    }
+}

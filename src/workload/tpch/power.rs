@@ -1,0 +1,85 @@
+//! The qualification run (answers checked) and the power test: RF1, the 22 queries of stream 0,
+//! RF2, on one connection.
+
+use super::{check_interrupt, record, Config};
+use super::{queries, query_stream, refresh, validate};
+use crate::engine::sql::SqlConnection;
+use crate::workload::RunContext;
+use anyhow::{Context, Result};
+use std::time::Instant;
+
+/// The 22 queries with the qualification parameters, answers checked, before any refresh.
+pub(super) fn validation(
+    config: Config,
+    conn: &mut dyn SqlConnection,
+    ctx: &mut RunContext,
+) -> Result<()> {
+    let dialect = config.engine.dialect();
+    let sf = config.sf;
+    for q in 1..=22u8 {
+        check_interrupt()?;
+        let sql = queries::render(q, &queries::validation_params(q), dialect, 0)?;
+        let started = Instant::now();
+        let rows = queries::run(conn, &sql).with_context(|| format!("Q{q} (validation)"))?;
+        let secs = started.elapsed().as_secs_f64();
+        validate::check(q, sf, &rows)?;
+        record(
+            ctx,
+            config,
+            "validation",
+            None,
+            1,
+            &format!("Q{q}"),
+            secs,
+            rows.len() as u64,
+        )?;
+    }
+    let note = format!(
+        "{}: the 22 answers with the qualification parameters match {}",
+        config.label(),
+        validate::answer_set_name(sf).unwrap_or("")
+    );
+    eprintln!("  {note}");
+    ctx.recorder.note(note);
+    Ok(())
+}
+
+/// The power test; returns the 22 query times and the two refresh times.
+pub(super) fn power_test(
+    config: Config,
+    conn: &mut dyn SqlConnection,
+    set: &refresh::RefreshSet,
+    ctx: &mut RunContext,
+) -> Result<(Vec<f64>, [f64; 2])> {
+    let dialect = config.engine.dialect();
+    let sf = config.sf;
+    let seed0 = ctx.seed;
+    let mut power_queries = vec![0.0; 22];
+    let mut power_refresh = [0.0; 2];
+    let started = Instant::now();
+    let n = refresh::rf1(&mut *conn, set).context("power test RF1")?;
+    power_refresh[0] = started.elapsed().as_secs_f64();
+    record(ctx, config, "power", Some(0), 1, "RF1", power_refresh[0], n)?;
+    let times = query_stream(&mut *conn, dialect, sf, 0, seed0)?;
+    for (q, secs, rows) in &times {
+        power_queries[(*q - 1) as usize] = *secs;
+        record(
+            ctx,
+            config,
+            "power",
+            Some(0),
+            1,
+            &format!("Q{q}"),
+            *secs,
+            *rows,
+        )?;
+    }
+    let started = Instant::now();
+    let n = refresh::rf2(&mut *conn, set).context("power test RF2")?;
+    power_refresh[1] = started.elapsed().as_secs_f64();
+    record(ctx, config, "power", Some(0), 1, "RF2", power_refresh[1], n)?;
+    let power_secs = power_refresh.iter().sum::<f64>() + power_queries.iter().sum::<f64>();
+    eprintln!("  power test: {power_secs:.2} s");
+
+    Ok((power_queries, power_refresh))
+}
