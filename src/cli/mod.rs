@@ -1,18 +1,24 @@
 //! The command line: flags parsed into typed options, then handed to `commands` or `run`.
 //! Nothing here measures, reads result files or knows an engine.
 
-mod workloads;
-
 use crate::commands;
 use crate::crashtest::CrashOptions;
+use crate::durability::Durability;
 use crate::errors::{EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE};
 use crate::measure::Interrupted;
 use crate::output::Format;
+use crate::report::gate::Requirement;
 use crate::report::gate::Thresholds;
+use crate::run::{self, RunOptions};
+use crate::workload::flags::Shared;
+use crate::workload::kv::flags::KvFlags;
+use crate::workload::session::flags::SessionFlags;
+use crate::workload::tpcb::flags::TpcbFlags;
+use crate::workload::tpch::flags::TpchFlags;
+use crate::workload::wisconsin::flags::WisconsinFlags;
 use anyhow::Result;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
-use workloads::{KvArgs, SessionArgs, TpcbArgs, TpchArgs, WisconsinArgs};
 
 #[derive(Parser)]
 #[command(
@@ -141,18 +147,103 @@ struct RunCommand {
 #[derive(Subcommand)]
 enum Workload {
     /// Key-value records in batches of sequential keys (Berkeley DB papers 000 and 002).
-    Kv(KvArgs),
+    Kv(WorkloadArgs<KvFlags>),
     /// TPC-B-like transactions by N clients (paper 000 table 6, the PSQL v11 paper).
-    Tpcb(TpcbArgs),
+    Tpcb(WorkloadArgs<TpcbFlags>),
     /// A web session store: 1,000 session writes and 10,000 random reads per size, stored whole,
     /// in 4000-byte chunks, or compressed (source 001), on SQL and key-value engines.
-    Session(SessionArgs),
+    Session(WorkloadArgs<SessionFlags>),
     /// TPC-H-like decision support as OSDL DBT-3 ran it (paper 003): load test, power test,
     /// throughput test, at one or more scale factors. Derived from TPC-H; not comparable to
     /// published TPC-H results.
-    Tpch(TpchArgs),
+    Tpch(WorkloadArgs<TpchFlags>),
     /// The 32 Wisconsin benchmark queries on the standard relations (paper 000 table 7).
-    Wisconsin(WisconsinArgs),
+    Wisconsin(WorkloadArgs<WisconsinFlags>),
+}
+
+/// A workload's command line: the flags every run shares, then the workload's own.
+#[derive(Args, Clone, Debug)]
+pub struct WorkloadArgs<F: Args> {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    flags: F,
+}
+
+impl<F: Args> WorkloadArgs<F> {
+    /// The options every run shares.
+    fn options(&self) -> Result<RunOptions> {
+        let c = &self.common;
+        Ok(RunOptions {
+            engines: c.engine.clone(),
+            durability: c
+                .durability
+                .as_deref()
+                .map(Durability::parse_list)
+                .transpose()?,
+            seed: c.seed,
+            out: c.out.clone(),
+            data_dir: c.data_dir.clone(),
+            url: c.url.clone(),
+            report: c.report,
+            require: c.require.clone(),
+        })
+    }
+
+    /// What the workload's own flags read beside them.
+    fn shared(&self) -> Shared {
+        Shared {
+            preset: self.common.preset.clone(),
+            runs: self.common.runs,
+            threads: self.common.threads.clone(),
+        }
+    }
+}
+
+/// Flags every workload shares.
+#[derive(Args, Clone, Debug)]
+pub struct CommonArgs {
+    /// Engines to run, comma-separated (see `hakari engines`).
+    #[arg(long, short = 'e')]
+    pub engine: Option<String>,
+    /// Durability levels, comma-separated: none, sync, write-nosync, nosync, in-memory.
+    /// Levels named here that an engine does not offer are refused.
+    #[arg(long, short = 'd')]
+    pub durability: Option<String>,
+    /// A paper's exact parameters (kv: bdb-11gr2, bdb-4.3).
+    #[arg(long, short = 'p')]
+    pub preset: Option<String>,
+    /// Times each step is repeated (each run on fresh data).
+    #[arg(long)]
+    pub runs: Option<usize>,
+    /// Seed of every random choice; the result file records it so a run can be replayed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Where result files go.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Directory for the databases; hakari works only in a subdirectory it creates there and
+    /// removes it after. Default: a fresh temporary directory.
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Worker thread (client) counts, comma-separated (e.g. 1,2,4,8): each worker has its own
+    /// handle or connection.
+    #[arg(long, short = 't', visible_alias = "clients")]
+    pub threads: Option<String>,
+    /// Server URL for server engines (postgres://user@host:port/db, mysql://..., redis://...).
+    /// Without it, hakari starts a private server when the server's binaries are installed.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Also write an HTML report of this run beside its result file (<out>/<run-id>.html).
+    #[arg(long)]
+    pub report: bool,
+    /// A threshold the run's figures must keep, checked at the end (repeatable): `ops>=2000`,
+    /// `tpcb.p99<=5ms`, `kv.rocksdb.fetch.ops>=1M`. Dotted words before the figure select
+    /// measurements by workload, engine, level, step, t<threads> or a configuration value.
+    /// Figures: ops (ops/s), p50, p95, p99, p999, max (latency, with us, ms or s). When one
+    /// fails, the result file says which and hakari exits 4.
+    #[arg(long = "require", value_name = "CONDITION")]
+    pub require: Vec<Requirement>,
 }
 
 #[derive(Args, Clone, Debug)]
@@ -212,11 +303,21 @@ fn dispatch(command: Command) -> Result<i32> {
     match command {
         Command::Run(run) => match run.workload {
             None => commands::tour(),
-            Some(Workload::Kv(args)) => args.run(),
-            Some(Workload::Tpcb(args)) => args.run(),
-            Some(Workload::Session(args)) => args.run(),
-            Some(Workload::Tpch(args)) => args.run(),
-            Some(Workload::Wisconsin(args)) => args.run(),
+            Some(Workload::Kv(a)) => {
+                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
+            }
+            Some(Workload::Tpcb(a)) => {
+                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
+            }
+            Some(Workload::Session(a)) => {
+                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
+            }
+            Some(Workload::Tpch(a)) => {
+                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
+            }
+            Some(Workload::Wisconsin(a)) => {
+                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
+            }
         },
         Command::Engines { format } => commands::engines(format),
         Command::Show { file, format } => commands::show(&file, format),

@@ -2,6 +2,7 @@
 //! one contract, [`Workload`]. The driver (`crate::run`) does what every workload shares.
 
 mod context;
+pub mod flags;
 pub mod kv;
 pub mod session;
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The key-value workload of the Berkeley DB papers (000 tables 3-5, 002): fixed-size records in
 //! batches of sequential keys, steps timed from first to last operation, repeated runs.
 
+pub mod flags;
 pub mod keys;
 pub mod presets;
 

@@ -7,6 +7,7 @@
 //! but a mismatch ends the configuration with an error.
 
 pub mod data;
+pub mod flags;
 #[cfg(test)]
 pub(crate) mod snapshot;
 pub mod store;

@@ -5,6 +5,7 @@
 //! time, from another branch otherwise (when there is one). Balances must stay consistent: after
 //! every run the sums of accounts, tellers, branches and history deltas are compared.
 
+pub mod flags;
 pub mod presets;
 #[cfg(test)]
 pub(crate) mod snapshot;

@@ -11,6 +11,7 @@
 //! values, whose answers are then checked against the answer set for the SF.
 
 pub mod data;
+pub mod flags;
 mod load;
 pub mod metrics;
 mod power;

@@ -12,6 +12,7 @@
 //! engine and query; the figures stay, and the run ends failed.
 
 mod answers;
+pub mod flags;
 pub mod generator;
 pub mod presets;
 pub mod queries;

@@ -1,0 +1,60 @@
+//! The tpcb workload's own flags, and the parameters they make.
+
+use super::{presets, Tpcb};
+use crate::units::parse_counts;
+use crate::workload::flags::{self, Shared};
+use anyhow::{bail, Result};
+use clap::Args;
+
+#[derive(Args, Clone, Debug)]
+pub struct TpcbFlags {
+    /// Scale factor: the number of branches (default 1; bdb-11gr2: 1,000).
+    #[arg(long)]
+    pub scale: Option<u64>,
+    /// Tellers per branch (default 10, as the TPC-B specification).
+    #[arg(long)]
+    pub tellers_per_branch: Option<u64>,
+    /// Accounts per branch (specification: 100,000; default 10,000; bdb-11gr2: 100).
+    #[arg(long)]
+    pub accounts_per_branch: Option<u64>,
+    /// Seconds each run lasts (default 2).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Transactions per client per run, instead of a duration.
+    #[arg(long)]
+    pub transactions: Option<u64>,
+    /// Table-set layouts, comma-separated: 1 = all clients share one set of tables; 16 = 16
+    /// independent sets, each client bound to one (psql-v11 runs 1,16).
+    #[arg(long)]
+    pub table_sets: Option<String>,
+}
+
+impl TpcbFlags {
+    /// The workload with these flags (and a preset's parameters under them).
+    pub fn workload(&self, shared: &Shared) -> Result<Tpcb> {
+        let mut p = match &shared.preset {
+            Some(name) => presets::preset(name)?,
+            None => presets::default_params(),
+        };
+        flags::set(&mut p.branches, self.scale);
+        flags::set(&mut p.tellers_per_branch, self.tellers_per_branch);
+        flags::set(&mut p.accounts_per_branch, self.accounts_per_branch);
+        flags::set(&mut p.duration_secs, self.duration);
+        if let Some(t) = self.transactions {
+            if t == 0 {
+                bail!("--transactions must be at least 1");
+            }
+            p.transactions = Some(t);
+        }
+        flags::set(
+            &mut p.table_sets,
+            self.table_sets
+                .as_deref()
+                .map(|t| parse_counts(t, "table sets"))
+                .transpose()?,
+        );
+        flags::set(&mut p.runs, shared.runs);
+        flags::set(&mut p.clients, shared.threads("clients")?);
+        Ok(Tpcb { params: p })
+    }
+}

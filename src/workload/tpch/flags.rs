@@ -1,0 +1,59 @@
+//! The tpch workload's own flags, and the parameters they make.
+
+use super::{presets, Tpch};
+use crate::workload::flags::Shared;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Clone, Debug)]
+pub struct TpchFlags {
+    /// Scale factors, comma-separated (default 0.01; dbt3: 1). Each is loaded and measured on a
+    /// fresh database.
+    #[arg(long)]
+    pub sf: Option<String>,
+    /// Query streams of the throughput test (default: the TPC-H minimum for the SF, 2 below
+    /// SF 10; dbt3: 4).
+    #[arg(long)]
+    pub streams: Option<usize>,
+    /// Also run the 22 queries with the qualification parameters after the load and check their
+    /// answers (answer sets exist for SF 0.01, 0.1 and 1); a wrong answer is an error.
+    #[arg(long)]
+    pub validate: bool,
+    /// Also write the generated tables as dbgen .tbl files into DIR/sf<SF>/.
+    #[arg(long, value_name = "DIR")]
+    pub keep_data: Option<PathBuf>,
+}
+
+impl TpchFlags {
+    /// The workload with these flags (and a preset's parameters under them).
+    pub fn workload(&self, shared: &Shared) -> Result<Tpch> {
+        let mut p = match &shared.preset {
+            Some(name) => presets::preset(name)?,
+            None => presets::default_params(),
+        };
+        if let Some(list) = &self.sf {
+            p.scale_factors = presets::parse_scale_factors(list)?;
+        }
+        if let Some(s) = self.streams {
+            if s == 0 {
+                bail!("--streams must be at least 1");
+            }
+            p.streams = Some(s);
+        }
+        if shared.runs.is_some() {
+            bail!("tpch runs the load, power and throughput tests once per scale factor; it takes no --runs");
+        }
+        if shared.threads.is_some() {
+            bail!("tpch takes --streams (query streams of the throughput test), not --threads");
+        }
+        p.validate = self.validate;
+        if let Some(dir) = &self.keep_data {
+            std::fs::create_dir_all(dir).with_context(|| {
+                format!("cannot create --keep-data directory {}", dir.display())
+            })?;
+            p.keep_data = Some(dir.clone());
+        }
+        Ok(Tpch { params: p })
+    }
+}
