@@ -1,7 +1,7 @@
 //! Run comparison: each figure of a baseline run beside the same figure of another run, the change
 //! in percent, and whether the change stands out from the runs' own noise.
 
-use super::gate::{self, Figure, Thresholds};
+use super::gate::{self, figure_name, noise, Figure, Thresholds};
 use super::rows::Rows;
 use super::table::Table;
 use crate::results::{Measurement, RunResult};
@@ -38,35 +38,6 @@ impl Change {
 /// the runs' own scatter.
 pub fn significant(a_mean: f64, a_sd: f64, b_mean: f64, b_sd: f64) -> bool {
     (b_mean - a_mean).abs() > noise(a_sd, b_sd)
-}
-
-/// The stddev of the difference of two independent means.
-pub fn noise(a_sd: f64, b_sd: f64) -> f64 {
-    (a_sd * a_sd + b_sd * b_sd).sqrt()
-}
-
-/// What identifies a figure across runs: everything but the numbers.
-pub fn figure_name(m: &Measurement) -> String {
-    let mut name = format!(
-        "{} {} {} t{} {}",
-        m.workload, m.engine, m.durability, m.threads, m.step
-    );
-    for (k, v) in &m.config {
-        // Sizes that every figure of a kv run shares are left out of the name.
-        if ![
-            "key_size",
-            "key_layout",
-            "value_size",
-            "batch_size",
-            "batches",
-            "txn_size",
-        ]
-        .contains(&k.as_str())
-        {
-            name.push_str(&format!(" {k}={}", v.to_string().trim_matches('"')));
-        }
-    }
-    name
 }
 
 fn same_figure(a: &Measurement, b: &Measurement) -> bool {

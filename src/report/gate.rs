@@ -138,7 +138,7 @@ pub fn worse(figure: Figure, base: &Measurement, new: &Measurement, percent: f64
     } else {
         b - a
     };
-    let noise = super::compare::noise(figure.stddev(base), figure.stddev(new));
+    let noise = noise(figure.stddev(base), figure.stddev(new));
     loss > a.abs() * percent / 100.0 && loss > noise
 }
 
@@ -280,7 +280,7 @@ impl Requirement {
             if !self.op.holds(v, self.bound) {
                 failures.push(format!(
                     "{}: {} {} {}",
-                    super::compare::figure_name(m),
+                    figure_name(m),
                     self.figure.format(v),
                     if self.op == Op::AtLeast || self.op == Op::Above {
                         "below"
@@ -312,6 +312,35 @@ impl Requirement {
             detail,
         }
     }
+}
+
+/// The stddev of the difference of two independent means.
+pub fn noise(a_sd: f64, b_sd: f64) -> f64 {
+    (a_sd * a_sd + b_sd * b_sd).sqrt()
+}
+
+/// What identifies a figure across runs: everything but the numbers.
+pub fn figure_name(m: &Measurement) -> String {
+    let mut name = format!(
+        "{} {} {} t{} {}",
+        m.workload, m.engine, m.durability, m.threads, m.step
+    );
+    for (k, v) in &m.config {
+        // Sizes that every figure of a kv run shares are left out of the name.
+        if ![
+            "key_size",
+            "key_layout",
+            "value_size",
+            "batch_size",
+            "batches",
+            "txn_size",
+        ]
+        .contains(&k.as_str())
+        {
+            name.push_str(&format!(" {k}={}", v.to_string().trim_matches('"')));
+        }
+    }
+    name
 }
 
 #[cfg(test)]

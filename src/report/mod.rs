@@ -10,6 +10,7 @@ pub mod html;
 pub mod markup;
 pub mod published;
 pub mod rows;
+pub mod session;
 pub mod table;
 pub mod terminal;
 pub mod tpch;

@@ -2,7 +2,7 @@
 
 use super::published;
 use super::table::Table;
-use crate::results::{Measurement, RunResult};
+use crate::results::RunResult;
 use crate::units::thousands;
 
 /// Everything printed after a run (or by `hakari show`): tables, mapping, notes.
@@ -125,7 +125,7 @@ fn throughput_table(r: &RunResult) -> String {
         return by_clients_table(r);
     }
     if r.workload == "session" {
-        return session_tables(r);
+        return super::session::tables(r);
     }
     let steps = super::step_columns(ms);
     let mut headers = vec!["engine".into(), "durability".into(), "threads".into()];
@@ -347,204 +347,6 @@ fn wisconsin_table(r: &RunResult) -> String {
         ));
     }
     out
-}
-
-/// The session store: seconds per step with sizes as columns (the source's chart as a table),
-/// the source's series beneath where it measured the same layout; then rates and stored bytes.
-fn session_tables(r: &RunResult) -> String {
-    let ms = &r.measurements;
-    let text = super::config_text;
-    let mut sizes: Vec<u64> = ms.iter().filter_map(session_size).collect();
-    sizes.sort();
-    sizes.dedup();
-    let mut rows: Vec<SessionRow> = Vec::new();
-    for m in ms {
-        let k = (
-            m.engine.clone(),
-            m.durability.clone(),
-            text(m, "layout"),
-            text(m, "compress"),
-            m.threads,
-            m.step.clone(),
-        );
-        if !rows.contains(&k) {
-            rows.push(k);
-        }
-    }
-    let find = |k: &SessionRow, size: u64| session_cell(ms, k, size);
-    let labels = [
-        "engine",
-        "durability",
-        "layout",
-        "compress",
-        "clients",
-        "step",
-    ];
-    let sessions = r.parameters.get("sessions").and_then(|v| v.as_u64());
-    let reads = r.parameters.get("reads").and_then(|v| v.as_u64());
-    let mut headers: Vec<String> = labels.map(String::from).to_vec();
-    headers.extend(sizes.iter().map(|s| crate::units::bytes(*s)));
-    let mut seconds = Table::new(
-        format!(
-            "session store: seconds per step (write = {} sessions, read = {} random reads), mean ± sd over runs",
-            sessions.map(|n| thousands(n as f64)).unwrap_or_default(),
-            reads.map(|n| thousands(n as f64)).unwrap_or_default()
-        ),
-        headers.clone(),
-        labels.len(),
-    );
-    let mut sources = Vec::new();
-    let mut shown_published: Vec<(String, String, String)> = Vec::new();
-    // The source's seconds are for 1,000 writes and 10,000 reads; other counts are not comparable.
-    let same_counts_as_source = sessions == Some(1000) && reads == Some(10_000);
-    for k in &rows {
-        let mut cells = vec![
-            k.0.clone(),
-            k.1.clone(),
-            k.2.clone(),
-            k.3.clone(),
-            k.4.to_string(),
-            k.5.clone(),
-        ];
-        for &s in &sizes {
-            cells.push(
-                find(k, s)
-                    .map(|m| format!("{:.3} ± {:.3}", m.seconds_mean, m.seconds_stddev))
-                    .unwrap_or_else(|| "-".into()),
-            );
-        }
-        seconds.row(cells);
-        // The source's series once per layout, compression and step, under the first row of it.
-        let shown = (k.2.clone(), k.3.clone(), k.5.clone());
-        if !same_counts_as_source || shown_published.contains(&shown) {
-            continue;
-        }
-        shown_published.push(shown);
-        for (cells, source) in published_session_rows(k, &sizes, labels.len()) {
-            seconds.row(cells);
-            if !sources.contains(&source) {
-                sources.push(source);
-            }
-        }
-    }
-    let rates = rates_table(ms, &rows, &sizes, headers, labels.len());
-    let mut out = seconds.render();
-    for s in sources {
-        out.push_str(&format!(
-            "published: {s}; old hardware and Perl DBI, a reference, not a target\n"
-        ));
-    }
-    out.push('\n');
-    out.push_str(&rates.render());
-    out
-}
-
-/// The source's series for a row's layout, compression and step, as rows of the seconds table
-/// (sizes it did not measure left empty), each with its source.
-fn published_session_rows(
-    k: &SessionRow,
-    sizes: &[u64],
-    label_columns: usize,
-) -> Vec<(Vec<String>, String)> {
-    let mut rows = Vec::new();
-    for series in published::session_store(&k.2, &k.3, &k.5) {
-        let mut cells = vec![format!("  published: {}", series.label)];
-        cells.extend((1..label_columns - 1).map(|_| String::new()));
-        cells.push(k.5.clone());
-        let mut any = false;
-        for &s in sizes {
-            match series.seconds.iter().find(|(size, _)| *size == s) {
-                Some((_, v)) => {
-                    any = true;
-                    cells.push(format!("{v}"));
-                }
-                None => cells.push(String::new()),
-            }
-        }
-        if any {
-            rows.push((cells, series.source.clone()));
-        }
-    }
-    rows
-}
-
-/// A row of the session tables: engine, level, layout, compression, clients, step.
-type SessionRow = (String, String, String, String, usize, String);
-
-fn session_size(m: &Measurement) -> Option<u64> {
-    m.config.get("size").and_then(|v| v.as_u64())
-}
-
-/// The measurement of row `k` at session size `size`.
-fn session_cell<'a>(ms: &'a [Measurement], k: &SessionRow, size: u64) -> Option<&'a Measurement> {
-    let text = super::config_text;
-    ms.iter().find(|m| {
-        m.engine == k.0
-            && m.durability == k.1
-            && text(m, "layout") == k.2
-            && text(m, "compress") == k.3
-            && m.threads == k.4
-            && m.step == k.5
-            && session_size(m) == Some(size)
-    })
-}
-
-/// Sessions per second, MB/s of payload, and bytes stored per session, sizes as columns.
-fn rates_table(
-    ms: &[Measurement],
-    rows: &[SessionRow],
-    sizes: &[u64],
-    headers: Vec<String>,
-    label_columns: usize,
-) -> Table {
-    let find = |k: &SessionRow, size: u64| session_cell(ms, k, size);
-    let mut rates = Table::new(
-        "session store: sessions per second (MB/s of session payload) and bytes stored per session",
-        headers,
-        label_columns,
-    );
-    for k in rows {
-        let mut cells = vec![
-            k.0.clone(),
-            k.1.clone(),
-            k.2.clone(),
-            k.3.clone(),
-            k.4.to_string(),
-            k.5.clone(),
-        ];
-        for &s in sizes {
-            cells.push(
-                find(k, s)
-                    .map(|m| {
-                        let payload = m
-                            .config
-                            .get("payload_bytes")
-                            .and_then(|v| v.as_u64())
-                            .unwrap_or(0);
-                        let stored = m
-                            .config
-                            .get("stored_bytes")
-                            .and_then(|v| v.as_u64())
-                            .unwrap_or(0);
-                        format!(
-                            "{} ({:.1}) {}",
-                            thousands(m.ops_per_sec_mean),
-                            m.ops_per_sec_mean * payload as f64 / 1e6,
-                            if k.5 == "write" {
-                                crate::units::bytes(stored)
-                            } else {
-                                String::new()
-                            }
-                        )
-                        .trim_end()
-                        .to_string()
-                    })
-                    .unwrap_or_else(|| "-".into()),
-            );
-        }
-        rates.row(cells);
-    }
-    rates
 }
 
 fn latency_table(r: &RunResult) -> String {
