@@ -374,42 +374,24 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_promise() {
-        assert_eq!(
-            Verdict::judge(Durability::Sync, CrashKind::Process, 0, 0),
-            Verdict::Kept
-        );
-        assert_eq!(
-            Verdict::judge(Durability::Sync, CrashKind::Process, 1, 0),
-            Verdict::Broken
-        );
-        assert_eq!(
-            Verdict::judge(Durability::WriteNosync, CrashKind::Process, 3, 0),
-            Verdict::Broken
-        );
-        assert_eq!(
-            Verdict::judge(Durability::Nosync, CrashKind::Process, 3, 0),
-            Verdict::AllowedLoss
-        );
-        assert_eq!(
-            Verdict::judge(Durability::InMemory, CrashKind::Process, 0, 1),
-            Verdict::AllowedLoss
-        );
-        assert_eq!(
-            Verdict::judge(Durability::Nosync, CrashKind::Process, 0, 0),
-            Verdict::Kept
-        );
-        // A power loss holds write-nosync to nothing, sync to everything.
-        assert_eq!(
-            Verdict::judge(Durability::WriteNosync, CrashKind::PowerLoss, 3, 0),
-            Verdict::AllowedLoss
-        );
-        assert_eq!(
-            Verdict::judge(Durability::Sync, CrashKind::PowerLoss, 1, 0),
-            Verdict::Broken
-        );
-        assert_eq!(
-            Verdict::judge(Durability::Sync, CrashKind::PowerLoss, 0, 0),
-            Verdict::Kept
-        );
+        use CrashKind::{PowerLoss, Process};
+        use Durability::{InMemory, Nosync, Sync, WriteNosync};
+        use Verdict::{AllowedLoss, Broken, Kept};
+        // (level, crash, lost, corruptions, verdict); a power loss holds write-nosync to
+        // nothing, sync to everything.
+        let cases = [
+            (Sync, Process, 0, 0, Kept),
+            (Sync, Process, 1, 0, Broken),
+            (WriteNosync, Process, 3, 0, Broken),
+            (Nosync, Process, 3, 0, AllowedLoss),
+            (InMemory, Process, 0, 1, AllowedLoss),
+            (Nosync, Process, 0, 0, Kept),
+            (WriteNosync, PowerLoss, 3, 0, AllowedLoss),
+            (Sync, PowerLoss, 1, 0, Broken),
+            (Sync, PowerLoss, 0, 0, Kept),
+        ];
+        for (level, crash, lost, corrupt, verdict) in cases {
+            assert_eq!(Verdict::judge(level, crash, lost, corrupt), verdict);
+        }
     }
 }

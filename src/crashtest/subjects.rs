@@ -7,6 +7,7 @@ use crate::durability::Durability;
 use crate::engine::kv::{KvEngine, KvOptions};
 use crate::engine::sql::{SqlEngine, SqlOptions, SqlValue};
 use crate::server::{Launched, PrivateServer};
+use crate::workload::sql::section_statement;
 use anyhow::{anyhow, bail, Context, Result};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -260,6 +261,8 @@ impl Drop for KvSubject {
 
 /// The table a server's committer owns.
 const TABLE: &str = "hakari_crash";
+/// Its statements.
+const SQL: &str = include_str!("sql/commits.sql");
 
 /// A server: hakari's private server on a copy of an initialized data directory; a client
 /// thread commits over its own connection; the server's process tree is killed and the server
@@ -325,8 +328,8 @@ impl Subject for ServerSubject {
         let acked = self.acked.clone();
         self.committer = Some(std::thread::spawn(move || -> Result<()> {
             let mut c = db.connect()?;
-            c.execute(&format!("CREATE TABLE {TABLE} (n BIGINT PRIMARY KEY)"))?;
-            let insert = c.prepare(&format!("INSERT INTO {TABLE} (n) VALUES (?)"))?;
+            c.execute(&section_statement(SQL, "create", &[]))?;
+            let insert = c.prepare(&section_statement(SQL, "insert", &[]))?;
             for n in 1u64.. {
                 c.begin()?;
                 c.exec_prepared(insert, &[SqlValue::Int(n as i64)])?;
@@ -379,7 +382,9 @@ impl Subject for ServerSubject {
                 .context("the server did not start again after the crash")?,
         );
         let db = self.open()?;
-        let rows = db.connect()?.query(&format!("SELECT n FROM {TABLE}"))?;
+        let rows = db
+            .connect()?
+            .query(&section_statement(SQL, "select", &[]))?;
         let present = rows
             .iter()
             .map(|r| match r.first() {

@@ -52,39 +52,6 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    /// The statement that gathers planner statistics for `table` after a bulk load (PostgreSQL
-    /// also vacuums, as pgbench does after its load, so the first updates do not pay for it).
-    pub fn analyze(self, table: &str) -> String {
-        match self {
-            Dialect::Sqlite | Dialect::Duckdb => format!("ANALYZE {table}"),
-            Dialect::Postgres => format!("VACUUM ANALYZE {table}"),
-            Dialect::Mysql => format!("ANALYZE TABLE {table}"),
-        }
-    }
-
-    /// Statements that give `table` a unique clustered index on `column`: the rows stored in
-    /// that column's order. InnoDB clusters on its primary key; PostgreSQL rewrites the heap once
-    /// (CLUSTER); SQLite keeps rows in rowid order, which is the order they were loaded in, so a
-    /// B-tree beside it is as close as it gets.
-    pub fn clustered_index(self, table: &str, column: &str) -> Vec<String> {
-        let index = format!("{table}_{column}");
-        match self {
-            Dialect::Mysql => vec![format!("ALTER TABLE {table} ADD PRIMARY KEY ({column})")],
-            Dialect::Postgres => vec![
-                format!("CREATE UNIQUE INDEX {index} ON {table} ({column})"),
-                format!("CLUSTER {table} USING {index}"),
-            ],
-            Dialect::Sqlite | Dialect::Duckdb => {
-                vec![format!("CREATE UNIQUE INDEX {index} ON {table} ({column})")]
-            }
-        }
-    }
-
-    /// A unique secondary (non-clustered) index of `table` on `column`.
-    pub fn secondary_index(self, table: &str, column: &str) -> String {
-        format!("CREATE UNIQUE INDEX {table}_{column} ON {table} ({column})")
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Dialect::Sqlite => "sqlite",

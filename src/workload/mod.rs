@@ -5,6 +5,7 @@ mod context;
 pub mod flags;
 pub mod kv;
 pub mod session;
+pub mod sql;
 #[cfg(test)]
 pub(crate) mod statement_log;
 pub mod tpcb;

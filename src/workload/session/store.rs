@@ -4,6 +4,7 @@
 use crate::durability::Durability;
 use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlOptions, SqlValue, Stmt};
 use crate::engine::{Engine, KvOptions, KvSession, KvStore};
+use crate::workload::sql;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::path::Path;
@@ -127,7 +128,7 @@ impl SessionStore {
     pub fn create(&self, layout: Layout) -> Result<()> {
         if let SessionStore::Sql { db, dialect } = self {
             let mut c = db.connect()?;
-            c.execute(&format!("DROP TABLE IF EXISTS {}", table(layout)))?;
+            c.execute(&statement(layout, "drop"))?;
             let sql = ddl(*dialect, layout);
             c.execute(&sql)
                 .with_context(|| format!("creating: {sql}"))?;
@@ -138,8 +139,7 @@ impl SessionStore {
     /// Drops what `create` made.
     pub fn drop_layout(&self, layout: Layout) -> Result<()> {
         if let SessionStore::Sql { db, .. } = self {
-            db.connect()?
-                .execute(&format!("DROP TABLE IF EXISTS {}", table(layout)))?;
+            db.connect()?.execute(&statement(layout, "drop"))?;
         }
         Ok(())
     }
@@ -172,21 +172,29 @@ fn table(layout: Layout) -> &'static str {
     }
 }
 
-/// Each engine's natural type for a large value, and for a chunk of at most 4000 bytes.
+/// The layout's `CREATE TABLE` in each engine's natural type for a large value, and for a chunk
+/// of at most 4000 bytes.
 fn ddl(dialect: Dialect, layout: Layout) -> String {
-    let (large, chunk, suffix) = match dialect {
-        Dialect::Sqlite | Dialect::Duckdb => ("BLOB", "BLOB", ""),
-        Dialect::Postgres => ("BYTEA", "BYTEA", ""),
-        Dialect::Mysql => ("LONGBLOB", "VARBINARY(4000)", " ENGINE=InnoDB"),
+    let text = match (dialect, layout) {
+        (Dialect::Postgres, Layout::Blob) => include_str!("sql/postgres/create_blob.sql"),
+        (Dialect::Postgres, Layout::Chunked) => include_str!("sql/postgres/create_chunked.sql"),
+        (Dialect::Mysql, Layout::Blob) => include_str!("sql/mysql/create_blob.sql"),
+        (Dialect::Mysql, Layout::Chunked) => include_str!("sql/mysql/create_chunked.sql"),
+        (Dialect::Sqlite | Dialect::Duckdb, Layout::Blob) => include_str!("sql/create_blob.sql"),
+        (Dialect::Sqlite | Dialect::Duckdb, Layout::Chunked) => {
+            include_str!("sql/create_chunked.sql")
+        }
     };
-    match layout {
-        Layout::Blob => format!(
-            "CREATE TABLE {BLOB_TABLE} (id VARCHAR(72) NOT NULL PRIMARY KEY, data {large}, updated TIMESTAMP NULL){suffix}"
-        ),
-        Layout::Chunked => format!(
-            "CREATE TABLE {CHUNK_TABLE} (id VARCHAR(72) NOT NULL, subid INTEGER NOT NULL, data {chunk}, updated TIMESTAMP NULL, PRIMARY KEY (id, subid)){suffix}"
-        ),
-    }
+    sql::filled(text, &[("table", &table(layout))]).remove(0)
+}
+
+/// The layout's statement `name` (insert, select, delete, drop).
+fn statement(layout: Layout, name: &str) -> String {
+    let text = match layout {
+        Layout::Blob => include_str!("sql/blob.sql"),
+        Layout::Chunked => include_str!("sql/chunked.sql"),
+    };
+    sql::section_statement(text, name, &[("table", &table(layout))])
 }
 
 /// One worker's view of the store.
@@ -209,19 +217,9 @@ struct SqlClient {
 
 impl SqlClient {
     fn new(mut conn: Box<dyn SqlConnection>, layout: Layout) -> Result<SqlClient> {
-        let (insert, select) = match layout {
-            Layout::Blob => (
-                format!("INSERT INTO {BLOB_TABLE} (id, data, updated) VALUES (?, ?, CURRENT_TIMESTAMP)"),
-                format!("SELECT data FROM {BLOB_TABLE} WHERE id = ?"),
-            ),
-            Layout::Chunked => (
-                format!("INSERT INTO {CHUNK_TABLE} (id, subid, data, updated) VALUES (?, ?, ?, CURRENT_TIMESTAMP)"),
-                format!("SELECT data FROM {CHUNK_TABLE} WHERE id = ? ORDER BY subid"),
-            ),
-        };
-        let insert = conn.prepare(&insert)?;
-        let select = conn.prepare(&select)?;
-        let delete = conn.prepare(&format!("DELETE FROM {} WHERE id = ?", table(layout)))?;
+        let insert = conn.prepare(&statement(layout, "insert"))?;
+        let select = conn.prepare(&statement(layout, "select"))?;
+        let delete = conn.prepare(&statement(layout, "delete"))?;
         Ok(SqlClient {
             conn,
             layout,

@@ -36,12 +36,7 @@ fn prefix(set: usize) -> String {
 }
 
 fn statements(template: &str, set: usize) -> Vec<String> {
-    template
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("--"))
-        .map(|l| l.trim_end_matches(';').replace("{p}", &prefix(set)))
-        .collect()
+    crate::workload::sql::filled(template, &[("p", &prefix(set))])
 }
 
 /// An engine at a durability level.
@@ -247,7 +242,10 @@ fn load(params: &TpcbParams, db: &dyn SqlDatabase, set: usize, dialect: Dialect)
         &mut accounts,
     )?;
     for table in ["branches", "tellers", "accounts", "history"] {
-        c.execute(&dialect.analyze(&format!("{p}{table}")))?;
+        c.execute(&crate::workload::sql::analyze(
+            dialect,
+            &format!("{p}{table}"),
+        ))?;
     }
     Ok(())
 }

@@ -24,58 +24,22 @@ pub fn schema(dialect: Dialect) -> Vec<String> {
         Dialect::Sqlite => ("REAL", "TEXT"),
         _ => ("DECIMAL(15,2)", "DATE"),
     };
-    crate::workload::tpch::queries::statements(SCHEMA)
+    crate::workload::sql::statements(SCHEMA)
         .into_iter()
         .map(|s| s.replace("{decimal}", decimal).replace("{date}", date))
         .collect()
 }
 
 pub fn drop_statements() -> Vec<String> {
-    TABLES
-        .iter()
-        .rev()
-        .map(|t| format!("DROP TABLE IF EXISTS {t}"))
-        .collect()
+    crate::workload::sql::statements(include_str!("sql/drop.sql"))
 }
 
 /// Primary keys, then indexes on the foreign keys and dates the queries filter on.
-/// (table, columns, primary key?)
-const KEYS: &[(&str, &str, bool)] = &[
-    ("region", "r_regionkey", true),
-    ("nation", "n_nationkey", true),
-    ("part", "p_partkey", true),
-    ("supplier", "s_suppkey", true),
-    ("partsupp", "ps_partkey, ps_suppkey", true),
-    ("customer", "c_custkey", true),
-    ("orders", "o_orderkey", true),
-    ("lineitem", "l_orderkey, l_linenumber", true),
-    ("nation", "n_regionkey", false),
-    ("supplier", "s_nationkey", false),
-    ("partsupp", "ps_suppkey", false),
-    ("customer", "c_nationkey", false),
-    ("orders", "o_custkey", false),
-    ("orders", "o_orderdate", false),
-    ("lineitem", "l_partkey, l_suppkey", false),
-    ("lineitem", "l_suppkey", false),
-    ("lineitem", "l_shipdate", false),
-];
-
-/// The key and index statements for a dialect. SQLite cannot add a primary key to a table, so
-/// its keys are unique indexes.
 pub fn key_statements(dialect: Dialect) -> Vec<String> {
-    KEYS.iter()
-        .enumerate()
-        .map(|(i, (table, cols, pk))| {
-            let name = format!("i_{table}_{i}");
-            match (pk, dialect) {
-                (true, Dialect::Sqlite) => {
-                    format!("CREATE UNIQUE INDEX {name} ON {table} ({cols})")
-                }
-                (true, _) => format!("ALTER TABLE {table} ADD PRIMARY KEY ({cols})"),
-                (false, _) => format!("CREATE INDEX {name} ON {table} ({cols})"),
-            }
-        })
-        .collect()
+    crate::workload::sql::statements(match dialect {
+        Dialect::Sqlite => include_str!("sql/sqlite/keys.sql"),
+        _ => include_str!("sql/keys.sql"),
+    })
 }
 
 pub fn columns(table: &str) -> &'static [&'static str] {

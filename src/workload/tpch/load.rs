@@ -75,7 +75,7 @@ pub(super) fn load_test(
     let keys_secs = started.elapsed().as_secs_f64();
     let started = Instant::now();
     for table in data::TABLES {
-        conn.execute(&dialect.analyze(table))
+        conn.execute(&crate::workload::sql::analyze(dialect, table))
             .with_context(|| format!("gathering statistics of {table}"))?;
     }
     let stats_secs = started.elapsed().as_secs_f64();

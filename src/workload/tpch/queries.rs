@@ -432,20 +432,6 @@ fn expand_macros(text: &str, dialect: Dialect, stream: usize) -> Result<String> 
     Ok(out)
 }
 
-/// A SQL file's statements: comment lines dropped, split at `;`.
-pub fn statements(text: &str) -> Vec<String> {
-    let body: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("--"))
-        .collect();
-    body.join("\n")
-        .split(';')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
 /// Query `q`'s statements for a dialect with its parameters substituted.
 pub fn render(q: u8, params: &[String], dialect: Dialect, stream: usize) -> Result<Vec<String>> {
     let mut text: String = TEMPLATES[(q - 1) as usize]
@@ -464,7 +450,7 @@ pub fn render(q: u8, params: &[String], dialect: Dialect, stream: usize) -> Resu
         bail!("query {q} has a parameter left without a value");
     }
     let expanded = expand_macros(&text, dialect, stream)?;
-    Ok(statements(&expanded))
+    Ok(crate::workload::sql::statements(&expanded))
 }
 
 /// Runs a rendered query (query 15: create view, select, drop view) and returns the rows of its

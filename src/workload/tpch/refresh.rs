@@ -11,8 +11,11 @@
 
 use super::data::{lineitem_row, order_row};
 use crate::engine::sql::{Row, SqlConnection, SqlValue};
+use crate::workload::sql;
 use anyhow::{bail, Result};
 use tpchgen::generators::{LineItemGenerator, OrderGenerator};
+
+const SQL: &str = include_str!("sql/refresh.sql");
 
 /// Orders per refresh set: SF·1500 (at least 1).
 pub fn orders_per_set(sf: f64) -> usize {
@@ -99,11 +102,9 @@ pub fn rf2(conn: &mut dyn SqlConnection, set: &RefreshSet) -> Result<u64> {
         let (mut lines, mut orders) = (0, 0);
         for chunk in set.delete_keys.chunks(500) {
             let keys: Vec<String> = chunk.iter().map(|k| k.to_string()).collect();
-            let list = keys.join(",");
-            lines += conn.execute(&format!(
-                "DELETE FROM lineitem WHERE l_orderkey IN ({list})"
-            ))?;
-            orders += conn.execute(&format!("DELETE FROM orders WHERE o_orderkey IN ({list})"))?;
+            let keys = [("keys", &keys.join(",") as &dyn std::fmt::Display)];
+            lines += conn.execute(&sql::section_statement(SQL, "delete_lineitem", &keys))?;
+            orders += conn.execute(&sql::section_statement(SQL, "delete_orders", &keys))?;
         }
         Ok((lines, orders))
     })();
@@ -137,8 +138,8 @@ pub fn counts(conn: &mut dyn SqlConnection) -> Result<(i64, i64)> {
         }
     };
     Ok((
-        one("SELECT count(*) FROM orders")?,
-        one("SELECT count(*) FROM lineitem")?,
+        one(&sql::section_statement(SQL, "count_orders", &[]))?,
+        one(&sql::section_statement(SQL, "count_lineitem", &[]))?,
     ))
 }
 

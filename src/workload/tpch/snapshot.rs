@@ -22,7 +22,7 @@ pub(crate) fn statements() -> String {
             log.note(s);
         }
         for table in data::TABLES {
-            log.note(dialect.analyze(table));
+            log.note(crate::workload::sql::analyze(dialect, table));
         }
         refresh::rf1(&mut log, &set).unwrap();
         let _ = refresh::rf2(&mut log, &set);

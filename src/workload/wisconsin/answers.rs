@@ -2,7 +2,7 @@
 //! relations' definition and against the first engine that answered it.
 
 use super::presets::{ResultMode, WisconsinParams};
-use super::queries::{self, Kind, Query, RunConstants, TMP};
+use super::queries::{self, relations, Kind, Query, RunConstants, TMP};
 use super::Config;
 use crate::engine::sql::{Row, SqlConnection, SqlValue};
 use crate::measure::runner::StepOutcome;
@@ -130,14 +130,14 @@ pub(super) fn run_once(
         }
         Kind::Select(shape) => match params.result_mode {
             ResultMode::Store => {
-                c.execute(&format!("DROP TABLE IF EXISTS {TMP}"))?;
+                c.execute(&relations("drop", &[("table", &TMP)]))?;
                 c.execute(&queries::tmp_ddl(shape))?;
-                let insert = format!("INSERT INTO {TMP} {}", sql.select);
+                let insert = relations("store", &[("tmp", &TMP), ("select", &sql.select)]);
                 let started = Instant::now();
                 let stored = c.execute(&insert)?;
                 let seconds = started.elapsed().as_secs_f64();
-                let rows = c.query(&format!("SELECT * FROM {TMP}"))?;
-                c.execute(&format!("DROP TABLE {TMP}"))?;
+                let rows = c.query(&relations("read_back", &[("tmp", &TMP)]))?;
+                c.execute(&relations("drop_tmp", &[("tmp", &TMP)]))?;
                 if stored != rows.len() as u64 {
                     bail!(
                         "the INSERT reported {stored} rows stored, the result relation holds {}",
@@ -254,7 +254,7 @@ pub(super) fn run_query(
                 eprintln!("hakari: error: {text}");
                 ctx.recorder.error(text);
                 answers.wrong += 1;
-                let _ = c.execute(&format!("DROP TABLE IF EXISTS {TMP}"));
+                let _ = c.execute(&relations("drop", &[("table", &TMP)]));
                 return Ok(());
             }
         };

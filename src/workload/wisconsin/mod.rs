@@ -23,7 +23,7 @@ use crate::durability::Durability;
 use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlOptions};
 use crate::engine::{Engine, Takes};
 use crate::results::{EngineRecord, Metric};
-use crate::workload::{sql_levels, Plan, RunContext, Workload};
+use crate::workload::{sql, sql_levels, Plan, RunContext, Workload};
 pub use answers::checksum;
 use answers::{count_of, run_query, Answers};
 use anyhow::{bail, Context, Result};
@@ -153,7 +153,7 @@ fn run_config(
 
 fn drop_tables(c: &mut dyn SqlConnection) -> Result<()> {
     for t in [TMP, BPRIME, ONEK, TENK2, TENK1] {
-        c.execute(&format!("DROP TABLE IF EXISTS {t}"))?;
+        c.execute(&queries::relations("drop", &[("table", &t)]))?;
     }
     Ok(())
 }
@@ -231,9 +231,8 @@ fn measure_config(
 /// engine's bulk path, and builds BPRIME from TENKTUP2 as the chapter does.
 fn load(c: &mut dyn SqlConnection, dialect: Dialect, n: u64) -> Result<()> {
     drop_tables(c)?;
-    let ddl = queries::columns_ddl("").join(", ");
     for t in [TENK1, TENK2, ONEK, BPRIME] {
-        c.execute(&format!("CREATE TABLE {t} ({ddl})"))?;
+        c.execute(&queries::relation_ddl(t))?;
     }
     let columns = generator::COLUMNS;
     for (table, size) in [(TENK1, n), (TENK2, n), (ONEK, n / 10)] {
@@ -242,15 +241,15 @@ fn load(c: &mut dyn SqlConnection, dialect: Dialect, n: u64) -> Result<()> {
             bail!("{table}: {loaded} tuples loaded, {size} made");
         }
     }
-    c.execute(&format!(
-        "INSERT INTO {BPRIME} SELECT * FROM {TENK2} WHERE unique2 < {}",
-        n / 10
+    c.execute(&queries::relations(
+        "bprime",
+        &[("bprime", &BPRIME), ("tenk2", &TENK2), ("tenth", &(n / 10))],
     ))?;
     for t in [TENK1, TENK2, ONEK, BPRIME] {
-        c.execute(&dialect.analyze(t))?;
+        c.execute(&sql::analyze(dialect, t))?;
     }
     for (t, want) in [(TENK1, n), (TENK2, n), (ONEK, n / 10), (BPRIME, n / 10)] {
-        let rows = count_of(c.query(&format!("SELECT COUNT(*) FROM {t}"))?)?;
+        let rows = count_of(c.query(&queries::relations("count", &[("table", &t)]))?)?;
         if rows != want {
             bail!("{t} holds {rows} tuples after loading, not {want}");
         }
@@ -259,12 +258,16 @@ fn load(c: &mut dyn SqlConnection, dialect: Dialect, n: u64) -> Result<()> {
 }
 
 fn build_indexes(c: &mut dyn SqlConnection, dialect: Dialect) -> Result<()> {
+    let text = match dialect {
+        Dialect::Postgres => include_str!("sql/postgres/indexes.sql"),
+        Dialect::Mysql => include_str!("sql/mysql/indexes.sql"),
+        Dialect::Sqlite | Dialect::Duckdb => include_str!("sql/indexes.sql"),
+    };
     for t in [TENK1, TENK2, ONEK] {
-        for stmt in dialect.clustered_index(t, "unique2") {
+        for stmt in sql::filled(text, &[("table", &t)]) {
             c.execute(&stmt)?;
         }
-        c.execute(&dialect.secondary_index(t, "unique1"))?;
-        c.execute(&dialect.analyze(t))?;
+        c.execute(&sql::analyze(dialect, t))?;
     }
     Ok(())
 }

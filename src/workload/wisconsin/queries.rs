@@ -3,6 +3,7 @@
 
 use super::generator;
 use crate::engine::sql::{Row, SqlValue};
+use crate::workload::sql;
 use anyhow::{bail, Context, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -298,149 +299,98 @@ fn values(row: &Row) -> String {
         .join(", ")
 }
 
-pub fn sql(q: &Query, n: u64, c: &RunConstants) -> QuerySql {
-    let (a, b) = (c.a, c.b);
-    let between =
-        |col: &str, len: u64| format!("{col} BETWEEN {} AND {}", c.start, c.start + len.max(1) - 1);
-    let tenth = n / 10;
-    // (select list, FROM and WHERE, trailing clause); the count of a plain `SELECT *` counts
-    // FROM/WHERE directly: a derived table of a join would repeat column names.
-    let plain = |from_where: String| QuerySql {
-        select: format!("SELECT * FROM {from_where}"),
-        count: format!("SELECT COUNT(*) FROM {from_where}"),
-        setup: vec![],
-        undo: vec![],
-    };
-    let derived = |select: String| QuerySql {
-        count: format!("SELECT COUNT(*) FROM ({select}) hakari_sub"),
-        select,
-        setup: vec![],
-        undo: vec![],
-    };
-    let update = |timed: String, setup: Vec<String>, undo: Vec<String>| QuerySql {
-        count: timed.clone(),
-        select: timed,
-        setup,
-        undo,
-    };
-    match q.number {
-        1 | 3 | 8 => plain(format!("{a} WHERE {}", between("unique2", n / 100))),
-        2 | 4 => plain(format!("{a} WHERE {}", between("unique2", n / 10))),
-        5 => plain(format!("{a} WHERE {}", between("unique1", n / 100))),
-        6 => plain(format!("{a} WHERE {}", between("unique1", n / 10))),
-        7 => plain(format!("{a} WHERE unique2 = {}", c.key)),
-        9 | 12 => plain(format!(
-            "{a}, {b} WHERE ({a}.unique2 = {b}.unique2) AND ({b}.unique2 < {tenth})"
-        )),
-        10 | 13 => plain(format!("{a}, {BPRIME} WHERE ({a}.unique2 = {BPRIME}.unique2)")),
-        // The appendix leaves B out of the FROM list although the predicate names it.
-        11 | 14 => plain(format!(
-            "{ONEK}, {a}, {b} WHERE ({ONEK}.unique2 = {a}.unique2) AND ({a}.unique2 = {b}.unique2) AND ({a}.unique2 < {tenth})"
-        )),
-        // The appendix's wording (`A.unique2 < N/10`); Derby and TimesTen filter on unique1.
-        15 => plain(format!(
-            "{a}, {b} WHERE ({a}.unique1 = {b}.unique1) AND ({a}.unique2 < {tenth})"
-        )),
-        16 => plain(format!("{a}, {BPRIME} WHERE ({a}.unique1 = {BPRIME}.unique1)")),
-        17 => plain(format!(
-            "{ONEK}, {a}, {b} WHERE ({ONEK}.unique1 = {a}.unique1) AND ({a}.unique1 = {b}.unique1) AND ({a}.unique1 < {tenth})"
-        )),
-        18 => derived(format!(
-            "SELECT DISTINCT two, four, ten, twenty, onePercent, string4 FROM {a}"
-        )),
-        19 => derived(format!(
-            "SELECT DISTINCT two, four, ten, twenty, onePercent, tenPercent, twentyPercent, fiftyPercent, unique3, evenOnePercent, oddOnePercent, stringu1, stringu2, string4 FROM {a}"
-        )),
-        20 | 23 => derived(format!("SELECT MIN({a}.unique2) FROM {a}")),
-        21 | 24 => derived(format!(
-            "SELECT MIN({a}.unique3) FROM {a} GROUP BY {a}.onePercent"
-        )),
-        22 | 25 => derived(format!(
-            "SELECT SUM({a}.unique3) FROM {a} GROUP BY {a}.onePercent"
-        )),
-        // A consistent new tuple above every key (the appendix's literal collides with unique2 74
-        // and carries the 1983 schema's values).
-        26 | 29 => update(
-            insert(a, c.new_key),
-            vec![],
-            vec![format!("DELETE FROM {a} WHERE unique1 = {}", c.new_key)],
-        ),
-        27 | 30 => update(
-            format!("DELETE FROM {a} WHERE unique1 = {}", c.new_key),
-            vec![insert(a, c.new_key)],
-            vec![],
-        ),
-        // Updates are undone, so that every run finds the tuple it changes.
-        28 | 31 => update(
-            format!("UPDATE {a} SET unique2 = {} WHERE unique2 = {}", c.new_key, c.key),
-            vec![],
-            vec![format!(
-                "UPDATE {a} SET unique2 = {} WHERE unique2 = {}",
-                c.key, c.new_key
-            )],
-        ),
-        32 => update(
-            format!("UPDATE {a} SET unique1 = {} WHERE unique1 = {}", c.new_key, c.key),
-            vec![],
-            vec![format!(
-                "UPDATE {a} SET unique1 = {} WHERE unique1 = {}",
-                c.key, c.new_key
-            )],
-        ),
+/// The file of query `number`'s statements (queries that differ only in the indexes that exist
+/// when they run share one).
+fn file(number: u8) -> &'static str {
+    match number {
+        1..=4 | 8 => include_str!("sql/select_unique2_range.sql"),
+        5 | 6 => include_str!("sql/select_unique1_range.sql"),
+        7 => include_str!("sql/select_one.sql"),
+        9 | 12 => include_str!("sql/join_a_sel_b.sql"),
+        10 | 13 => include_str!("sql/join_a_bprime.sql"),
+        11 | 14 => include_str!("sql/join_c_sel_a_sel_b.sql"),
+        15 => include_str!("sql/join_a_sel_b_unique1.sql"),
+        16 => include_str!("sql/join_a_bprime_unique1.sql"),
+        17 => include_str!("sql/join_c_sel_a_sel_b_unique1.sql"),
+        18 => include_str!("sql/projection_1pct.sql"),
+        19 => include_str!("sql/projection_100pct.sql"),
+        20 | 23 => include_str!("sql/min.sql"),
+        21 | 24 => include_str!("sql/min_groups.sql"),
+        22 | 25 => include_str!("sql/sum_groups.sql"),
+        26 | 29 => include_str!("sql/insert.sql"),
+        27 | 30 => include_str!("sql/delete.sql"),
+        28 | 31 => include_str!("sql/update_unique2.sql"),
+        32 => include_str!("sql/update_unique1.sql"),
         other => unreachable!("query {other} is checked at parse time"),
     }
 }
 
-fn insert(table: &str, key: u64) -> String {
-    format!(
-        "INSERT INTO {table} VALUES ({})",
-        values(&generator::tuple(key, key))
-    )
+pub fn sql(q: &Query, n: u64, c: &RunConstants) -> QuerySql {
+    let range = match q.number {
+        2 | 4 | 6 => n / 10,
+        _ => n / 100,
+    };
+    let new_tuple = values(&generator::tuple(c.new_key, c.new_key));
+    let text = sql::fill(
+        file(q.number),
+        &[
+            ("a", &c.a),
+            ("b", &c.b),
+            ("start", &c.start),
+            ("end", &(c.start + range.max(1) - 1)),
+            ("tenth", &(n / 10)),
+            ("key", &c.key),
+            ("new_key", &c.new_key),
+            ("new_tuple", &new_tuple),
+            ("onek", &ONEK),
+            ("bprime", &BPRIME),
+        ],
+    );
+    if q.is_update() {
+        let timed = sql::section(&text, "timed").remove(0);
+        return QuerySql {
+            count: timed.clone(),
+            select: timed,
+            setup: sql::section(&text, "setup"),
+            undo: sql::section(&text, "undo"),
+        };
+    }
+    let select = sql::statements(&text).remove(0);
+    // The count of a plain `SELECT *` counts its FROM and WHERE directly: a derived table of a
+    // join would repeat column names.
+    let count = match select.strip_prefix("SELECT * FROM ") {
+        Some(from_where) => relations("count_from", &[("from_where", &from_where)]),
+        None => relations("count_derived", &[("select", &select)]),
+    };
+    QuerySql {
+        select,
+        count,
+        setup: vec![],
+        undo: vec![],
+    }
 }
 
-/// Column definitions of a relation (no key, no index: those come later, or never).
-pub fn columns_ddl(prefix: &str) -> Vec<String> {
-    generator::COLUMNS
-        .iter()
-        .map(|c| {
-            let ty = if c.starts_with("string") {
-                "CHAR(52)"
-            } else {
-                "INTEGER"
-            };
-            format!("{prefix}{c} {ty} NOT NULL")
-        })
-        .collect()
+/// Statement `name` of `sql/relations.sql`, its placeholders filled.
+pub fn relations(name: &str, values: &[(&str, &dyn std::fmt::Display)]) -> String {
+    sql::section_statement(include_str!("sql/relations.sql"), name, values)
+}
+
+/// `CREATE TABLE` of a relation named `table`.
+pub fn relation_ddl(table: &str) -> String {
+    sql::filled(include_str!("sql/relation.sql"), &[("table", &table)]).remove(0)
 }
 
 /// `CREATE TABLE` of the `store` mode's result relation for a query of this shape.
 pub fn tmp_ddl(shape: Shape) -> String {
-    let cols = match shape {
-        Tuple => columns_ddl(""),
-        Join2 => [columns_ddl("a_"), columns_ddl("b_")].concat(),
-        Join3 => [columns_ddl("c_"), columns_ddl("a_"), columns_ddl("b_")].concat(),
-        Projection1 => columns_ddl("")
-            .into_iter()
-            .filter(|c| {
-                [
-                    "two ",
-                    "four ",
-                    "ten ",
-                    "twenty ",
-                    "onePercent ",
-                    "string4 ",
-                ]
-                .iter()
-                .any(|p| c.starts_with(p))
-            })
-            .collect(),
-        Projection100 => columns_ddl("")
-            .into_iter()
-            .filter(|c| !c.starts_with("unique1 ") && !c.starts_with("unique2 "))
-            .collect(),
-        Aggregate => vec!["value BIGINT".into()],
+    let text = match shape {
+        Tuple => include_str!("sql/result_tuple.sql"),
+        Join2 => include_str!("sql/result_join2.sql"),
+        Join3 => include_str!("sql/result_join3.sql"),
+        Projection1 => include_str!("sql/result_projection1.sql"),
+        Projection100 => include_str!("sql/result_projection100.sql"),
+        Aggregate => include_str!("sql/result_aggregate.sql"),
     };
-    format!("CREATE TABLE {TMP} ({})", cols.join(", "))
+    sql::filled(text, &[("table", &TMP)]).remove(0)
 }
 
 #[cfg(test)]

@@ -1,0 +1,2 @@
+-- The chunked layout in MariaDB and MySQL: chunks as VARBINARY(4000), in InnoDB.
+CREATE TABLE {table} (id VARCHAR(72) NOT NULL, subid INTEGER NOT NULL, data VARBINARY(4000), updated TIMESTAMP NULL, PRIMARY KEY (id, subid)) ENGINE=InnoDB;

@@ -1,0 +1,2 @@
+-- Planner statistics for a table after a bulk load.
+ANALYZE TABLE {table}

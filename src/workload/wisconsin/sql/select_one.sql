@@ -1,0 +1,2 @@
+-- Query 7: one tuple, to the screen.
+SELECT * FROM {a} WHERE unique2 = {key};
