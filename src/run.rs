@@ -33,7 +33,7 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
         .engines
         .as_deref()
         .unwrap_or(workload.default_engines());
-    let engines = workload.takes().parse(names)?;
+    let engines = W::TAKES.parse(names)?;
     let plan = workload.plan(&engines, options.durability.as_deref())?;
     if plan.configs.is_empty() {
         bail!(
@@ -46,13 +46,13 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
         );
     }
     let mut ctx = RunContext::new(ContextOptions {
-        workload: workload.name(),
+        workload: W::NAME,
         preset: workload.preset(),
         seed: options.seed,
         out_dir: &options.out,
         data_dir: options.data_dir.as_deref(),
         url: options.url.as_deref(),
-        parameters: workload.parameters()?,
+        parameters: serde_json::to_value(workload.params())?,
     })?;
     for n in plan.notes {
         eprintln!("note: {n}");

@@ -166,18 +166,11 @@ fn errors_a_user_can_cause_read_as_sentences() {
     // A wrong MariaDB password, on a real server.
     let server_dir = dir.path().join("my");
     std::fs::create_dir(&server_dir).unwrap();
-    let my = hakari::server::mariadb::start(
-        &server_dir,
-        hakari::durability::Durability::Sync,
-        dir.path(),
-        0,
-        4,
-    )
-    .unwrap();
+    let _my = common::private(&hakari::server::mariadb::PRIVATE, &server_dir, dir.path());
+    let socket = hakari::server::mariadb::socket(&server_dir);
     {
         use mysql::prelude::Queryable;
-        let mut c =
-            mysql::Conn::new(hakari::server::mariadb::socket_opts(&my.socket, None)).unwrap();
+        let mut c = mysql::Conn::new(hakari::server::mariadb::socket_opts(&socket, None)).unwrap();
         c.query_drop("CREATE DATABASE bench").unwrap();
         c.query_drop("CREATE USER 'bench'@'localhost' IDENTIFIED BY 'right'")
             .unwrap();
@@ -186,7 +179,7 @@ fn errors_a_user_can_cause_read_as_sentences() {
     }
     let url = format!(
         "mysql://bench:wrongpass@localhost/bench?socket={}",
-        my.socket.display()
+        socket.display()
     );
     let o = hakari_bt(&[
         "run", "tpcb", "--engine", "mysql", "--url", &url, "--out", o_s,

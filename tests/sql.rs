@@ -4,7 +4,7 @@
 use hakari::durability::Durability;
 use hakari::results::store;
 mod common;
-use common::{hakari, result_files, run_ok, stderr};
+use common::{hakari, private, result_files, run_ok, stderr};
 
 #[test]
 fn tpcb_runs_on_every_sql_engine_and_balances_stay_consistent() {
@@ -153,8 +153,7 @@ fn postgres_refuses_a_schema_it_does_not_own_and_hides_passwords() {
     let dir = tempfile::tempdir().unwrap();
     let server_dir = dir.path().join("pg");
     std::fs::create_dir(&server_dir).unwrap();
-    let pg =
-        hakari::server::postgres::start(&server_dir, Durability::Sync, dir.path(), 0, 4).unwrap();
+    let pg = private(&hakari::server::postgres::PRIVATE, &server_dir, dir.path());
     let url = format!(
         "postgresql://hakari:topsecret@127.0.0.1:{}/hakari",
         pg.process.port
@@ -231,16 +230,16 @@ fn mysql_refuses_a_database_with_foreign_tables() {
     let dir = tempfile::tempdir().unwrap();
     let server_dir = dir.path().join("my");
     std::fs::create_dir(&server_dir).unwrap();
-    let my =
-        hakari::server::mariadb::start(&server_dir, Durability::Sync, dir.path(), 0, 4).unwrap();
+    let _my = private(&hakari::server::mariadb::PRIVATE, &server_dir, dir.path());
+    let socket = hakari::server::mariadb::socket(&server_dir);
     use mysql::prelude::Queryable;
-    let mut c = mysql::Conn::new(hakari::server::mariadb::socket_opts(&my.socket, None)).unwrap();
+    let mut c = mysql::Conn::new(hakari::server::mariadb::socket_opts(&socket, None)).unwrap();
     c.query_drop("CREATE DATABASE shop").unwrap();
     c.query_drop("CREATE TABLE shop.orders (id INT)").unwrap();
     c.query_drop("INSERT INTO shop.orders VALUES (7)").unwrap();
     c.query_drop("CREATE DATABASE empty_one").unwrap();
     let out = tempfile::tempdir().unwrap();
-    let url = |db: &str| format!("mysql://root@localhost/{db}?socket={}", my.socket.display());
+    let url = |db: &str| format!("mysql://root@localhost/{db}?socket={}", socket.display());
     let o = hakari(&[
         "run",
         "tpcb",

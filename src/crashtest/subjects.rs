@@ -6,7 +6,7 @@ use super::{powerloss, CrashKind, Round};
 use crate::durability::Durability;
 use crate::engine::kv::{KvEngine, KvOptions};
 use crate::engine::sql::{SqlEngine, SqlOptions, SqlValue};
-use crate::server::{Launched, PrivateServer};
+use crate::server::{Launched, PrivateServer, ServerOptions};
 use crate::workload::sql::section_statement;
 use anyhow::{anyhow, bail, Context, Result};
 use rand::Rng;
@@ -319,10 +319,11 @@ impl ServerSubject {
 
 impl Subject for ServerSubject {
     fn start(&mut self) -> Result<()> {
-        self.running = Some(
-            self.server
-                .launch(&self.dir, self.level, &self.owner_root)?,
-        );
+        self.running = Some(self.server.launch(
+            &self.dir,
+            &ServerOptions::at(self.level),
+            &self.owner_root,
+        )?);
         let db = self.open()?;
         self.version = Some(db.version());
         let acked = self.acked.clone();
@@ -378,7 +379,7 @@ impl Subject for ServerSubject {
     fn recover(&mut self) -> Result<Vec<u64>> {
         self.running = Some(
             self.server
-                .launch(&self.dir, self.level, &self.owner_root)
+                .launch(&self.dir, &ServerOptions::at(self.level), &self.owner_root)
                 .context("the server did not start again after the crash")?,
         );
         let db = self.open()?;

@@ -6,6 +6,7 @@ use super::kv::{KvEngine, KvOptions, KvSession, KvStore};
 use crate::durability::Durability;
 use crate::results::redact::redact;
 use crate::server::memcached as server;
+use crate::server::{Launched, PrivateServer, ServerOptions};
 use anyhow::{anyhow, bail, Context, Result};
 use std::io::{BufRead, BufReader, Write};
 
@@ -48,12 +49,16 @@ impl KvEngine for Memcached {
         let (url, private) = match &options.url {
             Some(url) => (url.clone(), None),
             None => {
-                let s = server::start(
+                let s = server::PRIVATE.start(
                     &options.dir,
-                    options.value_size as u64,
-                    options.expected_records,
+                    &ServerOptions {
+                        value_bytes: options.value_size as u64,
+                        records: options.expected_records,
+                        ..ServerOptions::at(options.durability)
+                    },
+                    &options.dir,
                 )?;
-                (s.url(), Some(s))
+                (s.url.clone(), Some(s))
             }
         };
         let address = url
@@ -129,7 +134,7 @@ struct MemcachedStore {
     url: String,
     item_limit: u64,
     settings: Vec<(String, String)>,
-    _private: Option<server::PrivateMemcached>,
+    _private: Option<Launched>,
 }
 
 impl KvStore for MemcachedStore {

@@ -6,7 +6,8 @@ use super::kv::Conflict;
 use super::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
 use crate::durability::Durability;
 use crate::results::redact::redact;
-use crate::server::mariadb::{self as server, PrivateMariadb};
+use crate::server::mariadb as server;
+use crate::server::{Launched, PrivateServer};
 use anyhow::{anyhow, bail, Context, Result};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Value};
@@ -57,15 +58,10 @@ impl SqlEngine for Mysql {
             }
             None => {
                 let root = options.dir.parent().unwrap_or(&options.dir).to_path_buf();
-                let s = server::start(
-                    &options.dir,
-                    options.durability,
-                    &root,
-                    options.cache_bytes,
-                    options.clients,
-                )
-                .context("cannot start a private MariaDB server")?;
-                (server::socket_opts(&s.socket, Some("hakari")), Some(s))
+                let s = server::PRIVATE
+                    .start(&options.dir, &options.server_options(), &root)
+                    .context("cannot start a private MariaDB server")?;
+                (Opts::from_url(&s.url)?, Some(s))
             }
         };
         let mut admin = Conn::new(opts.clone())
@@ -116,7 +112,7 @@ fn claim_database(c: &mut Conn) -> Result<bool> {
 
 struct MysqlDatabase {
     opts: Opts,
-    server: Option<PrivateMariadb>,
+    server: Option<Launched>,
     created_marker: bool,
     /// The server accepts `LOAD DATA LOCAL INFILE`.
     local_infile: bool,

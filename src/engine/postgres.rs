@@ -6,7 +6,8 @@ use super::kv::Conflict;
 use super::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
 use crate::durability::Durability;
 use crate::results::redact::redact;
-use crate::server::postgres::{self as server, PrivatePostgres};
+use crate::server::postgres as server;
+use crate::server::{Launched, PrivateServer};
 use anyhow::{anyhow, bail, Context, Result};
 use postgres::types::{ToSql, Type};
 use postgres::{Client, NoTls, SimpleQueryMessage};
@@ -46,15 +47,10 @@ impl SqlEngine for Postgres {
             }
             None => {
                 let root = options.dir.parent().unwrap_or(&options.dir).to_path_buf();
-                let s = server::start(
-                    &options.dir,
-                    options.durability,
-                    &root,
-                    options.cache_bytes,
-                    options.clients,
-                )
-                .context("cannot start a private PostgreSQL server")?;
-                (s.url(), Some(s))
+                let s = server::PRIVATE
+                    .start(&options.dir, &options.server_options(), &root)
+                    .context("cannot start a private PostgreSQL server")?;
+                (s.url.clone(), Some(s))
             }
         };
         let mut admin = Client::connect(&url, NoTls).map_err(|e| {
@@ -133,7 +129,7 @@ fn claim_schema(c: &mut Client) -> Result<()> {
 
 struct PostgresDatabase {
     url: String,
-    server: Option<PrivatePostgres>,
+    server: Option<Launched>,
     synchronous_commit: &'static str,
 }
 

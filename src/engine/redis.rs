@@ -6,6 +6,7 @@ use super::kv::{KvEngine, KvOptions, KvSession, KvStore};
 use crate::durability::Durability;
 use crate::results::redact::redact;
 use crate::server::redis as server;
+use crate::server::{Launched, PrivateServer, ServerOptions};
 use anyhow::{anyhow, bail, Context, Result};
 use redis::Commands;
 
@@ -42,8 +43,12 @@ impl KvEngine for Redis {
         let (url, private) = match &options.url {
             Some(url) => (url.clone(), None),
             None => {
-                let s = server::start(&options.dir, options.durability)?;
-                (s.url(), Some(s))
+                let s = server::PRIVATE.start(
+                    &options.dir,
+                    &ServerOptions::at(options.durability),
+                    &options.dir,
+                )?;
+                (s.url.clone(), Some(s))
             }
         };
         let client = redis::Client::open(url.as_str())
@@ -113,7 +118,7 @@ impl KvEngine for Redis {
 struct RedisStore {
     client: redis::Client,
     settings: Vec<(String, String)>,
-    _private: Option<server::PrivateRedis>,
+    _private: Option<Launched>,
 }
 
 impl KvStore for RedisStore {

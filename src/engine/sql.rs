@@ -76,6 +76,17 @@ pub struct SqlOptions {
     pub cache_bytes: u64,
 }
 
+impl SqlOptions {
+    /// What a private server for these options is started with.
+    pub fn server_options(&self) -> crate::server::ServerOptions {
+        crate::server::ServerOptions {
+            cache_bytes: self.cache_bytes,
+            clients: self.clients,
+            ..crate::server::ServerOptions::at(self.durability)
+        }
+    }
+}
+
 /// A SQL engine as registered: what it offers and how to open it.
 pub trait SqlEngine: Sync {
     fn name(&self) -> &'static str;

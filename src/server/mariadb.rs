@@ -1,8 +1,10 @@
 //! A private MariaDB (or MySQL): mariadb-install-db in the run's directory, `mariadbd` on a free
-//! loopback port and a Unix socket beside its data. [`init`] and [`launch`] are the two halves
-//! of [`start`]; the crash test uses them apart.
+//! loopback port and a Unix socket beside its data.
 
-use super::{command, find, free_port, hand_over, run_as, Launched, PrivateServer, ServerProcess};
+use super::{
+    command, find, free_port, hand_over, run_as, Launched, PrivateServer, ServerOptions,
+    ServerProcess,
+};
 use crate::durability::Durability;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -26,30 +28,9 @@ pub fn flush_setting(level: Durability) -> Result<u8, String> {
     }
 }
 
-pub struct PrivateMariadb {
-    pub process: ServerProcess,
-    pub socket: PathBuf,
-}
-
-/// A private server started in `dir`: mariadb-install-db, launched, hakari's database created.
-pub fn start(
-    dir: &Path,
-    level: Durability,
-    owner_root: &Path,
-    cache_bytes: u64,
-    clients: usize,
-) -> Result<PrivateMariadb> {
-    init(dir, owner_root)?;
-    let server = launch(dir, level, owner_root, cache_bytes, clients)?;
-    let mut admin = mysql::Conn::new(socket_opts(&server.socket, None))?;
-    use mysql::prelude::Queryable;
-    admin.query_drop("CREATE DATABASE hakari")?;
-    Ok(server)
-}
-
 /// Initializes a data directory in `dir`/data (mariadb-install-db), with the server's own
 /// temporary directory `dir`/tmp, owned by the server's user.
-pub fn init(dir: &Path, owner_root: &Path) -> Result<()> {
+fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
     let Some(install) = find(&["mariadb-install-db", "mysql_install_db"]) else {
         bail!("no MariaDB/MySQL server binaries found: {INSTALL_HINT}");
     };
@@ -84,16 +65,15 @@ pub fn init(dir: &Path, owner_root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Starts `mariadbd` on the data directory `dir`/data (made by [`init`]), configured for
-/// `level`, on a free loopback port and a socket in `dir`; after a crash InnoDB recovers first,
-/// as it always does.
-pub fn launch(
+/// Starts `mariadbd` on the data directory `dir`/data (made by `init_data`), configured for the
+/// level, on a free loopback port and a socket in `dir`; after a crash InnoDB recovers first, as
+/// it always does. Returns the server and its socket.
+fn launch(
     dir: &Path,
-    level: Durability,
+    options: &ServerOptions,
     owner_root: &Path,
-    cache_bytes: u64,
-    clients: usize,
-) -> Result<PrivateMariadb> {
+) -> Result<(ServerProcess, PathBuf)> {
+    let (level, cache_bytes, clients) = (options.level, options.cache_bytes, options.clients);
     let Some(server) = find(&["mariadbd", "mysqld"]) else {
         bail!("no MariaDB/MySQL server binaries found: {INSTALL_HINT}");
     };
@@ -110,7 +90,7 @@ pub fn launch(
     hand_over(&data, owner, owner_root)?;
     hand_over(&tmp, owner, owner_root)?;
     let port = free_port()?;
-    let socket = dir.join("mysqld.sock");
+    let socket = socket(dir);
     let log = dir.join("mariadb.log");
     if !log.exists() {
         std::fs::write(&log, b"")?;
@@ -143,25 +123,46 @@ pub fn launch(
     process.wait_ready(Duration::from_secs(60), &log, || {
         mysql::Conn::new(opts.clone()).is_ok()
     })?;
-    Ok(PrivateMariadb { process, socket })
+    Ok((process, socket))
 }
 
-/// MariaDB as the crash test drives it.
+/// MariaDB as a private server.
 pub struct Server;
 pub static PRIVATE: Server = Server;
 
 impl PrivateServer for Server {
+    fn name(&self) -> &'static str {
+        "MariaDB"
+    }
     fn init(&self, dir: &Path, owner_root: &Path) -> Result<()> {
         // Started once to create hakari's database, then shut down cleanly.
-        start(dir, Durability::Sync, owner_root, 0, 1).map(drop)
+        self.start(dir, &ServerOptions::at(Durability::Sync), owner_root)
+            .map(drop)
     }
-    fn launch(&self, dir: &Path, level: Durability, owner_root: &Path) -> Result<Launched> {
-        let s = launch(dir, level, owner_root, 0, 1)?;
+    fn launch(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
+        let (process, socket) = launch(dir, options, owner_root)?;
         Ok(Launched {
-            url: socket_url(&s.socket, "hakari"),
-            process: s.process,
+            url: socket_url(&socket, "hakari"),
+            process,
         })
     }
+    /// mariadb-install-db, launched, hakari's database created.
+    fn start(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
+        use mysql::prelude::Queryable;
+        init_data(dir, owner_root)?;
+        let (process, socket) = launch(dir, options, owner_root)?;
+        let mut admin = mysql::Conn::new(socket_opts(&socket, None))?;
+        admin.query_drop("CREATE DATABASE hakari")?;
+        Ok(Launched {
+            url: socket_url(&socket, "hakari"),
+            process,
+        })
+    }
+}
+
+/// The Unix socket of a private server in `dir`.
+pub fn socket(dir: &Path) -> PathBuf {
+    dir.join("mysqld.sock")
 }
 
 /// A `mysql://` URL for root over the private server's socket (`?socket=`, percent-encoded).

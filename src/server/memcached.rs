@@ -1,7 +1,7 @@
 //! A private memcached on a free loopback port, with its item size limit raised to fit the
 //! values the run will store and enough memory that nothing is evicted.
 
-use super::{command, find, free_port, ServerProcess};
+use super::{command, find, free_port, Launched, PrivateServer, ServerOptions, ServerProcess};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 use std::process::Stdio;
@@ -15,21 +15,25 @@ pub const DEFAULT_ITEM_LIMIT: u64 = 1 << 20;
 /// The largest limit memcached accepts.
 pub const MAX_ITEM_LIMIT: u64 = 1 << 30;
 
-pub struct PrivateMemcached {
-    pub process: ServerProcess,
-    /// The item size limit it was started with (`-I`).
-    pub item_limit: u64,
-    pub memory_mb: u64,
-}
+/// memcached as a private server, its item size limit raised to fit the run's values and its
+/// memory to hold them.
+pub struct Server;
+pub static PRIVATE: Server = Server;
 
-impl PrivateMemcached {
-    pub fn url(&self) -> String {
-        format!("memcache://127.0.0.1:{}", self.process.port)
+impl PrivateServer for Server {
+    fn name(&self) -> &'static str {
+        "memcached"
+    }
+    fn launch(&self, dir: &Path, options: &ServerOptions, _owner_root: &Path) -> Result<Launched> {
+        let process = launch(dir, options.value_bytes, options.records)?;
+        Ok(Launched {
+            url: format!("memcache://127.0.0.1:{}", process.port),
+            process,
+        })
     }
 }
 
-/// Starts memcached able to hold `records` values of up to `value_bytes` each.
-pub fn start(dir: &Path, value_bytes: u64, records: u64) -> Result<PrivateMemcached> {
+fn launch(dir: &Path, value_bytes: u64, records: u64) -> Result<ServerProcess> {
     let Some(server) = find(&["memcached"]) else {
         bail!("no memcached found: {INSTALL_HINT}");
     };
@@ -64,9 +68,5 @@ pub fn start(dir: &Path, value_bytes: u64, records: u64) -> Result<PrivateMemcac
             .and_then(|c| c.version())
             .is_ok()
     })?;
-    Ok(PrivateMemcached {
-        process,
-        item_limit,
-        memory_mb,
-    })
+    Ok(process)
 }

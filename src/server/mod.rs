@@ -270,16 +270,54 @@ pub fn descendants(pid: i32) -> Vec<i32> {
     found
 }
 
-/// A kind of private server, as the crash test drives it: a data directory initialized once
-/// (initdb and mariadb-install-db are slow) and copied with [`copy_dir`], the server launched
-/// on a copy with a level's configuration, and launched again on it after a crash, recovering as
-/// it normally does.
+/// What a private server is started with: the durability level it is configured for, and what
+/// it must hold (cache, connections; memcached sizes its items and memory by the values).
+#[derive(Clone, Copy, Debug)]
+pub struct ServerOptions {
+    pub level: Durability,
+    /// Cache size in bytes (0: the server's default).
+    pub cache_bytes: u64,
+    /// Connections open at once.
+    pub clients: usize,
+    /// The largest value one item holds.
+    pub value_bytes: u64,
+    /// Items held at once, at most.
+    pub records: u64,
+}
+
+impl ServerOptions {
+    /// A server at `level` with its defaults otherwise, for one client.
+    pub fn at(level: Durability) -> ServerOptions {
+        ServerOptions {
+            level,
+            cache_bytes: 0,
+            clients: 1,
+            value_bytes: 0,
+            records: 0,
+        }
+    }
+}
+
+/// A private server: one that hakari starts from the installed binaries in a directory it owns.
+/// Engines start one for a run with [`PrivateServer::start`]; the crash test initializes a data
+/// directory once (initdb and mariadb-install-db are slow), copies it with [`copy_dir`] for each
+/// round, launches the server on the copy and launches it again after the crash, recovering as it
+/// normally does.
 pub trait PrivateServer: Sync {
-    /// Initializes a data directory in `dir` with hakari's database in it; leaves the server
-    /// stopped cleanly.
-    fn init(&self, dir: &Path, owner_root: &Path) -> Result<()>;
+    /// Its name in messages ("PostgreSQL").
+    fn name(&self) -> &'static str;
+    /// Initializes a data directory in `dir` with hakari's database in it, leaving the server
+    /// stopped cleanly; nothing for a server that keeps no data directory.
+    fn init(&self, _dir: &Path, _owner_root: &Path) -> Result<()> {
+        Ok(())
+    }
     /// Starts the server on the data directory in `dir` (made by `init`, or a copy of one).
-    fn launch(&self, dir: &Path, level: Durability, owner_root: &Path) -> Result<Launched>;
+    fn launch(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched>;
+    /// A fresh server for a run, in `dir`: `init`, then `launch`.
+    fn start(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
+        self.init(dir, owner_root)?;
+        self.launch(dir, options, owner_root)
+    }
 }
 
 /// A server [`PrivateServer::launch`] started, and the URL its engine reaches it by (with `--url`

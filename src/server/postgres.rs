@@ -1,7 +1,8 @@
 //! A private PostgreSQL: initdb in the run's directory, `postgres` on a free loopback port.
-//! [`init`] and [`launch`] are the two halves of [`start`]; the crash test uses them apart.
 
-use super::{command, free_port, hand_over, run_as, Launched, PrivateServer, ServerProcess};
+use super::{
+    command, free_port, hand_over, run_as, Launched, PrivateServer, ServerOptions, ServerProcess,
+};
 use crate::durability::Durability;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -42,47 +43,8 @@ pub fn settings_for(level: Durability) -> Result<Vec<(&'static str, &'static str
     }
 }
 
-/// A started server, with the user and database hakari created in it.
-pub struct PrivatePostgres {
-    pub process: ServerProcess,
-    pub user: String,
-    pub database: String,
-}
-
-impl PrivatePostgres {
-    pub fn url(&self) -> String {
-        format!(
-            "postgresql://{}@127.0.0.1:{}/{}",
-            self.user, self.process.port, self.database
-        )
-    }
-
-    /// The URL of the `postgres` database, which exists before hakari's does.
-    fn admin_url(&self) -> String {
-        format!(
-            "postgresql://{}@127.0.0.1:{}/postgres",
-            self.user, self.process.port
-        )
-    }
-}
-
-/// A private server started in `dir`: initdb, launched, hakari's database created.
-pub fn start(
-    dir: &Path,
-    level: Durability,
-    owner_root: &Path,
-    cache_bytes: u64,
-    clients: usize,
-) -> Result<PrivatePostgres> {
-    init(dir, owner_root)?;
-    let server = launch(dir, level, owner_root, cache_bytes, clients)?;
-    let mut admin = postgres::Client::connect(&server.admin_url(), postgres::NoTls)?;
-    admin.batch_execute("CREATE DATABASE hakari")?;
-    Ok(server)
-}
-
 /// Initializes a data directory in `dir`/pgdata (initdb), owned by the server's user.
-pub fn init(dir: &Path, owner_root: &Path) -> Result<()> {
+fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
     let Some(bin) = bin_dir() else {
         bail!("no PostgreSQL server binaries found under /usr/lib/postgresql: {INSTALL_HINT}");
     };
@@ -116,15 +78,16 @@ pub fn init(dir: &Path, owner_root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Starts `postgres` on the data directory `dir`/pgdata (made by [`init`]), configured for
-/// `level`, on a free loopback port; after a crash it recovers first, as it always does.
-pub fn launch(
+/// Starts `postgres` on the data directory `dir`/pgdata (made by `init_data`), configured for
+/// the level, on a free loopback port; after a crash it recovers first, as it always does. The
+/// URL reaches `database`.
+fn launch(
     dir: &Path,
-    level: Durability,
+    options: &ServerOptions,
     owner_root: &Path,
-    cache_bytes: u64,
-    clients: usize,
-) -> Result<PrivatePostgres> {
+    database: &str,
+) -> Result<Launched> {
+    let (level, cache_bytes, clients) = (options.level, options.cache_bytes, options.clients);
     let Some(bin) = bin_dir() else {
         bail!("no PostgreSQL server binaries found under /usr/lib/postgresql: {INSTALL_HINT}");
     };
@@ -173,32 +136,46 @@ pub fn launch(
     // SIGINT is PostgreSQL's fast shutdown: it does not wait for clients.
     let mut process =
         ServerProcess::new("PostgreSQL", port, dir.to_path_buf(), child, libc::SIGINT);
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/postgres");
+    let admin = url(port, "postgres");
     process.wait_ready(Duration::from_secs(60), &log, || {
-        postgres::Client::connect(&url, postgres::NoTls).is_ok()
+        postgres::Client::connect(&admin, postgres::NoTls).is_ok()
     })?;
-    Ok(PrivatePostgres {
+    Ok(Launched {
         process,
-        user: "hakari".into(),
-        database: "hakari".into(),
+        url: url(port, database),
     })
 }
 
-/// PostgreSQL as the crash test drives it.
+/// The URL of `database` on a private server at `port`, as hakari's superuser.
+fn url(port: u16, database: &str) -> String {
+    format!("postgresql://hakari@127.0.0.1:{port}/{database}")
+}
+
+/// PostgreSQL as a private server.
 pub struct Server;
 pub static PRIVATE: Server = Server;
 
 impl PrivateServer for Server {
+    fn name(&self) -> &'static str {
+        "PostgreSQL"
+    }
     fn init(&self, dir: &Path, owner_root: &Path) -> Result<()> {
         // Started once to create hakari's database, then shut down cleanly.
-        start(dir, Durability::Sync, owner_root, 0, 1).map(drop)
+        self.start(dir, &ServerOptions::at(Durability::Sync), owner_root)
+            .map(drop)
     }
-    fn launch(&self, dir: &Path, level: Durability, owner_root: &Path) -> Result<Launched> {
-        let s = launch(dir, level, owner_root, 0, 1)?;
-        let url = s.url();
+    fn launch(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
+        launch(dir, options, owner_root, "hakari")
+    }
+    /// initdb, launched, hakari's database created.
+    fn start(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
+        init_data(dir, owner_root)?;
+        let server = launch(dir, options, owner_root, "postgres")?;
+        let mut admin = postgres::Client::connect(&server.url, postgres::NoTls)?;
+        admin.batch_execute("CREATE DATABASE hakari")?;
         Ok(Launched {
-            process: s.process,
-            url,
+            url: url(server.process.port, "hakari"),
+            process: server.process,
         })
     }
 }

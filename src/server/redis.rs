@@ -1,7 +1,7 @@
 //! A private Redis: `redis-server` on a free loopback port, its files in the run's directory,
 //! persistence set for the durability level.
 
-use super::{command, find, free_port, ServerProcess};
+use super::{command, find, free_port, Launched, PrivateServer, ServerOptions, ServerProcess};
 use crate::durability::Durability;
 use anyhow::{anyhow, bail, Context, Result};
 use std::path::Path;
@@ -26,17 +26,25 @@ pub fn persistence(level: Durability) -> Result<(&'static str, &'static str), St
     }
 }
 
-pub struct PrivateRedis {
-    pub process: ServerProcess,
-}
+/// Redis as a private server: no data directory to prepare; its append-only file goes into the
+/// run's directory.
+pub struct Server;
+pub static PRIVATE: Server = Server;
 
-impl PrivateRedis {
-    pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.process.port)
+impl PrivateServer for Server {
+    fn name(&self) -> &'static str {
+        "Redis"
+    }
+    fn launch(&self, dir: &Path, options: &ServerOptions, _owner_root: &Path) -> Result<Launched> {
+        let process = launch(dir, options.level)?;
+        Ok(Launched {
+            url: format!("redis://127.0.0.1:{}/", process.port),
+            process,
+        })
     }
 }
 
-pub fn start(dir: &Path, level: Durability) -> Result<PrivateRedis> {
+fn launch(dir: &Path, level: Durability) -> Result<ServerProcess> {
     let Some(server) = find(&["redis-server"]) else {
         bail!("no redis-server found: {INSTALL_HINT}");
     };
@@ -61,5 +69,5 @@ pub fn start(dir: &Path, level: Durability) -> Result<PrivateRedis> {
             .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c))
             .is_ok()
     })?;
-    Ok(PrivateRedis { process })
+    Ok(process)
 }

@@ -25,17 +25,23 @@ pub trait Workload {
     /// One thing measured on its own: an engine at a durability level, with the workload's own
     /// dimensions (threads, scale factor).
     type Config;
-
+    /// Its parameters, as the result file records them.
+    type Params: serde::Serialize;
     /// The name on the command line and in result files.
-    fn name(&self) -> &'static str;
-    /// The paper preset in use, if any.
-    fn preset(&self) -> Option<&'static str>;
-    /// The parameters, as the result file records them.
-    fn parameters(&self) -> Result<serde_json::Value>;
+    const NAME: &'static str;
     /// Which engines it takes.
-    fn takes(&self) -> Takes;
-    /// The engines it runs when none is named.
-    fn default_engines(&self) -> &'static str;
+    const TAKES: Takes;
+
+    fn params(&self) -> &Self::Params;
+    /// The paper preset in use, if any.
+    fn preset(&self) -> Option<&'static str> {
+        None
+    }
+    /// The engines it runs when none is named: the embedded default, unless a preset says
+    /// otherwise.
+    fn default_engines(&self) -> &'static str {
+        "sqlite"
+    }
     /// Checks the parameters and lists the configurations. Levels the user named must all be
     /// offered (else the run is refused before anything starts); default levels an engine lacks
     /// are skipped with a note ([`engine_levels`] does both).

@@ -19,6 +19,12 @@ impl StatementLog {
         self.lines.lock().unwrap().push(line.into());
     }
 
+    /// Notes `line` and answers `value`.
+    fn noted<T>(&self, line: &str, value: T) -> Result<T> {
+        self.note(line);
+        Ok(value)
+    }
+
     /// Everything written down so far, a line per statement, and the log emptied.
     pub fn take(&self) -> String {
         let mut lines = self.lines.lock().unwrap();
@@ -60,12 +66,10 @@ impl SqlDatabase for StatementLog {
 
 impl SqlConnection for StatementLog {
     fn execute(&mut self, sql: &str) -> Result<u64> {
-        self.note(format!("execute: {sql}"));
-        Ok(1)
+        self.noted(&format!("execute: {sql}"), 1)
     }
     fn query(&mut self, sql: &str) -> Result<Vec<Row>> {
-        self.note(format!("query: {sql}"));
-        Ok(Vec::new())
+        self.noted(&format!("query: {sql}"), Vec::new())
     }
     fn prepare(&mut self, sql: &str) -> Result<Stmt> {
         self.note(format!("prepare: {sql}"));
@@ -89,16 +93,13 @@ impl SqlConnection for StatementLog {
         Ok(0)
     }
     fn begin(&mut self) -> Result<()> {
-        self.note("begin");
-        Ok(())
+        self.noted("begin", ())
     }
     fn commit(&mut self) -> Result<()> {
-        self.note("commit");
-        Ok(())
+        self.noted("commit", ())
     }
     fn rollback(&mut self) -> Result<()> {
-        self.note("rollback");
-        Ok(())
+        self.noted("rollback", ())
     }
     fn bulk_load(
         &mut self,

@@ -46,3 +46,17 @@ pub fn run_ok(args: &[&str]) -> hakari::results::RunResult {
     assert!(o.status.success(), "hakari {args:?}: {}", stderr(&o));
     hakari::results::store::read(&only_result(out.path())).unwrap()
 }
+
+/// A private server in `dir` at `sync`, serving a few clients, for a test to play "a server
+/// given by --url" (hakari's database and superuser in it).
+pub fn private(
+    server: &dyn hakari::server::PrivateServer,
+    dir: &Path,
+    root: &Path,
+) -> hakari::server::Launched {
+    let options = hakari::server::ServerOptions {
+        clients: 4,
+        ..hakari::server::ServerOptions::at(hakari::durability::Durability::Sync)
+    };
+    server.start(dir, &options, root).unwrap()
+}

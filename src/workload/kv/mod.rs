@@ -35,21 +35,16 @@ pub struct Kv {
 
 impl Workload for Kv {
     type Config = Config;
+    type Params = KvParams;
+    const NAME: &'static str = "kv";
+    const TAKES: Takes = Takes::OrderedKv;
 
-    fn name(&self) -> &'static str {
-        "kv"
+    fn params(&self) -> &KvParams {
+        &self.params
     }
 
     fn preset(&self) -> Option<&'static str> {
         self.params.preset
-    }
-
-    fn parameters(&self) -> Result<serde_json::Value> {
-        Ok(serde_json::to_value(&self.params)?)
-    }
-
-    fn takes(&self) -> Takes {
-        Takes::OrderedKv
     }
 
     /// Berkeley DB for its own papers' presets, else the embedded default.

@@ -70,25 +70,12 @@ pub struct Session {
 
 impl Workload for Session {
     type Config = Config;
+    type Params = SessionParams;
+    const NAME: &'static str = "session";
+    const TAKES: Takes = Takes::Records;
 
-    fn name(&self) -> &'static str {
-        "session"
-    }
-
-    fn preset(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn parameters(&self) -> Result<serde_json::Value> {
-        Ok(serde_json::to_value(&self.params)?)
-    }
-
-    fn takes(&self) -> Takes {
-        Takes::Records
-    }
-
-    fn default_engines(&self) -> &'static str {
-        "sqlite"
+    fn params(&self) -> &SessionParams {
+        &self.params
     }
 
     /// Without named levels each engine runs at `sync`, or at the one level a cache offers.

@@ -49,21 +49,16 @@ pub struct Tpcb {
 
 impl Workload for Tpcb {
     type Config = Config;
+    type Params = TpcbParams;
+    const NAME: &'static str = "tpcb";
+    const TAKES: Takes = Takes::Sql;
 
-    fn name(&self) -> &'static str {
-        "tpcb"
+    fn params(&self) -> &TpcbParams {
+        &self.params
     }
 
     fn preset(&self) -> Option<&'static str> {
         self.params.preset
-    }
-
-    fn parameters(&self) -> Result<serde_json::Value> {
-        Ok(serde_json::to_value(&self.params)?)
-    }
-
-    fn takes(&self) -> Takes {
-        Takes::Sql
     }
 
     /// Paper 000 ran table 6 on Berkeley DB's SQL interface; otherwise the embedded default.

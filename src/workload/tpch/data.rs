@@ -36,10 +36,13 @@ pub fn drop_statements() -> Vec<String> {
 
 /// Primary keys, then indexes on the foreign keys and dates the queries filter on.
 pub fn key_statements(dialect: Dialect) -> Vec<String> {
-    crate::workload::sql::statements(match dialect {
-        Dialect::Sqlite => include_str!("sql/sqlite/keys.sql"),
-        _ => include_str!("sql/keys.sql"),
-    })
+    let primary_keys = match dialect {
+        Dialect::Sqlite => include_str!("sql/sqlite/primary_keys.sql"),
+        _ => include_str!("sql/primary_keys.sql"),
+    };
+    [primary_keys, include_str!("sql/indexes.sql")]
+        .map(crate::workload::sql::statements)
+        .concat()
 }
 
 pub fn columns(table: &str) -> &'static [&'static str] {

@@ -65,21 +65,16 @@ pub struct Tpch {
 
 impl Workload for Tpch {
     type Config = Config;
+    type Params = TpchParams;
+    const NAME: &'static str = "tpch";
+    const TAKES: Takes = Takes::Sql;
 
-    fn name(&self) -> &'static str {
-        "tpch"
+    fn params(&self) -> &TpchParams {
+        &self.params
     }
 
     fn preset(&self) -> Option<&'static str> {
         self.params.preset
-    }
-
-    fn parameters(&self) -> Result<serde_json::Value> {
-        Ok(serde_json::to_value(&self.params)?)
-    }
-
-    fn takes(&self) -> Takes {
-        Takes::Sql
     }
 
     fn default_engines(&self) -> &'static str {

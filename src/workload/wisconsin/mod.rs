@@ -51,21 +51,16 @@ impl Wisconsin {
 
 impl Workload for Wisconsin {
     type Config = Config;
+    type Params = WisconsinParams;
+    const NAME: &'static str = "wisconsin";
+    const TAKES: Takes = Takes::Sql;
 
-    fn name(&self) -> &'static str {
-        "wisconsin"
+    fn params(&self) -> &WisconsinParams {
+        &self.params
     }
 
     fn preset(&self) -> Option<&'static str> {
         self.params.preset
-    }
-
-    fn parameters(&self) -> Result<serde_json::Value> {
-        Ok(serde_json::to_value(&self.params)?)
-    }
-
-    fn takes(&self) -> Takes {
-        Takes::Sql
     }
 
     /// Table 7 was measured on Berkeley DB's SQL interface; otherwise the embedded default.
