@@ -62,20 +62,13 @@ fn table(view: &View, verdicts: &[CrashVerdict]) -> String {
     let preset = *preset;
     let label = |m: &Measurement| view.label(m);
     let mut s = String::new();
-    s.push_str("<table><tr><th>engine</th><th>durability</th><th>threads</th>");
-    for st in steps.iter() {
-        let _ = write!(s, "<th>{} ops/s</th><th>stddev</th>", escape(st));
-    }
     // The crash test's verdict for the same engine and level, when one is in the report.
     let show_verdicts = configs.iter().any(|(e, d, _)| {
         verdicts
             .iter()
             .any(|v| v.matches(e, super::super::level_of(d)))
     });
-    if show_verdicts {
-        s.push_str("<th>crash test: promise</th>");
-    }
-    s.push_str("</tr>");
+    s.push_str(&header(steps, show_verdicts));
     let mut sources: Vec<String> = Vec::new();
     for (engine, durability, threads) in configs.iter() {
         let _ = write!(
@@ -150,7 +143,19 @@ fn table(view: &View, verdicts: &[CrashVerdict]) -> String {
             escape(src)
         );
     }
+    s
+}
 
+/// The table's header: the labels, a mean and a stddev per step, the verdict when shown.
+fn header(steps: &[String], show_verdicts: bool) -> String {
+    let mut s = String::from("<table><tr><th>engine</th><th>durability</th><th>threads</th>");
+    for st in steps {
+        let _ = write!(s, "<th>{} ops/s</th><th>stddev</th>", escape(st));
+    }
+    if show_verdicts {
+        s.push_str("<th>crash test: promise</th>");
+    }
+    s.push_str("</tr>");
     s
 }
 
