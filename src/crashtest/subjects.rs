@@ -103,6 +103,7 @@ fn options(dir: &Path, level: Durability) -> KvOptions {
         log_buffer_bytes: 0,
         bulk_buffer_bytes: 0,
         expected_records: 1_000_000,
+        value_sizes: 1,
         url: None,
     }
 }

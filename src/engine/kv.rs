@@ -24,6 +24,10 @@ pub struct KvOptions {
     pub bulk_buffer_bytes: usize,
     /// Records the run will hold at most, so engines with a fixed map size can size it.
     pub expected_records: u64,
+    /// How many different value sizes the run writes one after another (the session workload's
+    /// sizes and compressions; 1 elsewhere): a cache keeps the memory of an item size it held
+    /// (memcached's slab pages stay with their size class), so it must hold them all at once.
+    pub value_sizes: u64,
     /// A server URL (`--url`) for server engines; None starts a private server.
     pub url: Option<String>,
 }

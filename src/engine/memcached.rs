@@ -53,7 +53,7 @@ impl KvEngine for Memcached {
                     &options.dir,
                     &ServerOptions {
                         value_bytes: options.value_size as u64,
-                        records: options.expected_records,
+                        records: options.expected_records * options.value_sizes.max(1),
                         ..ServerOptions::at(options.durability)
                     },
                     &options.dir,

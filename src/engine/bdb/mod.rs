@@ -416,6 +416,7 @@ mod tests {
             log_buffer_bytes: 0,
             bulk_buffer_bytes: 64 << 10,
             expected_records: 1000,
+            value_sizes: 1,
             url: None,
         }
     }

@@ -158,6 +158,7 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
             log_buffer_bytes: params.log_buffer_bytes,
             bulk_buffer_bytes: params.bulk_buffer_bytes,
             expected_records: params.records(),
+            value_sizes: 1,
             url: None,
         };
         let store = config.engine.open(&options).with_context(|| {

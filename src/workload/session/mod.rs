@@ -153,6 +153,7 @@ fn run_config(params: &SessionParams, config: Config, ctx: &mut RunContext) -> R
             // base64 makes four bytes of three; the object adds its id and braces.
             max_value_bytes: payload_len(largest),
             records: params.sessions * params.layouts.len() as u64,
+            value_sizes: (params.sizes.len() * params.compress.len()) as u64,
         },
     )?;
     let outcome = measure_config(params, config, &store, ctx);

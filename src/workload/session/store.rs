@@ -47,6 +47,8 @@ pub struct OpenOptions<'a> {
     pub max_value_bytes: u64,
     /// Values the store will hold at once, at most.
     pub records: u64,
+    /// Sizes of values written one after another (sizes × compressions).
+    pub value_sizes: u64,
 }
 
 pub enum SessionStore {
@@ -84,6 +86,7 @@ impl SessionStore {
                 log_buffer_bytes: 0,
                 bulk_buffer_bytes: 0,
                 expected_records: o.records,
+                value_sizes: o.value_sizes,
                 url: o.url.map(String::from),
             })?),
         })
