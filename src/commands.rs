@@ -1,9 +1,11 @@
 //! What each command does, once the command line is parsed: list engines, show, export,
-//! compare and report result files, probe a device, the tour. Runs of workloads go through
-//! `crate::run`; the crash test through `crate::crashtest`.
+//! compare and report result files, probe a device, the tour, the crash test's lifecycle. Runs
+//! of workloads go through `crate::run`.
 
+use crate::crashtest::{self, CrashKind};
 use crate::durability::Durability;
 use crate::engine::{self, Takes};
+use crate::errors::EXIT_BROKEN_PROMISE;
 use crate::errors::EXIT_GATE_FAILED;
 use crate::output::Format;
 use crate::report;
@@ -11,8 +13,9 @@ use crate::report::gate::Thresholds;
 use crate::results::store;
 use crate::run::{self, RunOptions};
 use crate::workload::kv::{self, Kv};
+use crate::workload::{ContextOptions, RunContext};
 use crate::{out, outln};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
 /// `hakari run` alone: the kv workload at a small size on every engine, each at `sync`.
@@ -227,4 +230,65 @@ pub fn man(cmd: clap::Command, dir: Option<PathBuf>) -> Result<i32> {
     }
     eprintln!("wrote {written} man pages to {}", dir.display());
     Ok(0)
+}
+
+/// What `hakari crashtest` was asked.
+pub struct CrashOptions {
+    pub engines: String,
+    pub durability: String,
+    pub rounds: usize,
+    pub seed: Option<u64>,
+    pub out: PathBuf,
+    pub data_dir: Option<PathBuf>,
+    pub power_loss: bool,
+    /// `--url` was given: refused, the crash test kills the server it tests.
+    pub url_given: bool,
+}
+
+/// `hakari crashtest`: checks the request, runs the rounds, writes the result file and prints the
+/// verdicts. A broken promise is a finding, not a failure of hakari: exit 3 so scripts can tell.
+pub fn crashtest(options: CrashOptions) -> Result<i32> {
+    if options.url_given {
+        bail!("the crash test takes no --url: it kills the server it tests, so it tests only private servers hakari starts itself (leave --url out)");
+    }
+    let engines = crashtest::parse_engines(&options.engines)?;
+    let levels = Durability::parse_list(&options.durability)?;
+    if options.rounds == 0 {
+        bail!("--rounds must be at least 1");
+    }
+    let crash = if options.power_loss {
+        CrashKind::PowerLoss
+    } else {
+        CrashKind::Process
+    };
+    crashtest::check(&engines, &levels, crash)?;
+    if crash == CrashKind::PowerLoss {
+        if let Some(why) = crashtest::powerloss::unavailable() {
+            bail!("power-loss test needs FUSE: {why}");
+        }
+    }
+    let mut ctx = RunContext::new(ContextOptions {
+        workload: crashtest::NAME,
+        preset: None,
+        seed: options.seed,
+        out_dir: &options.out,
+        data_dir: options.data_dir.as_deref(),
+        url: None,
+        parameters: serde_json::json!({ "rounds": options.rounds, "crash": crash.label() }),
+    })?;
+    crate::measure::install_interrupt_handler();
+    let outcome = crashtest::run(&engines, &levels, options.rounds, crash, &mut ctx);
+    let status = if outcome.is_ok() {
+        "complete"
+    } else {
+        "failed"
+    };
+    let written = ctx
+        .recorder
+        .finish(status, outcome.as_ref().err().map(crate::errors::sentence))?;
+    out!("{}", crate::report::terminal::render(ctx.recorder.result()));
+    if let Some(p) = written {
+        outln!("results: {}", p.display());
+    }
+    Ok(if outcome? > 0 { EXIT_BROKEN_PROMISE } else { 0 })
 }

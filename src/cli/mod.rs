@@ -2,7 +2,7 @@
 //! Nothing here measures, reads result files or knows an engine.
 
 use crate::commands;
-use crate::crashtest::CrashOptions;
+use crate::commands::CrashOptions;
 use crate::durability::Durability;
 use crate::errors::{EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE};
 use crate::measure::Interrupted;
@@ -336,7 +336,7 @@ fn dispatch(command: Command) -> Result<i32> {
             format,
             fail_if_worse,
         } => commands::compare(&base, &new, format, fail_if_worse),
-        Command::Crashtest(args) => crate::crashtest::command(args.options()),
+        Command::Crashtest(args) => commands::crashtest(args.options()),
         Command::Probe {
             what,
             data_dir,

@@ -18,15 +18,15 @@ use subjects::{round, KvSubject, ServerSubject};
 
 use crate::durability::Durability;
 use crate::engine::{Engine, Takes};
-use crate::errors::EXIT_BROKEN_PROMISE;
 use crate::results::{EngineRecord, Measurement, RunFigure};
-use crate::workload::{ContextOptions, RunContext};
-use crate::{out, outln};
+use crate::workload::RunContext;
 use anyhow::{anyhow, bail, Context, Result};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+
+/// The crash test's name in result files.
+pub const NAME: &str = "crashtest";
 
 /// How the committer is crashed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -233,67 +233,6 @@ pub fn run(
     Ok(broken)
 }
 
-/// What `hakari crashtest` was asked.
-pub struct CrashOptions {
-    pub engines: String,
-    pub durability: String,
-    pub rounds: usize,
-    pub seed: Option<u64>,
-    pub out: PathBuf,
-    pub data_dir: Option<PathBuf>,
-    pub power_loss: bool,
-    /// `--url` was given: refused, the crash test kills the server it tests.
-    pub url_given: bool,
-}
-
-/// `hakari crashtest`: checks the request, runs the rounds, writes the result file and prints the
-/// verdicts. A broken promise is a finding, not a failure of hakari: exit 3 so scripts can tell.
-pub fn command(options: CrashOptions) -> Result<i32> {
-    if options.url_given {
-        bail!("the crash test takes no --url: it kills the server it tests, so it tests only private servers hakari starts itself (leave --url out)");
-    }
-    let engines = parse_engines(&options.engines)?;
-    let levels = Durability::parse_list(&options.durability)?;
-    if options.rounds == 0 {
-        bail!("--rounds must be at least 1");
-    }
-    let crash = if options.power_loss {
-        CrashKind::PowerLoss
-    } else {
-        CrashKind::Process
-    };
-    check(&engines, &levels, crash)?;
-    if crash == CrashKind::PowerLoss {
-        if let Some(why) = powerloss::unavailable() {
-            bail!("power-loss test needs FUSE: {why}");
-        }
-    }
-    let mut ctx = RunContext::new(ContextOptions {
-        workload: "crashtest",
-        preset: None,
-        seed: options.seed,
-        out_dir: &options.out,
-        data_dir: options.data_dir.as_deref(),
-        url: None,
-        parameters: serde_json::json!({ "rounds": options.rounds, "crash": crash.label() }),
-    })?;
-    crate::measure::install_interrupt_handler();
-    let outcome = run(&engines, &levels, options.rounds, crash, &mut ctx);
-    let status = if outcome.is_ok() {
-        "complete"
-    } else {
-        "failed"
-    };
-    let written = ctx
-        .recorder
-        .finish(status, outcome.as_ref().err().map(crate::errors::sentence))?;
-    out!("{}", crate::report::terminal::render(ctx.recorder.result()));
-    if let Some(p) = written {
-        outln!("results: {}", p.display());
-    }
-    Ok(if outcome? > 0 { EXIT_BROKEN_PROMISE } else { 0 })
-}
-
 fn summarize(
     engine: &str,
     level: Durability,
@@ -326,7 +265,7 @@ fn summarize(
     config.insert("verdict".into(), verdict.text().into());
     config.insert("crash".into(), crash.label().into());
     let measurement = Measurement {
-        workload: "crashtest".into(),
+        workload: NAME.into(),
         engine: engine.into(),
         durability: level.name().into(),
         threads: 1,

@@ -16,7 +16,39 @@ pub mod terminal;
 pub mod tpch;
 pub mod wisconsin;
 
-use crate::results::Measurement;
+use crate::results::{Measurement, RunResult};
+use crate::workload::Workload as _;
+use crate::workload::{kv::Kv, session::Session, tpcb::Tpcb, tpch::Tpch, wisconsin::Wisconsin};
+
+/// Which workload's tables and charts a run gets, from the name its result file records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Kv,
+    Tpcb,
+    Session,
+    Tpch,
+    Wisconsin,
+    Crashtest,
+    /// A workload this version does not know: shown as plain throughput.
+    Other,
+}
+
+impl Shape {
+    pub fn of(r: &RunResult) -> Shape {
+        let shapes = [
+            (Kv::NAME, Shape::Kv),
+            (Tpcb::NAME, Shape::Tpcb),
+            (Session::NAME, Shape::Session),
+            (Tpch::NAME, Shape::Tpch),
+            (Wisconsin::NAME, Shape::Wisconsin),
+            (crate::crashtest::NAME, Shape::Crashtest),
+        ];
+        shapes
+            .into_iter()
+            .find(|(name, _)| *name == r.workload)
+            .map_or(Shape::Other, |(_, shape)| shape)
+    }
+}
 
 /// Steps in the papers' column order first (insert, fetch, delete, update), then as they came.
 pub fn step_columns(ms: &[Measurement]) -> Vec<String> {

@@ -2,6 +2,7 @@
 
 use super::published;
 use super::table::Table;
+use super::Shape;
 use crate::results::RunResult;
 use crate::units::thousands;
 
@@ -10,7 +11,8 @@ pub fn render(result: &RunResult) -> String {
     let mut out = String::new();
     out.push_str(&environment_line(result));
     out.push('\n');
-    if result.workload == "tpch" {
+    let shape = Shape::of(result);
+    if shape == Shape::Tpch {
         out.push_str(&super::tpch::render(result));
         out.push('\n');
         out.push_str(&mapping_table(result));
@@ -22,18 +24,18 @@ pub fn render(result: &RunResult) -> String {
         }
         return out;
     }
-    if result.workload == "kv" {
+    if shape == Shape::Kv {
         out.push_str(&kv_records_line(result));
     }
-    if result.workload == "crashtest" {
+    if shape == Shape::Crashtest {
         out.push_str(&super::crashtest::render(result));
-    } else if result.workload == "wisconsin" && !result.measurements.is_empty() {
+    } else if shape == Shape::Wisconsin && !result.measurements.is_empty() {
         out.push_str(&wisconsin_table(result));
     } else {
         out.push_str(&throughput_table(result));
     }
     // A Wisconsin run's latency is its query times, already in its table.
-    let latency = if result.workload == "wisconsin" {
+    let latency = if shape == Shape::Wisconsin {
         String::new()
     } else {
         latency_table(result)
@@ -121,11 +123,10 @@ fn throughput_table(r: &RunResult) -> String {
     if ms.is_empty() {
         return "no finished measurements\n".into();
     }
-    if r.workload == "tpcb" {
-        return by_clients_table(r);
-    }
-    if r.workload == "session" {
-        return super::session::tables(r);
+    match Shape::of(r) {
+        Shape::Tpcb => return by_clients_table(r),
+        Shape::Session => return super::session::tables(r),
+        _ => {}
     }
     let steps = super::step_columns(ms);
     let mut headers = vec!["engine".into(), "durability".into(), "threads".into()];

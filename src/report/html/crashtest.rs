@@ -1,6 +1,7 @@
 //! Crash-test verdicts: their own table, and the verdict beside throughput figures.
 
 use super::super::markup::escape;
+use super::super::Shape;
 use crate::results::RunResult;
 use std::fmt::Write;
 
@@ -22,8 +23,10 @@ impl CrashVerdict {
 /// kind of crash).
 pub(super) fn crash_verdicts(runs: &[&RunResult]) -> Vec<CrashVerdict> {
     let mut out: Vec<CrashVerdict> = Vec::new();
-    let mut crash_runs: Vec<&&RunResult> =
-        runs.iter().filter(|r| r.workload == "crashtest").collect();
+    let mut crash_runs: Vec<&&RunResult> = runs
+        .iter()
+        .filter(|r| Shape::of(r) == Shape::Crashtest)
+        .collect();
     crash_runs.sort_by(|a, b| b.started_at.cmp(&a.started_at));
     for r in crash_runs {
         for m in &r.measurements {

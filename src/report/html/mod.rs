@@ -8,6 +8,7 @@ mod wisconsin;
 
 use super::compare;
 use super::markup::escape;
+use super::Shape;
 use crate::results::{store, Measurement, RunResult};
 use crate::units::thousands;
 use anyhow::{bail, Result};
@@ -259,18 +260,19 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
         s.push_str("<p class=problem>This run finished no measurement.</p>");
         return (s, 0);
     }
-    let (body, drawn) = match r.workload.as_str() {
-        "session" => session_body(r),
-        "crashtest" => (crashtest_body(r), 0),
-        "tpch" => super::tpch::html(r),
-        "wisconsin" => wisconsin_section(r),
-        _ => throughput_body(r, verdicts),
+    let shape = Shape::of(r);
+    let (body, drawn) = match shape {
+        Shape::Session => session_body(r),
+        Shape::Crashtest => (crashtest_body(r), 0),
+        Shape::Tpch => super::tpch::html(r),
+        Shape::Wisconsin => wisconsin_section(r),
+        Shape::Kv | Shape::Tpcb | Shape::Other => throughput_body(r, verdicts),
     };
     s.push_str(&body);
     charts += drawn;
 
     // Latency percentiles (a Wisconsin run's are its query times, already in its table).
-    if r.workload != "wisconsin" && ms.iter().any(|m| m.latency.is_some()) {
+    if shape != Shape::Wisconsin && ms.iter().any(|m| m.latency.is_some()) {
         let varying = super::varying_config(ms);
         s.push_str("<table><tr><th>configuration</th><th>step</th><th>p50 µs</th><th>p95 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>retries</th></tr>");
         for m in ms {
@@ -292,7 +294,7 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
         s.push_str("</table>");
     }
     // A tpch section shows its metrics in its own tables.
-    if !r.metrics.is_empty() && r.workload != "tpch" {
+    if !r.metrics.is_empty() && shape != Shape::Tpch {
         s.push_str("<table><tr><th>engine</th><th>derived figure</th><th>value</th></tr>");
         for m in &r.metrics {
             let _ = write!(
