@@ -10,24 +10,8 @@ use crate::units::thousands;
 /// the source's series beneath where it measured the same layout; then rates and stored bytes.
 pub fn tables(r: &RunResult) -> String {
     let ms = &r.measurements;
-    let text = super::config_text;
-    let mut sizes: Vec<u64> = ms.iter().filter_map(session_size).collect();
-    sizes.sort();
-    sizes.dedup();
-    let mut rows: Vec<SessionRow> = Vec::new();
-    for m in ms {
-        let k = (
-            m.engine.clone(),
-            m.durability.clone(),
-            text(m, "layout"),
-            text(m, "compress"),
-            m.threads,
-            m.step.clone(),
-        );
-        if !rows.contains(&k) {
-            rows.push(k);
-        }
-    }
+    let sizes = sizes(ms);
+    let rows = rows(ms);
     let find = |k: &SessionRow, size: u64| session_cell(ms, k, size);
     let labels = [
         "engine",
@@ -55,14 +39,7 @@ pub fn tables(r: &RunResult) -> String {
     // The source's seconds are for 1,000 writes and 10,000 reads; other counts are not comparable.
     let same_counts_as_source = sessions == Some(1000) && reads == Some(10_000);
     for k in &rows {
-        let mut cells = vec![
-            k.0.clone(),
-            k.1.clone(),
-            k.2.clone(),
-            k.3.clone(),
-            k.4.to_string(),
-            k.5.clone(),
-        ];
+        let mut cells = label_cells(k);
         for &s in &sizes {
             cells.push(
                 find(k, s)
@@ -126,24 +103,64 @@ fn published_session_rows(
 }
 
 /// A row of the session tables: engine, level, layout, compression, clients, step.
-type SessionRow = (String, String, String, String, usize, String);
+pub type SessionRow = (String, String, String, String, usize, String);
+
+/// The row a measurement belongs to.
+pub fn row_of(m: &Measurement) -> SessionRow {
+    let text = super::config_text;
+    (
+        m.engine.clone(),
+        m.durability.clone(),
+        text(m, "layout"),
+        text(m, "compress"),
+        m.threads,
+        m.step.clone(),
+    )
+}
+
+/// The rows of a run's measurements, in the order they were measured.
+pub fn rows(ms: &[Measurement]) -> Vec<SessionRow> {
+    let mut rows: Vec<SessionRow> = Vec::new();
+    for k in ms.iter().map(row_of) {
+        if !rows.contains(&k) {
+            rows.push(k);
+        }
+    }
+    rows
+}
+
+/// The session sizes measured, smallest first.
+pub fn sizes(ms: &[Measurement]) -> Vec<u64> {
+    let mut sizes: Vec<u64> = ms.iter().filter_map(session_size).collect();
+    sizes.sort();
+    sizes.dedup();
+    sizes
+}
+
+/// A row's label cells.
+fn label_cells(k: &SessionRow) -> Vec<String> {
+    vec![
+        k.0.clone(),
+        k.1.clone(),
+        k.2.clone(),
+        k.3.clone(),
+        k.4.to_string(),
+        k.5.clone(),
+    ]
+}
 
 fn session_size(m: &Measurement) -> Option<u64> {
     m.config.get("size").and_then(|v| v.as_u64())
 }
 
 /// The measurement of row `k` at session size `size`.
-fn session_cell<'a>(ms: &'a [Measurement], k: &SessionRow, size: u64) -> Option<&'a Measurement> {
-    let text = super::config_text;
-    ms.iter().find(|m| {
-        m.engine == k.0
-            && m.durability == k.1
-            && text(m, "layout") == k.2
-            && text(m, "compress") == k.3
-            && m.threads == k.4
-            && m.step == k.5
-            && session_size(m) == Some(size)
-    })
+pub fn session_cell<'a>(
+    ms: &'a [Measurement],
+    k: &SessionRow,
+    size: u64,
+) -> Option<&'a Measurement> {
+    ms.iter()
+        .find(|m| session_size(m) == Some(size) && row_of(m) == *k)
 }
 
 /// Sessions per second, MB/s of payload, and bytes stored per session, sizes as columns.
@@ -161,14 +178,7 @@ fn rates_table(
         label_columns,
     );
     for k in rows {
-        let mut cells = vec![
-            k.0.clone(),
-            k.1.clone(),
-            k.2.clone(),
-            k.3.clone(),
-            k.4.to_string(),
-            k.5.clone(),
-        ];
+        let mut cells = label_cells(k);
         for &s in sizes {
             cells.push(
                 find(k, s)

@@ -3,6 +3,7 @@
 use super::super::chart::{self, AxisKind, Labels, LineSeries};
 use super::super::markup::escape;
 use super::super::published;
+use super::super::session::{self, SessionRow};
 use crate::results::{Measurement, RunResult};
 use std::fmt::Write;
 
@@ -11,26 +12,12 @@ use std::fmt::Write;
 pub(super) fn session_body(r: &RunResult) -> (String, usize) {
     let mut s = String::new();
     let ms = &r.measurements;
-    let text = super::super::config_text;
     let size = |m: &Measurement| m.config.get("size").and_then(|v| v.as_u64()).unwrap_or(0);
-    let mut sizes: Vec<u64> = ms.iter().map(size).collect();
-    sizes.sort();
-    sizes.dedup();
+    let sizes = session::sizes(ms);
+    let rows = session::rows(ms);
     let mut charts = 0;
     for step in ["write", "read"] {
-        let mut keys: Vec<(String, String, String, String, usize)> = Vec::new();
-        for m in ms.iter().filter(|m| m.step == step) {
-            let k = (
-                m.engine.clone(),
-                m.durability.clone(),
-                text(m, "layout"),
-                text(m, "compress"),
-                m.threads,
-            );
-            if !keys.contains(&k) {
-                keys.push(k);
-            }
-        }
+        let keys: Vec<&SessionRow> = rows.iter().filter(|k| k.5 == step).collect();
         if keys.is_empty() {
             continue;
         }
@@ -38,17 +25,8 @@ pub(super) fn session_body(r: &RunResult) -> (String, usize) {
         let mut lines = Vec::new();
         let mut drawn_published: Vec<(String, String)> = Vec::new();
         for k in &keys {
-            let of_key: Vec<&Measurement> = ms
-                .iter()
-                .filter(|m| {
-                    m.step == step
-                        && m.engine == k.0
-                        && m.durability == k.1
-                        && text(m, "layout") == k.2
-                        && text(m, "compress") == k.3
-                        && m.threads == k.4
-                })
-                .collect();
+            let of_key: Vec<&Measurement> =
+                ms.iter().filter(|m| session::row_of(m) == **k).collect();
             let _ = write!(
                 s,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{}</td>",
