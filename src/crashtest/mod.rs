@@ -166,9 +166,9 @@ pub fn run(
             (Engine::Sql(e), Some(server)) => {
                 eprintln!("crash test: initializing a {} data directory", e.name());
                 let dir = ctx.fresh_dir(&format!("crash-{}-initialized", e.name()))?;
-                server
-                    .init(&dir, ctx.data_root())
-                    .with_context(|| format!("cannot initialize a private {} server", e.name()))?;
+                server.init(&dir, ctx.data_root()).with_context(|| {
+                    format!("cannot initialize a private {} server", server.name())
+                })?;
                 Some(dir)
             }
             _ => None,
