@@ -12,7 +12,7 @@ use crate::report;
 use crate::report::gate::Thresholds;
 use crate::results::store;
 use crate::run::{self, RunOptions};
-use crate::workload::kv::{self, Kv};
+use crate::workload::kv;
 use crate::workload::{ContextOptions, RunContext};
 use crate::{out, outln};
 use anyhow::{bail, Context, Result};
@@ -29,7 +29,7 @@ pub fn tour() -> Result<i32> {
         out: PathBuf::from("results"),
         ..RunOptions::default()
     };
-    run::execute(&mut Kv { params }, &options)
+    run::execute(&mut params, &options)
 }
 
 pub fn engines(format: Format) -> Result<i32> {
@@ -108,7 +108,7 @@ pub fn probe(what: &str, dir: &Path, seconds: f64) -> Result<i32> {
 /// The committing child process of the crash test.
 pub fn crash_child(engine: &str, durability: &str, dir: &Path, ack: &Path) -> Result<i32> {
     crate::crashtest::child(
-        engine::kv_engine(engine)?,
+        &*engine::kv_engine(engine)?,
         Durability::parse(durability)?,
         dir,
         ack,

@@ -6,7 +6,7 @@ use crate::errors::{EXIT_ERROR, EXIT_GATE_FAILED, EXIT_INTERRUPTED};
 use crate::measure::{self, Interrupted};
 use crate::report;
 use crate::report::gate::Requirement;
-use crate::workload::{ContextOptions, RunContext, Workload};
+use crate::workload::{default_engines, ContextOptions, RunContext, Workload};
 use crate::{out, outln};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
@@ -16,6 +16,8 @@ use std::path::PathBuf;
 pub struct RunOptions {
     /// `--engine`, comma-separated; None: the workload's defaults.
     pub engines: Option<String>,
+    /// `--preset`: a paper's parameters (already in the workload's), recorded by name.
+    pub preset: Option<String>,
     /// `--durability`; None: the workload's (or preset's) default levels.
     pub durability: Option<Vec<Durability>>,
     pub seed: Option<u64>,
@@ -32,7 +34,7 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
     let names = options
         .engines
         .as_deref()
-        .unwrap_or(workload.default_engines());
+        .unwrap_or(default_engines::<W>(options.preset.as_deref()));
     let engines = W::TAKES.parse(names)?;
     let plan = workload.plan(&engines, options.durability.as_deref())?;
     if plan.configs.is_empty() {
@@ -47,12 +49,12 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
     }
     let mut ctx = RunContext::new(ContextOptions {
         workload: W::NAME,
-        preset: workload.preset(),
+        preset: options.preset.as_deref(),
         seed: options.seed,
         out_dir: &options.out,
         data_dir: options.data_dir.as_deref(),
         url: options.url.as_deref(),
-        parameters: serde_json::to_value(workload.params())?,
+        parameters: serde_json::to_value(&*workload)?,
     })?;
     for n in plan.notes {
         eprintln!("note: {n}");
@@ -75,7 +77,7 @@ fn run_each<W: Workload>(
 ) -> Result<()> {
     let mut failed = Vec::new();
     for (i, config) in configs.iter().enumerate() {
-        let label = workload.label(config);
+        let label = config.to_string();
         eprintln!("[{}/{}] {label}", i + 1, configs.len());
         match workload
             .run_config(config, ctx)

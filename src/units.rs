@@ -99,11 +99,15 @@ mod tests {
 
     #[test]
     fn durations_take_the_unit_that_fits() {
-        assert_eq!(duration(125.4), "125 s");
-        assert_eq!(duration(1.254), "1.25 s");
-        assert_eq!(duration(0.0342), "34.2 ms");
-        assert_eq!(duration(0.000_25), "250 us");
-        assert_eq!(duration(0.000_000_116), "0.12 us");
+        for (input, expected) in [
+            (125.4, "125 s"),
+            (1.254, "1.25 s"),
+            (0.0342, "34.2 ms"),
+            (0.000_25, "250 us"),
+            (0.000_000_116, "0.12 us"),
+        ] {
+            assert_eq!(duration(input), expected, "duration({input:?})");
+        }
     }
 
     #[test]

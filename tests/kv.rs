@@ -21,7 +21,11 @@ fn every_engine_runs_every_level_it_offers() {
     }
 }
 
-fn run_levels(engine: &dyn hakari::engine::KvEngine, levels: &[Durability], threads: &[usize]) {
+fn run_levels(
+    engine: hakari::engine::Named<dyn hakari::engine::KvEngine>,
+    levels: &[Durability],
+    threads: &[usize],
+) {
     if levels.is_empty() {
         return;
     }
@@ -129,13 +133,11 @@ fn bad_input_exits_non_zero_with_one_clear_line() {
             "unknown durability level 'fast'",
         ),
         (vec!["run", "kv", "--key-size", "4"], "at least 8 bytes"),
-        (vec!["run", "kv", "--value-size", "12Q"], "bad --value-size"),
         (vec!["run", "kv", "--threads", "0"], "at least 1"),
         (
             vec!["run", "kv", "--batches", "0"],
             "--batches must be at least 1",
         ),
-        (vec!["run", "kv", "--txn-size", "3"], "--txn-size takes"),
         (
             vec!["run", "kv", "--data-dir", "/nonexistent/dir"],
             "does not exist",
@@ -149,6 +151,28 @@ fn bad_input_exits_non_zero_with_one_clear_line() {
         let err = stderr(&o);
         assert!(err.contains(expected), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
+    }
+    // A value the flag cannot parse is bad usage (exit 2), named in the error's first line.
+    let unparsable = [
+        (
+            vec!["run", "kv", "--value-size", "12Q"],
+            "for '--value-size <BYTES>'",
+        ),
+        (
+            vec!["run", "kv", "--txn-size", "3"],
+            "--txn-size takes 'op' or 'batch'",
+        ),
+    ];
+    for (args, expected) in unparsable {
+        let mut all = args.clone();
+        all.extend(["--out", out]);
+        let o = hakari(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.lines().next().unwrap_or("").contains(expected),
+            "{args:?}: {err}"
+        );
     }
     assert!(result_files(out_dir.path()).is_empty());
     let o = hakari(&["run", "kv", "--no-such-flag"]);

@@ -298,7 +298,10 @@ fn every_sql_engine_keeps_the_connection_contract() {
     }
 }
 
-fn connection_contract(engine: &dyn hakari::engine::SqlEngine, level: Durability) {
+fn connection_contract(
+    engine: hakari::engine::Named<dyn hakari::engine::SqlEngine>,
+    level: Durability,
+) {
     use hakari::engine::sql::{SqlOptions, SqlValue};
     let name = format!("{} at {level}", engine.name());
     {

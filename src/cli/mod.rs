@@ -176,6 +176,7 @@ impl<F: Args> WorkloadArgs<F> {
         let c = &self.common;
         Ok(RunOptions {
             engines: c.engine.clone(),
+            preset: c.preset.clone(),
             durability: c
                 .durability
                 .as_deref()
@@ -204,35 +205,35 @@ impl<F: Args> WorkloadArgs<F> {
 #[derive(Args, Clone, Debug)]
 pub struct CommonArgs {
     /// Engines to run, comma-separated (see `hakari engines`).
-    #[arg(long, short = 'e')]
+    #[arg(long, short = 'e', value_name = "LIST")]
     pub engine: Option<String>,
     /// Durability levels, comma-separated: none, sync, write-nosync, nosync, in-memory.
     /// Levels named here that an engine does not offer are refused.
-    #[arg(long, short = 'd')]
+    #[arg(long, short = 'd', value_name = "LEVELS")]
     pub durability: Option<String>,
     /// A paper's exact parameters (kv: bdb-11gr2, bdb-4.3).
-    #[arg(long, short = 'p')]
+    #[arg(long, short = 'p', value_name = "NAME")]
     pub preset: Option<String>,
     /// Times each step is repeated (each run on fresh data).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub runs: Option<usize>,
     /// Seed of every random choice; the result file records it so a run can be replayed.
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// Where result files go.
-    #[arg(long, default_value = "results")]
+    #[arg(long, default_value = "results", value_name = "DIR")]
     pub out: PathBuf,
     /// Directory for the databases; hakari works only in a subdirectory it creates there and
     /// removes it after. Default: a fresh temporary directory.
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
     /// Worker thread (client) counts, comma-separated (e.g. 1,2,4,8): each worker has its own
     /// handle or connection.
-    #[arg(long, short = 't', visible_alias = "clients")]
+    #[arg(long, short = 't', visible_alias = "clients", value_name = "COUNTS")]
     pub threads: Option<String>,
     /// Server URL for server engines (postgres://user@host:port/db, mysql://..., redis://...).
     /// Without it, hakari starts a private server when the server's binaries are installed.
-    #[arg(long)]
+    #[arg(long, value_name = "URL")]
     pub url: Option<String>,
     /// Also write an HTML report of this run beside its result file (<out>/<run-id>.html).
     #[arg(long)]

@@ -18,7 +18,7 @@ use subjects::{round, KvSubject, ServerSubject};
 
 use crate::durability::Durability;
 use crate::engine::{Engine, Takes};
-use crate::results::{EngineRecord, Measurement, RunFigure};
+use crate::results::{Measurement, RunFigure};
 use crate::workload::RunContext;
 use anyhow::{anyhow, bail, Context, Result};
 use rand::SeedableRng;
@@ -74,6 +74,13 @@ impl Verdict {
             (true, false) => Verdict::AllowedLoss,
             (true, true) => Verdict::Broken,
         }
+    }
+
+    /// The verdict a result file records as `text`.
+    pub fn parse(text: &str) -> Option<Verdict> {
+        [Verdict::Kept, Verdict::AllowedLoss, Verdict::Broken]
+            .into_iter()
+            .find(|v| v.text() == text)
     }
 
     pub fn text(self) -> &'static str {
@@ -212,16 +219,11 @@ pub fn run(
                     "private (started by hakari; its process tree killed with SIGKILL and restarted each round)".into(),
                 );
             }
-            ctx.recorder.engine(EngineRecord {
-                engine: target.name().into(),
-                version: match target {
-                    Engine::Kv(e) => e.version(),
-                    Engine::Sql(_) => version.unwrap_or_else(|| "unknown".into()),
-                },
-                durability: level.name().into(),
-                durability_mapping: target.mapping(level).unwrap_or_default(),
-                settings,
-            });
+            let version = match target {
+                Engine::Kv(e) => e.version(),
+                Engine::Sql(_) => version.unwrap_or_else(|| "unknown".into()),
+            };
+            ctx.record_engine(target, level, version, settings);
             let (measurement, verdict) = summarize(target.name(), level, crash, &found);
             broken += usize::from(verdict == Verdict::Broken);
             ctx.recorder.measurement(measurement)?;

@@ -6,6 +6,7 @@ use super::{powerloss, CrashKind, Round};
 use crate::durability::Durability;
 use crate::engine::kv::{KvEngine, KvOptions};
 use crate::engine::sql::{SqlEngine, SqlOptions, SqlValue};
+use crate::engine::Named;
 use crate::server::{Launched, PrivateServer, ServerOptions};
 use crate::workload::sql::section_statement;
 use anyhow::{anyhow, bail, Context, Result};
@@ -139,7 +140,7 @@ fn acknowledged(ack: &Path) -> u64 {
 
 /// An embedded key-value engine: a child process commits; it is killed, the database reopened.
 pub(super) struct KvSubject {
-    engine: &'static dyn KvEngine,
+    engine: Named<dyn KvEngine>,
     level: Durability,
     ack: PathBuf,
     /// Where the child works, and where the database is reopened from (for a power loss: the
@@ -152,7 +153,7 @@ pub(super) struct KvSubject {
 
 impl KvSubject {
     pub(super) fn new(
-        engine: &'static dyn KvEngine,
+        engine: Named<dyn KvEngine>,
         level: Durability,
         crash: CrashKind,
         dir: &Path,
@@ -269,7 +270,7 @@ const SQL: &str = include_str!("sql/commits.sql");
 /// thread commits over its own connection; the server's process tree is killed and the server
 /// started again on the same directory.
 pub(super) struct ServerSubject {
-    engine: &'static dyn SqlEngine,
+    engine: Named<dyn SqlEngine>,
     server: &'static dyn PrivateServer,
     level: Durability,
     dir: PathBuf,
@@ -284,7 +285,7 @@ pub(super) struct ServerSubject {
 impl ServerSubject {
     /// A subject on `dir`, a copy of an initialized data directory under `owner_root`.
     pub(super) fn new(
-        engine: &'static dyn SqlEngine,
+        engine: Named<dyn SqlEngine>,
         server: &'static dyn PrivateServer,
         level: Durability,
         dir: PathBuf,

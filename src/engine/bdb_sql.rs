@@ -4,7 +4,10 @@
 //! A database `x.db` keeps its Berkeley DB environment (regions, logs) in `x.db-journal/`.
 
 use super::kv::Conflict;
-use super::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
+use super::sql::{
+    Dialect, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue,
+    Stmt, Visit,
+};
 use crate::durability::Durability;
 use anyhow::{anyhow, bail, Context, Result};
 use std::ffi::{c_char, c_double, c_int, c_void, CStr, CString};
@@ -23,18 +26,11 @@ struct Sqlite3Stmt {
     _opaque: [u8; 0],
 }
 
-const SQLITE_OK: c_int = 0;
-const SQLITE_BUSY: c_int = 5;
-const SQLITE_LOCKED: c_int = 6;
-const SQLITE_ROW: c_int = 100;
-const SQLITE_DONE: c_int = 101;
-const SQLITE_INTEGER: c_int = 1;
-const SQLITE_FLOAT: c_int = 2;
-const SQLITE_TEXT: c_int = 3;
-const SQLITE_BLOB: c_int = 4;
-const SQLITE_OPEN_READWRITE: c_int = 0x2;
-const SQLITE_OPEN_CREATE: c_int = 0x4;
-const SQLITE_OPEN_FULLMUTEX: c_int = 0x10000;
+// Result and type codes are SQLite's, which Berkeley DB's SQL library keeps.
+use rusqlite::ffi::{
+    SQLITE_BLOB, SQLITE_BUSY, SQLITE_DONE, SQLITE_FLOAT, SQLITE_INTEGER, SQLITE_LOCKED, SQLITE_OK,
+    SQLITE_OPEN_CREATE, SQLITE_OPEN_FULLMUTEX, SQLITE_OPEN_READWRITE, SQLITE_ROW, SQLITE_TEXT,
+};
 /// SQLITE_TRANSIENT: the library copies bound text and blobs.
 const TRANSIENT: isize = -1;
 
@@ -132,7 +128,6 @@ fn load() -> Result<Api> {
 }
 
 pub struct BdbSql;
-pub static BDB_SQL: BdbSql = BdbSql;
 
 /// The SQLite-compatible version string the library reports, with Berkeley DB's own version.
 pub fn version() -> Result<String> {
@@ -158,9 +153,6 @@ fn pragma(level: Durability) -> std::result::Result<&'static str, String> {
 }
 
 impl SqlEngine for BdbSql {
-    fn name(&self) -> &'static str {
-        "bdb-sql"
-    }
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
     }
@@ -217,7 +209,7 @@ impl BdbSqlDatabase {
         let mut conn = BdbSqlConnection {
             api: a,
             db,
-            statements: Vec::new(),
+            statements: Prepared::default(),
         };
         if rc != SQLITE_OK {
             bail!(
@@ -267,7 +259,7 @@ impl SqlDatabase for BdbSqlDatabase {
 struct BdbSqlConnection {
     api: &'static Api,
     db: *mut Sqlite3,
-    statements: Vec<*mut Sqlite3Stmt>,
+    statements: Prepared<*mut Sqlite3Stmt>,
 }
 
 // SAFETY: the connection is opened with SQLITE_OPEN_FULLMUTEX and used by one thread at a time.
@@ -386,10 +378,7 @@ impl BdbSqlConnection {
     }
 
     fn stmt(&self, s: Stmt) -> Result<*mut Sqlite3Stmt> {
-        self.statements
-            .get(s.0)
-            .copied()
-            .context("unknown prepared statement")
+        self.statements.get(s).copied()
     }
 }
 
@@ -417,8 +406,7 @@ impl SqlConnection for BdbSqlConnection {
     }
     fn prepare(&mut self, sql: &str) -> Result<Stmt> {
         let stmt = self.raw_prepare(sql)?;
-        self.statements.push(stmt);
-        Ok(Stmt(self.statements.len() - 1))
+        Ok(self.statements.add(stmt))
     }
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
         let s = self.stmt(stmt)?;
@@ -426,14 +414,9 @@ impl SqlConnection for BdbSqlConnection {
         self.run(s, &mut |_| {})?;
         Ok(unsafe { (self.api.changes)(self.db) } as u64)
     }
-    fn query_prepared(
-        &mut self,
-        stmt: Stmt,
-        params: &[SqlValue],
-        visit: &mut dyn FnMut(&[SqlValue]),
-    ) -> Result<u64> {
+    fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
         let s = self.stmt(stmt)?;
-        self.bind(s, params)?;
+        self.bind(s, args)?;
         self.run(s, visit)
     }
     fn begin(&mut self) -> Result<()> {
@@ -446,12 +429,7 @@ impl SqlConnection for BdbSqlConnection {
         self.execute("ROLLBACK").map(|_| ())
     }
     /// One transaction of prepared inserts, as for SQLite.
-    fn bulk_load(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        rows: &mut dyn Iterator<Item = Row>,
-    ) -> Result<u64> {
+    fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
         let sql = crate::engine::sql::insert_sql(table, columns);
         let stmt = self.raw_prepare(&sql)?;
         let mut n = 0;
@@ -482,7 +460,7 @@ impl SqlConnection for BdbSqlConnection {
 
 impl Drop for BdbSqlConnection {
     fn drop(&mut self) {
-        for s in self.statements.drain(..) {
+        for s in self.statements.drain() {
             unsafe { (self.api.finalize)(s) };
         }
         unsafe { (self.api.close)(self.db) };
@@ -492,7 +470,7 @@ impl Drop for BdbSqlConnection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::sqlite::SQLITE_SQL;
+    use crate::engine::sqlite::SqliteSql;
 
     fn options(dir: &std::path::Path) -> SqlOptions {
         SqlOptions {
@@ -510,8 +488,8 @@ mod tests {
     fn coexists_with_the_bundled_sqlite_and_is_berkeley_db() {
         let a = tempfile::tempdir().unwrap();
         let b = tempfile::tempdir().unwrap();
-        let bdb = BDB_SQL.open(&options(a.path())).unwrap();
-        let lite = SQLITE_SQL.open(&options(b.path())).unwrap();
+        let bdb = BdbSql.open(&options(a.path())).unwrap();
+        let lite = SqliteSql.open(&options(b.path())).unwrap();
         let (mut cb, mut cl) = (bdb.connect().unwrap(), lite.connect().unwrap());
         cb.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
             .unwrap();

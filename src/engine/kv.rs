@@ -112,8 +112,6 @@ pub trait KvSession {
 
 /// A key-value engine as registered: what it offers and how to open it.
 pub trait KvEngine: Sync {
-    /// The name users type (`--engine NAME`).
-    fn name(&self) -> &'static str;
     /// The library's version, as it reports it at run time.
     fn version(&self) -> String;
     /// How this engine honours `level`: `Ok(the knobs it sets)`, or `Err(why it cannot)`.

@@ -9,12 +9,8 @@ use heed::{Database, Env, EnvFlags, EnvOpenOptions, RoTxn, RwTxn, WithTls};
 pub struct Lmdb;
 
 const MAX_KEY_BYTES: usize = 511;
-pub static LMDB: Lmdb = Lmdb;
 
 impl KvEngine for Lmdb {
-    fn name(&self) -> &'static str {
-        "lmdb"
-    }
     fn version(&self) -> String {
         let v = heed::lmdb_version();
         format!("{}.{}.{}", v.major, v.minor, v.patch)

@@ -19,25 +19,15 @@ const MAX_KEY: usize = 250;
 const ITEM_OVERHEAD: u64 = 512;
 
 pub struct Memcached;
-pub static MEMCACHED: Memcached = Memcached;
 
 impl KvEngine for Memcached {
-    fn name(&self) -> &'static str {
-        "memcached"
-    }
     fn ordered_scan(&self) -> bool {
         false
     }
     fn version(&self) -> String {
-        crate::server::find(&["memcached"])
-            .and_then(|p| std::process::Command::new(p).arg("-V").output().ok())
-            .map(|o| {
-                String::from_utf8_lossy(&o.stdout)
-                    .trim()
-                    .trim_start_matches("memcached ")
-                    .to_string()
-            })
-            .unwrap_or_else(|| "server (not installed here)".into())
+        crate::server::installed_version("memcached", "-V", |out| {
+            Some(out.trim().trim_start_matches("memcached ").to_string())
+        })
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         match level {
@@ -46,21 +36,14 @@ impl KvEngine for Memcached {
         }
     }
     fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>> {
-        let (url, private) = match &options.url {
-            Some(url) => (url.clone(), None),
-            None => {
-                let s = server::PRIVATE.start(
-                    &options.dir,
-                    &ServerOptions {
-                        value_bytes: options.value_size as u64,
-                        records: options.expected_records * options.value_sizes.max(1),
-                        ..ServerOptions::at(options.durability)
-                    },
-                    &options.dir,
-                )?;
-                (s.url.clone(), Some(s))
-            }
-        };
+        let (url, private) = crate::server::given_or_started(&options.url, || {
+            let sized = ServerOptions {
+                value_bytes: options.value_size as u64,
+                records: options.expected_records * options.value_sizes.max(1),
+                ..ServerOptions::at(options.durability)
+            };
+            server::PRIVATE.start(&options.dir, &sized, &options.dir)
+        })?;
         let address = url
             .strip_prefix("memcache://")
             .or_else(|| url.strip_prefix("memcached://"))

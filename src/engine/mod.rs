@@ -24,31 +24,64 @@ use anyhow::{bail, Result};
 pub use kv::{KvEngine, KvOptions, KvSession, KvStore};
 pub use sql::{SqlConnection, SqlDatabase, SqlEngine, SqlOptions};
 
-/// A registered engine: a key-value store or a SQL database.
+/// A registered engine: a key-value store or a SQL database, under the name users type.
 #[derive(Clone, Copy)]
 pub enum Engine {
-    Kv(&'static dyn KvEngine),
-    Sql(&'static dyn SqlEngine),
+    Kv(Named<dyn KvEngine>),
+    Sql(Named<dyn SqlEngine>),
 }
 
 /// Every engine this build has, in the order tables list them: the key-value family (ordered
 /// stores, then the caches), then the SQL engines. `sqlite` is registered in both families.
+/// The name given here is the engine's only name: `--engine NAME`, tables, result files.
 pub fn all() -> Vec<Engine> {
     vec![
-        Engine::Kv(&bdb::BDB),
-        Engine::Kv(&lmdb::LMDB),
-        Engine::Kv(&rocksdb::ROCKSDB),
-        Engine::Kv(&sqlite::SQLITE_KV),
-        Engine::Kv(&null::NULL),
-        Engine::Kv(&redis::REDIS),
-        Engine::Kv(&memcached::MEMCACHED),
-        Engine::Sql(&sqlite::SQLITE_SQL),
-        Engine::Sql(&bdb_sql::BDB_SQL),
-        Engine::Sql(&postgres::POSTGRES),
-        Engine::Sql(&mysql::MYSQL),
+        Engine::Kv(Named::new("bdb", &bdb::Bdb)),
+        Engine::Kv(Named::new("lmdb", &lmdb::Lmdb)),
+        Engine::Kv(Named::new("rocksdb", &rocksdb::RocksDb)),
+        Engine::Kv(Named::new("sqlite", &sqlite::SqliteKv)),
+        Engine::Kv(Named::new("null", &null::Null)),
+        Engine::Kv(Named::new("redis", &redis::Redis)),
+        Engine::Kv(Named::new("memcached", &memcached::Memcached)),
+        Engine::Sql(Named::new("sqlite", &sqlite::SqliteSql)),
+        Engine::Sql(Named::new("bdb-sql", &bdb_sql::BdbSql)),
+        Engine::Sql(Named::new("postgres", &postgres::Postgres)),
+        Engine::Sql(Named::new("mysql", &mysql::Mysql)),
         #[cfg(feature = "duckdb")]
-        Engine::Sql(&duckdb::DUCKDB),
+        Engine::Sql(Named::new("duckdb", &duckdb::Duckdb)),
     ]
+}
+
+/// An engine with the name it is registered under; it derefs to the engine's trait.
+pub struct Named<E: ?Sized + 'static> {
+    name: &'static str,
+    engine: &'static E,
+}
+
+impl<E: ?Sized> Named<E> {
+    pub const fn new(name: &'static str, engine: &'static E) -> Named<E> {
+        Named { name, engine }
+    }
+
+    /// The name users type (`--engine NAME`).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl<E: ?Sized> Clone for Named<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E: ?Sized> Copy for Named<E> {}
+
+impl<E: ?Sized> std::ops::Deref for Named<E> {
+    type Target = E;
+    fn deref(&self) -> &E {
+        self.engine
+    }
 }
 
 /// Optional engines this build was made without, with the feature that builds them in.
@@ -222,7 +255,7 @@ pub fn names(engines: &[Engine]) -> String {
 }
 
 /// Every ordered key-value engine (the kv workload's and the tour's).
-pub fn kv_engines() -> Vec<&'static dyn KvEngine> {
+pub fn kv_engines() -> Vec<Named<dyn KvEngine>> {
     Takes::OrderedKv
         .engines()
         .into_iter()
@@ -231,7 +264,7 @@ pub fn kv_engines() -> Vec<&'static dyn KvEngine> {
 }
 
 /// Every SQL engine this build has.
-pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
+pub fn sql_engines() -> Vec<Named<dyn SqlEngine>> {
     Takes::Sql
         .engines()
         .into_iter()
@@ -240,37 +273,26 @@ pub fn sql_engines() -> Vec<&'static dyn SqlEngine> {
 }
 
 /// Looks a key-value engine up by the name a user typed.
-pub fn kv_engine(name: &str) -> Result<&'static dyn KvEngine> {
-    Ok(parse_kv_engines(name)?[0])
+pub fn kv_engine(name: &str) -> Result<Named<dyn KvEngine>> {
+    let found = Takes::OrderedKv.parse(name)?[0].as_kv();
+    found.ok_or_else(|| anyhow::anyhow!("'{name}' is not a key-value engine"))
 }
 
-/// Parses `--engine a,b,c` for key-value workloads.
-pub fn parse_kv_engines(list: &str) -> Result<Vec<&'static dyn KvEngine>> {
-    Ok(Takes::OrderedKv
-        .parse(list)?
-        .into_iter()
-        .filter_map(Engine::as_kv)
-        .collect())
-}
-
-/// Parses `--engine a,b` for SQL workloads.
-pub fn parse_sql_engines(list: &str) -> Result<Vec<&'static dyn SqlEngine>> {
-    Ok(Takes::Sql
-        .parse(list)?
-        .into_iter()
-        .filter_map(Engine::as_sql)
-        .collect())
+/// Looks a SQL engine up by the name a user typed.
+pub fn sql_engine(name: &str) -> Result<Named<dyn SqlEngine>> {
+    let found = Takes::Sql.parse(name)?[0].as_sql();
+    found.ok_or_else(|| anyhow::anyhow!("'{name}' is not a SQL engine"))
 }
 
 impl Engine {
-    pub fn as_kv(self) -> Option<&'static dyn KvEngine> {
+    pub fn as_kv(self) -> Option<Named<dyn KvEngine>> {
         match self {
             Engine::Kv(e) => Some(e),
             Engine::Sql(_) => None,
         }
     }
 
-    pub fn as_sql(self) -> Option<&'static dyn SqlEngine> {
+    pub fn as_sql(self) -> Option<Named<dyn SqlEngine>> {
         match self {
             Engine::Sql(e) => Some(e),
             Engine::Kv(_) => None,

@@ -3,7 +3,10 @@
 //! private server (src/server/mariadb.rs) configured for the durability level.
 
 use super::kv::Conflict;
-use super::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
+use super::sql::{
+    Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions,
+    SqlValue, Stmt, Visit,
+};
 use crate::durability::Durability;
 use crate::results::redact::redact;
 use crate::server::mariadb as server;
@@ -30,12 +33,8 @@ pub fn describe_error(e: &mysql::Error) -> String {
 }
 
 pub struct Mysql;
-pub static MYSQL: Mysql = Mysql;
 
 impl SqlEngine for Mysql {
-    fn name(&self) -> &'static str {
-        "mysql"
-    }
     fn dialect(&self) -> Dialect {
         Dialect::Mysql
     }
@@ -124,7 +123,7 @@ impl SqlDatabase for MysqlDatabase {
             .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&describe_error(&e))))?;
         Ok(Box::new(MysqlConnection {
             conn,
-            statements: Vec::new(),
+            statements: Prepared::default(),
             in_transaction: false,
             local_infile: self.local_infile,
         }))
@@ -141,13 +140,8 @@ impl SqlDatabase for MysqlDatabase {
     }
     fn settings(&self) -> Vec<(String, String)> {
         let mut out = vec![(
-            "server".to_string(),
-            if self.server.is_some() {
-                "private (started by hakari)"
-            } else {
-                "given by --url"
-            }
-            .to_string(),
+            "server".into(),
+            crate::server::origin(self.server.is_some()).into(),
         )];
         if let Ok(mut c) = Conn::new(self.opts.clone()) {
             for v in [
@@ -183,7 +177,7 @@ impl SqlDatabase for MysqlDatabase {
 
 struct MysqlConnection {
     conn: Conn,
-    statements: Vec<mysql::Statement>,
+    statements: Prepared<mysql::Statement>,
     /// A transaction opened by `begin` is open (bulk loads join it instead of committing it).
     in_transaction: bool,
     local_infile: bool,
@@ -275,31 +269,17 @@ impl SqlConnection for MysqlConnection {
     }
     fn prepare(&mut self, sql: &str) -> Result<Stmt> {
         let s = self.conn.prep(sql).map_err(classify)?;
-        self.statements.push(s);
-        Ok(Stmt(self.statements.len() - 1))
+        Ok(self.statements.add(s))
     }
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
-        let s = self
-            .statements
-            .get(stmt.0)
-            .cloned()
-            .context("unknown prepared statement")?;
+        let s = self.statements.get(stmt)?.clone();
         let values: Vec<Value> = params.iter().map(to_value).collect();
         self.conn.exec_drop(&s, values).map_err(classify)?;
         Ok(self.conn.affected_rows())
     }
-    fn query_prepared(
-        &mut self,
-        stmt: Stmt,
-        params: &[SqlValue],
-        visit: &mut dyn FnMut(&[SqlValue]),
-    ) -> Result<u64> {
-        let s = self
-            .statements
-            .get(stmt.0)
-            .cloned()
-            .context("unknown prepared statement")?;
-        let values: Vec<Value> = params.iter().map(to_value).collect();
+    fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
+        let s = self.statements.get(stmt)?.clone();
+        let values: Vec<Value> = args.iter().map(to_value).collect();
         let rows: Vec<mysql::Row> = self.conn.exec(&s, values).map_err(classify)?;
         for r in &rows {
             let vals: Vec<SqlValue> = r.clone().unwrap().into_iter().map(from_value).collect();
@@ -326,12 +306,7 @@ impl SqlConnection for MysqlConnection {
     /// `LOAD DATA LOCAL INFILE` fed from the batches as they come: the server asks for the
     /// "file" and the handler streams the text (the driver runs it inside the statement, so the
     /// statement runs on a helper thread while this one hands it the batches).
-    fn bulk_load_delimited(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        batches: &mut dyn Iterator<Item = String>,
-    ) -> Result<u64> {
+    fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<String>(4);
         self.conn
             .set_local_infile_handler(Some(mysql::LocalInfileHandler::new(move |_, out| {
@@ -355,7 +330,7 @@ impl SqlConnection for MysqlConnection {
                 outcome.map_err(classify)
             },
             |_| {
-                for text in batches {
+                for text in lines {
                     if tx.send(text).is_err() {
                         break;
                     }
@@ -365,12 +340,7 @@ impl SqlConnection for MysqlConnection {
         )
     }
     /// Multi-row INSERTs of up to ~1MB each, in one transaction (the caller's, when one is open).
-    fn bulk_load(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        rows: &mut dyn Iterator<Item = Row>,
-    ) -> Result<u64> {
+    fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
         let head = format!("INSERT INTO {table} ({}) VALUES ", columns.join(", "));
         let mut sql = String::with_capacity(1 << 20);
         let mut n = 0;

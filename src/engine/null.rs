@@ -5,12 +5,8 @@ use crate::durability::Durability;
 use anyhow::Result;
 
 pub struct Null;
-pub static NULL: Null = Null;
 
 impl KvEngine for Null {
-    fn name(&self) -> &'static str {
-        "null"
-    }
     fn version(&self) -> String {
         env!("CARGO_PKG_VERSION").into()
     }

@@ -3,7 +3,10 @@
 //! a private server (src/server/postgres.rs) configured for the durability level.
 
 use super::kv::Conflict;
-use super::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
+use super::sql::{
+    Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions,
+    SqlValue, Stmt, Visit,
+};
 use crate::durability::Durability;
 use crate::results::redact::redact;
 use crate::server::postgres as server;
@@ -15,15 +18,11 @@ use std::io::Write;
 use std::str::FromStr;
 
 pub struct Postgres;
-pub static POSTGRES: Postgres = Postgres;
 
 /// The schema hakari owns inside a database reached by URL.
 const SCHEMA: &str = "hakari";
 
 impl SqlEngine for Postgres {
-    fn name(&self) -> &'static str {
-        "postgres"
-    }
     fn dialect(&self) -> Dialect {
         Dialect::Postgres
     }
@@ -39,20 +38,15 @@ impl SqlEngine for Postgres {
         Some(&server::PRIVATE)
     }
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
-        let (url, server) = match &options.url {
-            Some(url) => {
-                postgres::Config::from_str(url)
-                    .map_err(|e| anyhow!("bad PostgreSQL URL {}: {e}", redact(url)))?;
-                (url.clone(), None)
-            }
-            None => {
-                let root = options.dir.parent().unwrap_or(&options.dir).to_path_buf();
-                let s = server::PRIVATE
-                    .start(&options.dir, &options.server_options(), &root)
-                    .context("cannot start a private PostgreSQL server")?;
-                (s.url.clone(), Some(s))
-            }
-        };
+        if let Some(url) = &options.url {
+            postgres::Config::from_str(url)
+                .map_err(|e| anyhow!("bad PostgreSQL URL {}: {e}", redact(url)))?;
+        }
+        let (url, server) = crate::server::given_or_started(&options.url, || {
+            let root = options.dir.parent().unwrap_or(&options.dir);
+            let started = server::PRIVATE.start(&options.dir, &options.server_options(), root);
+            started.context("cannot start a private PostgreSQL server")
+        })?;
         let mut admin = Client::connect(&url, NoTls).map_err(|e| {
             anyhow!(
                 "cannot connect to PostgreSQL at {}: {}",
@@ -148,7 +142,7 @@ impl SqlDatabase for PostgresDatabase {
         ))?;
         Ok(Box::new(PostgresConnection {
             client,
-            statements: Vec::new(),
+            statements: Prepared::default(),
         }))
     }
     fn version(&self) -> String {
@@ -161,12 +155,7 @@ impl SqlDatabase for PostgresDatabase {
         let mut out = vec![
             (
                 "server".into(),
-                if self.server.is_some() {
-                    "private (started by hakari)"
-                } else {
-                    "given by --url"
-                }
-                .into(),
+                crate::server::origin(self.server.is_some()).into(),
             ),
             ("schema".into(), SCHEMA.into()),
             (
@@ -202,7 +191,7 @@ impl SqlDatabase for PostgresDatabase {
 
 struct PostgresConnection {
     client: Client,
-    statements: Vec<postgres::Statement>,
+    statements: Prepared<postgres::Statement>,
 }
 
 /// Rewrites `?` placeholders (outside quotes) as `$1`, `$2`, ...
@@ -317,10 +306,7 @@ fn copy_text(v: &SqlValue, out: &mut Vec<u8>) {
 
 impl PostgresConnection {
     fn statement(&self, stmt: Stmt) -> Result<postgres::Statement> {
-        self.statements
-            .get(stmt.0)
-            .cloned()
-            .context("unknown prepared statement")
+        self.statements.get(stmt).cloned()
     }
     fn params(
         stmt: &postgres::Statement,
@@ -373,8 +359,7 @@ impl SqlConnection for PostgresConnection {
             .client
             .prepare(&numbered_placeholders(sql))
             .map_err(classify)?;
-        self.statements.push(s);
-        Ok(Stmt(self.statements.len() - 1))
+        Ok(self.statements.add(s))
     }
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
         let s = self.statement(stmt)?;
@@ -382,14 +367,9 @@ impl SqlConnection for PostgresConnection {
         let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|b| b.as_ref()).collect();
         self.client.execute(&s, &refs).map_err(classify)
     }
-    fn query_prepared(
-        &mut self,
-        stmt: Stmt,
-        params: &[SqlValue],
-        visit: &mut dyn FnMut(&[SqlValue]),
-    ) -> Result<u64> {
+    fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
         let s = self.statement(stmt)?;
-        let p = Self::params(&s, params)?;
+        let p = Self::params(&s, args)?;
         let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|b| b.as_ref()).collect();
         let rows = self.client.query(&s, &refs).map_err(classify)?;
         let mut buf = Vec::new();
@@ -412,67 +392,54 @@ impl SqlConnection for PostgresConnection {
         self.client.batch_execute("ROLLBACK").map_err(classify)
     }
     /// COPY ... FROM STDIN in text format: PostgreSQL's fast path.
-    fn bulk_load(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        rows: &mut dyn Iterator<Item = Row>,
-    ) -> Result<u64> {
-        let mut w = self
-            .client
-            .copy_in(&format!("COPY {table} ({}) FROM STDIN", columns.join(", ")))
-            .map_err(classify)?;
-        let mut buf = Vec::with_capacity(1 << 16);
-        let mut n = 0;
-        for row in rows {
+    fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
+        let sql = format!("COPY {table} ({}) FROM STDIN", columns.join(", "));
+        copy_in(&mut self.client, &sql, rows, |row, buf| {
             for (i, v) in row.iter().enumerate() {
                 if i > 0 {
                     buf.push(b'\t');
                 }
-                copy_text(v, &mut buf);
+                copy_text(v, buf);
             }
             buf.push(b'\n');
-            n += 1;
-            if buf.len() >= 1 << 16 {
-                w.write_all(&buf)?;
-                buf.clear();
-            }
-        }
-        w.write_all(&buf)?;
-        w.finish().map_err(classify)?;
-        Ok(n)
+            1
+        })
     }
 
     fn loads_delimited(&self) -> bool {
         true
     }
 
-    fn bulk_load_delimited(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        batches: &mut dyn Iterator<Item = String>,
-    ) -> Result<u64> {
-        let mut w = self
-            .client
-            .copy_in(&format!(
-                "COPY {table} ({}) FROM STDIN WITH (DELIMITER '|')",
-                columns.join(", ")
-            ))
-            .map_err(classify)?;
-        let mut buf = Vec::with_capacity(1 << 17);
-        let mut n = 0;
-        for batch in batches {
-            n += without_line_end_delimiters(batch.as_bytes(), &mut buf);
-            if buf.len() >= 1 << 16 {
-                w.write_all(&buf)?;
-                buf.clear();
-            }
-        }
-        w.write_all(&buf)?;
-        w.finish().map_err(classify)?;
-        Ok(n)
+    fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
+        let columns = columns.join(", ");
+        let sql = format!("COPY {table} ({columns}) FROM STDIN WITH (DELIMITER '|')");
+        copy_in(&mut self.client, &sql, lines, |batch, buf| {
+            without_line_end_delimiters(batch.as_bytes(), buf)
+        })
     }
+}
+
+/// Runs a COPY ... FROM STDIN, `write` putting each item into the buffer (and saying how many
+/// rows it held); the buffer goes to the server in pieces of about 64 KiB. Returns the rows.
+fn copy_in<T>(
+    client: &mut Client,
+    sql: &str,
+    items: impl Iterator<Item = T>,
+    mut write: impl FnMut(T, &mut Vec<u8>) -> u64,
+) -> Result<u64> {
+    let mut w = client.copy_in(sql).map_err(classify)?;
+    let mut buf = Vec::with_capacity(1 << 17);
+    let mut n = 0;
+    for item in items {
+        n += write(item, &mut buf);
+        if buf.len() >= 1 << 16 {
+            w.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    w.write_all(&buf)?;
+    w.finish().map_err(classify)?;
+    Ok(n)
 }
 
 /// Appends `text` to `out` without the '|' that ends each line (COPY would read it as one more,

@@ -14,24 +14,16 @@ use redis::Commands;
 const PREFIX: &[u8] = b"hakari:";
 
 pub struct Redis;
-pub static REDIS: Redis = Redis;
 
 impl KvEngine for Redis {
-    fn name(&self) -> &'static str {
-        "redis"
-    }
     fn ordered_scan(&self) -> bool {
         false
     }
     fn version(&self) -> String {
-        crate::server::find(&["redis-server"])
-            .and_then(|p| std::process::Command::new(p).arg("--version").output().ok())
-            .and_then(|o| {
-                let text = String::from_utf8_lossy(&o.stdout).to_string();
-                text.split_whitespace()
-                    .find_map(|w| w.strip_prefix("v=").map(String::from))
-            })
-            .unwrap_or_else(|| "server (not installed here)".into())
+        crate::server::installed_version("redis-server", "--version", |out| {
+            out.split_whitespace()
+                .find_map(|w| w.strip_prefix("v=").map(String::from))
+        })
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         server::persistence(level).map(|(aof, fsync)| match aof {
@@ -40,17 +32,10 @@ impl KvEngine for Redis {
         })
     }
     fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>> {
-        let (url, private) = match &options.url {
-            Some(url) => (url.clone(), None),
-            None => {
-                let s = server::PRIVATE.start(
-                    &options.dir,
-                    &ServerOptions::at(options.durability),
-                    &options.dir,
-                )?;
-                (s.url.clone(), Some(s))
-            }
-        };
+        let (url, private) = crate::server::given_or_started(&options.url, || {
+            let at = ServerOptions::at(options.durability);
+            server::PRIVATE.start(&options.dir, &at, &options.dir)
+        })?;
         let client = redis::Client::open(url.as_str())
             .map_err(|e| anyhow!("bad Redis URL {}: {e}", redact(&url)))?;
         let mut con = client
@@ -103,11 +88,7 @@ impl KvEngine for Redis {
                 ("appendfsync".into(), appendfsync),
                 (
                     "instance".into(),
-                    if private.is_some() {
-                        "private (started by hakari)".into()
-                    } else {
-                        "given by --url".into()
-                    },
+                    crate::server::origin(private.is_some()).into(),
                 ),
             ],
             _private: private,

@@ -6,15 +6,11 @@ use anyhow::{Context, Result};
 use rocksdb::{BlockBasedOptions, Cache, Options, WriteBatch, WriteOptions, DB};
 
 pub struct RocksDb;
-pub static ROCKSDB: RocksDb = RocksDb;
 
 /// The RocksDB release the `librocksdb-sys` crate bundles (it has no run-time version call).
 const BUNDLED_VERSION: &str = "10.4.2";
 
 impl KvEngine for RocksDb {
-    fn name(&self) -> &'static str {
-        "rocksdb"
-    }
     fn version(&self) -> String {
         BUNDLED_VERSION.into()
     }

@@ -87,9 +87,15 @@ impl SqlOptions {
     }
 }
 
+/// What a query hands each row to.
+pub type Visit<'a> = dyn FnMut(&[SqlValue]) + 'a;
+/// Rows a bulk load takes, as the generator makes them.
+pub type Rows<'a> = dyn Iterator<Item = Row> + 'a;
+/// Batches of '|'-delimited lines a delimited bulk load takes.
+pub type Lines<'a> = &'a mut dyn Iterator<Item = String>;
+
 /// A SQL engine as registered: what it offers and how to open it.
 pub trait SqlEngine: Sync {
-    fn name(&self) -> &'static str;
     fn dialect(&self) -> Dialect;
     /// How this engine honours `level`: `Ok(the knobs it sets)`, or `Err(why it cannot)`.
     fn mapping(&self, level: Durability) -> std::result::Result<String, String>;
@@ -119,6 +125,36 @@ pub trait SqlDatabase: Send + Sync {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stmt(pub usize);
 
+/// A connection's prepared statements, by the handle [`Stmt`] it gave out: the driver's own
+/// statements, or (for drivers whose statement borrows its connection, so it cannot be kept
+/// beside it) the SQL text, prepared again through the driver's statement cache at each use.
+pub struct Prepared<T>(Vec<T>);
+
+impl<T> Default for Prepared<T> {
+    fn default() -> Self {
+        Prepared(Vec::new())
+    }
+}
+
+impl<T> Prepared<T> {
+    pub fn add(&mut self, statement: T) -> Stmt {
+        self.0.push(statement);
+        Stmt(self.0.len() - 1)
+    }
+
+    pub fn get(&self, stmt: Stmt) -> Result<&T> {
+        match self.0.get(stmt.0) {
+            Some(statement) => Ok(statement),
+            None => anyhow::bail!("unknown prepared statement"),
+        }
+    }
+
+    /// Every statement, for closing them.
+    pub fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
+        self.0.drain(..)
+    }
+}
+
 /// One client's connection. SQL uses `?` placeholders everywhere; engines whose driver wants
 /// `$1` rewrite them. Conflicts (deadlock, serialization failure, busy) are returned as
 /// [`crate::engine::kv::Conflict`] so callers retry the transaction.
@@ -130,25 +166,15 @@ pub trait SqlConnection {
     fn prepare(&mut self, sql: &str) -> Result<Stmt>;
     /// Runs a prepared statement that returns no rows; returns rows affected.
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64>;
-    /// Runs a prepared query, handing each row to `visit`; returns the number of rows.
-    fn query_prepared(
-        &mut self,
-        stmt: Stmt,
-        params: &[SqlValue],
-        visit: &mut dyn FnMut(&[SqlValue]),
-    ) -> Result<u64>;
+    /// Runs a prepared query with `args`, handing each row to `visit`; returns the number of rows.
+    fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64>;
     fn begin(&mut self) -> Result<()>;
     fn commit(&mut self) -> Result<()>;
     fn rollback(&mut self) -> Result<()>;
     /// Loads rows through the engine's fast path (COPY, multi-row INSERT, appender, one
     /// transaction of prepared inserts); returns rows loaded. When the caller has a transaction
     /// open (`begin`), the rows join it and are committed with it.
-    fn bulk_load(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        rows: &mut dyn Iterator<Item = Row>,
-    ) -> Result<u64>;
+    fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64>;
     /// Whether `bulk_load_delimited` works here: an engine whose loader parses delimited text
     /// itself (PostgreSQL's COPY) takes generated text as it is, with no rows built in between.
     fn loads_delimited(&self) -> bool {
@@ -160,7 +186,7 @@ pub trait SqlConnection {
         &mut self,
         table: &str,
         _columns: &[&str],
-        _batches: &mut dyn Iterator<Item = String>,
+        _lines: Lines,
     ) -> Result<u64> {
         anyhow::bail!("this engine loads {table} as rows, not as delimited text")
     }

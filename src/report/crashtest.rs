@@ -1,7 +1,91 @@
-//! The crash test's verdict table in the terminal.
+//! The crash test's view: one row per engine, level and kind of crash, read once from the result
+//! file, for the terminal table, the HTML table and the verdicts shown beside throughput.
+
+use super::table::Table;
+use crate::crashtest::Verdict;
+use crate::results::{Measurement, RunResult};
+
+/// One engine at one level under one kind of crash.
+pub struct CrashRow {
+    pub engine: String,
+    pub durability: String,
+    /// "process crash" or "power loss …", as the test recorded it.
+    pub crash: String,
+    /// None for a verdict this version does not know (a newer result file).
+    pub verdict: Option<Verdict>,
+    pub verdict_text: String,
+    pub rounds: String,
+    pub acknowledged: String,
+    pub lost_total: String,
+    pub lost_max: String,
+    pub corruptions: String,
+}
+
+impl CrashRow {
+    pub fn of(m: &Measurement) -> CrashRow {
+        let text = |k: &str| super::config_text(m, k);
+        let verdict_text = text("verdict");
+        CrashRow {
+            engine: m.engine.clone(),
+            durability: m.durability.clone(),
+            crash: text("crash"),
+            verdict: Verdict::parse(&verdict_text),
+            verdict_text,
+            rounds: text("rounds"),
+            acknowledged: text("acknowledged"),
+            lost_total: text("lost_total"),
+            lost_max: text("lost_max"),
+            corruptions: text("corruptions"),
+        }
+    }
+
+    pub fn is_broken(&self) -> bool {
+        self.verdict == Some(Verdict::Broken)
+    }
+
+    /// The kind of crash in two words: "power loss" or "process crash".
+    pub fn kind(&self) -> &'static str {
+        if self.crash.starts_with("power") {
+            "power loss"
+        } else {
+            "process crash"
+        }
+    }
+
+    /// The cells after engine and durability, as both tables show them.
+    pub fn cells(&self) -> [&str; 7] {
+        [
+            &self.crash,
+            &self.verdict_text,
+            &self.rounds,
+            &self.acknowledged,
+            &self.lost_total,
+            &self.lost_max,
+            &self.corruptions,
+        ]
+    }
+}
+
+/// Every row of a crash-test run.
+pub fn rows(result: &RunResult) -> Vec<CrashRow> {
+    result.measurements.iter().map(CrashRow::of).collect()
+}
+
+/// The column headings of both tables.
+pub const HEADERS: [&str; 9] = [
+    "engine",
+    "durability",
+    "crash",
+    "verdict",
+    "rounds",
+    "acknowledged",
+    "lost (total)",
+    "lost (max)",
+    "corruptions",
+];
 
 /// The verdict table printed after a crash test.
-pub fn render(result: &crate::results::RunResult) -> String {
+pub fn render(result: &RunResult) -> String {
     let crash = |c: Option<&serde_json::Value>| c.and_then(|v| v.as_str()).map(String::from);
     let crashes: Vec<String> = crash(result.parameters.get("crash"))
         .into_iter()
@@ -17,41 +101,11 @@ pub fn render(result: &crate::results::RunResult) -> String {
     } else {
         "Crash test (process killed with SIGKILL while committing, a server with its whole process tree; reopened or restarted with recovery)"
     };
-    let mut t = super::table::Table::new(
-        title,
-        [
-            "engine",
-            "durability",
-            "crash",
-            "verdict",
-            "rounds",
-            "acknowledged",
-            "lost (total)",
-            "lost (max)",
-            "corruptions",
-        ]
-        .map(String::from)
-        .to_vec(),
-        4,
-    );
-    for m in &result.measurements {
-        let get = |k: &str| {
-            m.config
-                .get(k)
-                .map(|v| v.to_string().trim_matches('"').to_string())
-                .unwrap_or_default()
-        };
-        t.row(vec![
-            m.engine.clone(),
-            m.durability.clone(),
-            get("crash"),
-            get("verdict"),
-            get("rounds"),
-            get("acknowledged"),
-            get("lost_total"),
-            get("lost_max"),
-            get("corruptions"),
-        ]);
+    let mut t = Table::new(title, HEADERS.map(String::from).to_vec(), 4);
+    for row in rows(result) {
+        let mut cells = vec![row.engine.clone(), row.durability.clone()];
+        cells.extend(row.cells().map(String::from));
+        t.row(cells);
     }
     t.render()
 }

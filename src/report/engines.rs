@@ -3,18 +3,18 @@
 use super::rows::Rows;
 use super::table::Table;
 use crate::durability::Durability;
-use crate::engine::{self, Engine, KvEngine};
+use crate::engine::{self, Engine, KvEngine, Named};
 use serde_json::Value;
 
 /// The key-value family: the kv workload's engines, then the caches.
-fn kv_family() -> Vec<&'static dyn KvEngine> {
+fn kv_family() -> Vec<Named<dyn KvEngine>> {
     engine::all()
         .into_iter()
         .filter_map(Engine::as_kv)
         .collect()
 }
 
-fn is_cache(e: &dyn KvEngine) -> bool {
+fn is_cache(e: Named<dyn KvEngine>) -> bool {
     !e.ordered_scan()
 }
 

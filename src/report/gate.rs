@@ -388,47 +388,74 @@ mod tests {
     #[test]
     fn worse_needs_both_the_threshold_and_the_noise() {
         let base = measurement("sqlite", 1000.0, 10.0, 100.0);
-        // 20% fewer ops/s with small noise: worse.
-        assert!(worse(
-            Figure::Ops,
-            &base,
-            &measurement("sqlite", 800.0, 10.0, 100.0),
-            5.0
-        ));
-        // 3% fewer: inside the threshold.
-        assert!(!worse(
-            Figure::Ops,
-            &base,
-            &measurement("sqlite", 970.0, 10.0, 100.0),
-            5.0
-        ));
-        // 10% fewer, but the runs scatter by 100: inside the noise.
         let noisy = measurement("sqlite", 1000.0, 100.0, 100.0);
-        assert!(!worse(
-            Figure::Ops,
-            &noisy,
-            &measurement("sqlite", 900.0, 100.0, 100.0),
-            5.0
-        ));
-        // Faster is never worse; latency gets worse as it grows.
-        assert!(!worse(
-            Figure::Ops,
-            &base,
-            &measurement("sqlite", 2000.0, 10.0, 100.0),
-            5.0
-        ));
-        assert!(worse(
-            Figure::P99,
-            &base,
-            &measurement("sqlite", 1000.0, 10.0, 130.0),
-            10.0
-        ));
-        assert!(!worse(
-            Figure::P99,
-            &base,
-            &measurement("sqlite", 1000.0, 10.0, 50.0),
-            10.0
-        ));
+        // (why, figure, baseline, new ops/s, new stddev, new p99, threshold %, worse?)
+        let cases = [
+            (
+                "20% fewer ops/s, small noise",
+                Figure::Ops,
+                &base,
+                800.0,
+                10.0,
+                100.0,
+                5.0,
+                true,
+            ),
+            (
+                "3% fewer: inside the threshold",
+                Figure::Ops,
+                &base,
+                970.0,
+                10.0,
+                100.0,
+                5.0,
+                false,
+            ),
+            (
+                "10% fewer, runs scatter by 100",
+                Figure::Ops,
+                &noisy,
+                900.0,
+                100.0,
+                100.0,
+                5.0,
+                false,
+            ),
+            (
+                "faster is never worse",
+                Figure::Ops,
+                &base,
+                2000.0,
+                10.0,
+                100.0,
+                5.0,
+                false,
+            ),
+            (
+                "latency grows by 30%",
+                Figure::P99,
+                &base,
+                1000.0,
+                10.0,
+                130.0,
+                10.0,
+                true,
+            ),
+            (
+                "latency halves",
+                Figure::P99,
+                &base,
+                1000.0,
+                10.0,
+                50.0,
+                10.0,
+                false,
+            ),
+        ];
+        for (why, figure, baseline, ops, sd, p99, threshold, expected) in cases {
+            let new = measurement("sqlite", ops, sd, p99);
+            assert_eq!(worse(figure, baseline, &new, threshold), expected, "{why}");
+        }
     }
 
     #[test]

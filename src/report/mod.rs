@@ -13,12 +13,17 @@ pub mod rows;
 pub mod session;
 pub mod table;
 pub mod terminal;
+pub mod throughput;
 pub mod tpch;
 pub mod wisconsin;
 
 use crate::results::{Measurement, RunResult};
+use crate::workload::kv::presets::KvParams;
+use crate::workload::session::SessionParams;
+use crate::workload::tpcb::presets::TpcbParams;
+use crate::workload::tpch::presets::TpchParams;
+use crate::workload::wisconsin::Wisconsin;
 use crate::workload::Workload as _;
-use crate::workload::{kv::Kv, session::Session, tpcb::Tpcb, tpch::Tpch, wisconsin::Wisconsin};
 
 /// Which workload's tables and charts a run gets, from the name its result file records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,10 +41,10 @@ pub enum Shape {
 impl Shape {
     pub fn of(r: &RunResult) -> Shape {
         let shapes = [
-            (Kv::NAME, Shape::Kv),
-            (Tpcb::NAME, Shape::Tpcb),
-            (Session::NAME, Shape::Session),
-            (Tpch::NAME, Shape::Tpch),
+            (KvParams::NAME, Shape::Kv),
+            (TpcbParams::NAME, Shape::Tpcb),
+            (SessionParams::NAME, Shape::Session),
+            (TpchParams::NAME, Shape::Tpch),
             (Wisconsin::NAME, Shape::Wisconsin),
             (crate::crashtest::NAME, Shape::Crashtest),
         ];

@@ -2,6 +2,7 @@
 
 use super::published;
 use super::table::Table;
+use super::throughput::{Sources, View};
 use super::Shape;
 use crate::results::RunResult;
 use crate::units::thousands;
@@ -15,13 +16,7 @@ pub fn render(result: &RunResult) -> String {
     if shape == Shape::Tpch {
         out.push_str(&super::tpch::render(result));
         out.push('\n');
-        out.push_str(&mapping_table(result));
-        for note in &result.notes {
-            out.push_str(&format!("note: {note}\n"));
-        }
-        for w in &result.environment.warnings {
-            out.push_str(&format!("warning: {w}\n"));
-        }
+        out.push_str(&footer(result));
         return out;
     }
     if shape == Shape::Kv {
@@ -65,7 +60,13 @@ pub fn render(result: &RunResult) -> String {
         out.push_str(&t.render());
     }
     out.push('\n');
-    out.push_str(&mapping_table(result));
+    out.push_str(&footer(result));
+    out
+}
+
+/// What every run's tables end with: how each engine honoured its level, notes and warnings.
+fn footer(result: &RunResult) -> String {
+    let mut out = mapping_table(result);
     for note in &result.notes {
         out.push_str(&format!("note: {note}\n"));
     }
@@ -119,73 +120,54 @@ fn environment_line(r: &RunResult) -> String {
 }
 
 fn throughput_table(r: &RunResult) -> String {
-    let ms = &r.measurements;
-    if ms.is_empty() {
+    if r.measurements.is_empty() {
         return "no finished measurements\n".into();
     }
     match Shape::of(r) {
-        Shape::Tpcb => return by_clients_table(r),
+        Shape::Tpcb => return by_clients_table(&View::of(r)),
         Shape::Session => return super::session::tables(r),
         _ => {}
     }
-    let steps = super::step_columns(ms);
+    let view = View::of(r);
     let mut headers = vec!["engine".into(), "durability".into(), "threads".into()];
-    for s in &steps {
+    for s in &view.steps {
         headers.push(format!("{s} ops/s"));
         headers.push("stddev".into());
     }
-    let mut t = Table::new(
-        format!(
-            "{} throughput: mean and sample stddev of ops/s over runs",
-            r.workload
-        ),
-        headers,
-        3,
+    let title = format!(
+        "{} throughput: mean and sample stddev of ops/s over runs",
+        r.workload
     );
-    let mut sources = Vec::new();
-    let varying = super::varying_config(ms);
-    for (engine, durability, threads) in super::configurations(ms) {
+    let mut t = Table::new(title, headers, 3);
+    let mut sources = Sources::default();
+    for (i, (engine, durability, threads)) in view.configs.iter().enumerate() {
         let mut row = vec![engine.clone(), durability.clone(), threads.to_string()];
         let mut paper_row = vec!["  published".into(), String::new(), String::new()];
-        let mut any_published = false;
-        for s in &steps {
-            match ms.iter().find(|m| {
-                m.engine == engine
-                    && super::durability_label(m, &varying) == durability
-                    && m.threads == threads
-                    && &m.step == s
-            }) {
-                Some(m) => {
-                    row.push(thousands(m.ops_per_sec_mean));
-                    row.push(thousands(m.ops_per_sec_stddev));
-                }
+        for cell in view.row(i) {
+            match cell.measured {
+                Some(m) => row.extend([m.ops_per_sec_mean, m.ops_per_sec_stddev].map(thousands)),
                 None => row.extend(["-".into(), "-".into()]),
             }
-            match published::for_figure(
-                r.preset.as_deref(),
-                &engine,
-                super::level_of(&durability),
-                threads,
-                s,
-            ) {
+            match &cell.published {
                 Some(p) => {
-                    any_published = true;
                     paper_row.push(thousands(p.mean));
                     paper_row.push(p.stddev.map(thousands).unwrap_or_else(|| "-".into()));
-                    if !sources.contains(&p.source) {
-                        sources.push(p.source);
-                    }
+                    sources.note(p);
                 }
                 None => paper_row.extend(["".into(), "".into()]),
             }
         }
         t.row(row);
-        if any_published {
+        if view.row(i).iter().any(|c| c.published.is_some()) {
             t.row(paper_row);
         }
     }
-    let mut out = t.render();
-    for s in sources {
+    with_sources(t.render(), &sources)
+}
+
+/// A table with the sources of its published figures beneath.
+fn with_sources(mut out: String, sources: &Sources) -> String {
+    for s in &sources.0 {
         out.push_str(&format!(
             "published: {s}; old hardware, a reference, not a target\n"
         ));
@@ -194,68 +176,51 @@ fn throughput_table(r: &RunResult) -> String {
 }
 
 /// Transactions per second with clients as columns, as the papers' scaling tables.
-fn by_clients_table(r: &RunResult) -> String {
-    let ms = &r.measurements;
-    let varying = super::varying_config(ms);
-    let mut clients: Vec<usize> = ms.iter().map(|m| m.threads).collect();
-    clients.sort();
-    clients.dedup();
+fn by_clients_table(view: &View) -> String {
+    let ms = &view.run.measurements;
+    let clients = view.thread_counts();
     let mut rows: Vec<(String, String, String)> = Vec::new();
     for m in ms {
-        let row = (
-            m.engine.clone(),
-            super::durability_label(m, &varying),
-            m.step.clone(),
-        );
+        let row = (m.engine.clone(), view.label(m), m.step.clone());
         if !rows.contains(&row) {
             rows.push(row);
         }
     }
     let mut headers = vec!["engine".to_string(), "durability".into(), "test".into()];
     headers.extend(clients.iter().map(|c| format!("{c} cl. TPS ± sd")));
-    let mut t = Table::new(
-        format!(
-            "{} throughput by clients: transactions per second, mean ± sample stddev over runs",
-            r.workload
-        ),
-        headers,
-        3,
+    let title = format!(
+        "{} throughput by clients: transactions per second, mean ± sample stddev over runs",
+        view.run.workload
     );
-    let mut sources = Vec::new();
+    let mut t = Table::new(title, headers, 3);
+    let mut sources = Sources::default();
     for (engine, label, step) in rows {
         let mut cells = vec![engine.clone(), label.clone(), step.clone()];
         let mut paper = vec!["  published".to_string(), String::new(), String::new()];
         let mut any = false;
         for &c in &clients {
-            let m = ms.iter().find(|m| {
-                m.engine == engine
-                    && super::durability_label(m, &varying) == label
-                    && m.step == step
-                    && m.threads == c
+            let cell = view.cell(&(engine.clone(), label.clone(), c), &step);
+            cells.push(match cell.and_then(|cell| cell.measured) {
+                Some(m) => format!(
+                    "{} ± {}",
+                    thousands(m.ops_per_sec_mean),
+                    thousands(m.ops_per_sec_stddev)
+                ),
+                None => "-".into(),
             });
-            cells.push(
-                m.map(|m| {
-                    format!(
-                        "{} ± {}",
-                        thousands(m.ops_per_sec_mean),
-                        thousands(m.ops_per_sec_stddev)
-                    )
-                })
-                .unwrap_or_else(|| "-".into()),
-            );
-            match published::for_figure(
-                r.preset.as_deref(),
+            // The paper's figure, even for a client count that did not run here.
+            let published = published::for_figure(
+                view.run.preset.as_deref(),
                 &engine,
                 super::level_of(&label),
                 c,
                 &step,
-            ) {
+            );
+            match published {
                 Some(p) => {
                     any = true;
                     paper.push(thousands(p.mean));
-                    if !sources.contains(&p.source) {
-                        sources.push(p.source);
-                    }
+                    sources.note(&p);
                 }
                 None => paper.push(String::new()),
             }
@@ -265,13 +230,7 @@ fn by_clients_table(r: &RunResult) -> String {
             t.row(paper);
         }
     }
-    let mut out = t.render();
-    for s in sources {
-        out.push_str(&format!(
-            "published: {s}; old hardware, a reference, not a target\n"
-        ));
-    }
-    out
+    with_sources(t.render(), &sources)
 }
 
 /// Queries as rows and engines as columns, as table 7; table 7's own figures beside bdb-sql

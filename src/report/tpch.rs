@@ -365,21 +365,18 @@ fn power_chart(r: &RunResult, all: &[(String, String, f64)]) -> Option<String> {
         })
         .filter(|b| b.values.iter().any(Option::is_some))
         .collect();
-    if power.is_empty() {
-        return None;
-    }
-    {
-        Some(chart::grouped_bars(
-            &Labels {
-                title: "tpch power test: seconds per query and refresh function",
-                x: "step",
-                y: "seconds (lower is better)",
-            },
-            &steps,
-            &power,
-            chart::value_axis(&power),
-        ))
-    }
+    let labels = Labels {
+        title: "tpch power test: seconds per query and refresh function",
+        x: "step",
+        y: "seconds (lower is better)",
+    };
+    bars_unless_empty(&labels, &steps, &power)
+}
+
+/// Grouped bars, or nothing when no series has a value.
+fn bars_unless_empty(labels: &Labels, groups: &[String], series: &[BarSeries]) -> Option<String> {
+    let axis = chart::value_axis(series);
+    (!series.is_empty()).then(|| chart::grouped_bars(labels, groups, series, axis))
 }
 
 /// The metrics under DBT-3's rules, a bar per group, the published ones beside for `dbt3`.
@@ -403,31 +400,26 @@ fn metrics_chart(r: &RunResult, all: &[(String, String, f64)]) -> Option<String>
     if metrics.is_empty() {
         return None;
     }
-    {
-        if r.preset.as_deref() == Some("dbt3") {
-            if let Some(p) = published::dbt3_postgresql() {
-                metrics.push(BarSeries {
-                    name: format!("published postgres SF {}", sf_label(p.scale_factor)),
-                    values: vec![
-                        Some((p.power, 0.0)),
-                        Some((p.throughput, 0.0)),
-                        Some((p.composite, 0.0)),
-                    ],
-                    published: true,
-                });
-            }
-        }
-        Some(chart::grouped_bars(
-            &Labels {
-                title: "tpch metrics, DBT-3's rules (higher is better)",
-                x: "metric",
-                y: "queries per hour x SF",
-            },
-            &figures.map(String::from),
-            &metrics,
-            chart::value_axis(&metrics),
-        ))
+    let published = (r.preset.as_deref() == Some("dbt3"))
+        .then(published::dbt3_postgresql)
+        .flatten();
+    if let Some(p) = published {
+        metrics.push(BarSeries {
+            name: format!("published postgres SF {}", sf_label(p.scale_factor)),
+            values: vec![
+                Some((p.power, 0.0)),
+                Some((p.throughput, 0.0)),
+                Some((p.composite, 0.0)),
+            ],
+            published: true,
+        });
     }
+    let labels = Labels {
+        title: "tpch metrics, DBT-3's rules (higher is better)",
+        x: "metric",
+        y: "queries per hour x SF",
+    };
+    bars_unless_empty(&labels, &figures.map(String::from), &metrics)
 }
 
 /// Load and power seconds against the scale factor, one line per engine and level, when

@@ -51,18 +51,7 @@ fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
     if owner.is_some() {
         init.arg("--user=mysql");
     }
-    let out = init
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .context("cannot run mariadb-install-db")?;
-    if !out.status.success() {
-        bail!(
-            "mariadb-install-db failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    Ok(())
+    super::run_tool(&mut init, "mariadb-install-db")
 }
 
 /// Starts `mariadbd` on the data directory `dir`/data (made by `init_data`), configured for the

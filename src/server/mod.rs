@@ -29,6 +29,56 @@ pub fn find(names: &[&str]) -> Option<PathBuf> {
     None
 }
 
+/// How an engine reports where its server came from: hakari started it, or was given it.
+pub fn origin(private: bool) -> &'static str {
+    if private {
+        "private (started by hakari)"
+    } else {
+        "given by --url"
+    }
+}
+
+/// Runs a server's set-up tool (initdb, mariadb-install-db) to its end; when it fails, what it
+/// wrote to stderr is the error.
+pub fn run_tool(tool: &mut Command, name: &str) -> Result<()> {
+    let out = tool
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .with_context(|| format!("cannot run {name}"))?;
+    if !out.status.success() {
+        bail!(
+            "{name} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// The version an installed server binary reports (`parse` picks it out of what `binary flag`
+/// prints), or a note that it is not installed here.
+pub fn installed_version(binary: &str, flag: &str, parse: fn(&str) -> Option<String>) -> String {
+    find(&[binary])
+        .and_then(|p| std::process::Command::new(p).arg(flag).output().ok())
+        .and_then(|o| parse(&String::from_utf8_lossy(&o.stdout)))
+        .unwrap_or_else(|| "server (not installed here)".into())
+}
+
+/// The server a run talks to: the user's at `url`, or else a private one `start` launches (the
+/// caller keeps it for as long as the server is used).
+pub fn given_or_started(
+    url: &Option<String>,
+    start: impl FnOnce() -> anyhow::Result<Launched>,
+) -> anyhow::Result<(String, Option<Launched>)> {
+    match url {
+        Some(url) => Ok((url.clone(), None)),
+        None => {
+            let launched = start()?;
+            Ok((launched.url.clone(), Some(launched)))
+        }
+    }
+}
+
 /// A free TCP port on the loopback interface.
 pub fn free_port() -> Result<u16> {
     let l = TcpListener::bind("127.0.0.1:0").context("no free loopback port")?;

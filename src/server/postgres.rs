@@ -53,29 +53,17 @@ fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
     std::fs::create_dir_all(&data)?;
     hand_over(dir, owner, owner_root)?;
     hand_over(&data, owner, owner_root)?;
-    let init = command(&bin.join("initdb"), owner)
-        .args(["-D"])
-        .arg(&data)
-        .args([
-            "-U",
-            "hakari",
-            "--auth=trust",
-            "-E",
-            "UTF8",
-            "--no-sync",
-            "--locale=C",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .context("cannot run initdb")?;
-    if !init.status.success() {
-        bail!(
-            "initdb failed: {}",
-            String::from_utf8_lossy(&init.stderr).trim()
-        );
-    }
-    Ok(())
+    let mut init = command(&bin.join("initdb"), owner);
+    init.args(["-D"]).arg(&data).args([
+        "-U",
+        "hakari",
+        "--auth=trust",
+        "-E",
+        "UTF8",
+        "--no-sync",
+        "--locale=C",
+    ]);
+    super::run_tool(&mut init, "initdb")
 }
 
 /// Starts `postgres` on the data directory `dir`/pgdata (made by `init_data`), configured for

@@ -1,7 +1,10 @@
 //! What every workload run shares: the seed, a data directory it owns, the server URL, the
 //! result recorder.
 
+use crate::durability::Durability;
+use crate::engine::Engine;
 use crate::results::recorder::{Recorder, RunHeader};
+use crate::results::EngineRecord;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -29,6 +32,24 @@ pub struct ContextOptions<'a> {
 }
 
 impl RunContext {
+    /// Records how an engine ran at a level: its version, how it honours the level, its
+    /// effective settings.
+    pub fn record_engine(
+        &mut self,
+        engine: Engine,
+        level: Durability,
+        version: String,
+        settings: impl IntoIterator<Item = (String, String)>,
+    ) {
+        self.recorder.engine(EngineRecord {
+            engine: engine.name().into(),
+            version,
+            durability: level.name().into(),
+            durability_mapping: engine.mapping(level).unwrap_or_default(),
+            settings: settings.into_iter().collect(),
+        });
+    }
+
     pub fn new(options: ContextOptions) -> Result<RunContext> {
         // A short seed is easy to type back with --seed.
         let seed = options.seed.unwrap_or_else(|| rand::random::<u32>() as u64);
@@ -81,6 +102,16 @@ impl RunContext {
     }
 
     /// A fresh, empty directory for one engine run, inside the directory hakari owns.
+    /// A fresh directory for the data of one configuration, named after what it displays as
+    /// ("sqlite at sync" becomes `sqlite-at-sync`).
+    pub fn config_dir(&self, config: &dyn std::fmt::Display) -> Result<PathBuf> {
+        let keep = |c: char| c.is_ascii_alphanumeric() || c == '.' || c == '-';
+        let name: String = (config.to_string().chars())
+            .map(|c| if keep(c) { c } else { '-' })
+            .collect();
+        self.fresh_dir(&name)
+    }
+
     pub fn fresh_dir(&self, name: &str) -> Result<PathBuf> {
         let dir = self.data_root.join(name);
         if dir.exists() {

@@ -2,7 +2,7 @@
 //! counts) and helpers that parse a flag when it was given.
 
 use crate::units::{parse_counts, parse_size};
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 /// The flags every workload reads beside its own.
 #[derive(Clone, Debug, Default)]
@@ -16,6 +16,13 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// The parameters to start from: the named preset's (refused if unknown), else the defaults.
+    pub fn start_from<P>(&self, preset: fn(&str) -> Result<P>, defaults: fn() -> P) -> Result<P> {
+        self.preset
+            .as_deref()
+            .map_or_else(|| Ok(defaults()), preset)
+    }
+
     /// The thread (client) counts, when given; `what` names them in errors.
     pub fn threads(&self, what: &str) -> Result<Option<Vec<usize>>> {
         self.threads
@@ -25,26 +32,13 @@ impl Shared {
     }
 }
 
-/// A size flag (`4K`, `1MB`), when given.
-pub fn size(value: &Option<String>, flag: &str) -> Result<Option<u64>> {
-    value
-        .as_deref()
-        .map(|s| parse_size(s).with_context(|| format!("bad {flag}")))
-        .transpose()
+/// A size (`4K`, `1MB`) as a flag's value parser: in bytes, refused if `T` cannot hold it.
+pub fn bytes<T: TryFrom<u64>>(text: &str) -> Result<T> {
+    let n = parse_size(text)?;
+    T::try_from(n).map_err(|_| anyhow::anyhow!("{text} is too large here"))
 }
 
-/// A comma-separated flag of values, when given.
-pub fn list<T>(text: &Option<String>, parse: impl Fn(&str) -> Result<T>) -> Result<Option<Vec<T>>> {
-    text.as_deref()
-        .map(|t| {
-            t.split(',')
-                .filter(|x| !x.trim().is_empty())
-                .map(parse)
-                .collect()
-        })
-        .transpose()
-}
-
+/// Sets `field` to the flag's value when the flag was given.
 pub fn set<T>(field: &mut T, value: Option<T>) {
     if let Some(v) = value {
         *field = v;

@@ -15,39 +15,28 @@ pub mod wisconsin;
 pub use context::{ContextOptions, RunContext};
 
 use crate::durability::Durability;
-use crate::engine::{Engine, SqlEngine, Takes};
+use crate::engine::{Engine, Named, SqlEngine, Takes};
 use anyhow::Result;
 
 /// A workload: what it is called, which engines it takes, the configurations it runs, and how to
-/// run one. Planning with skip notes, fresh data directories, the failure policy, interrupts,
-/// result files and exit codes are the driver's (`crate::run::execute`).
-pub trait Workload {
+/// run one. Its parameters are what it serializes to: the result file records them. Planning
+/// with skip notes, fresh data directories, the failure policy, interrupts, result files and
+/// exit codes are the driver's (`crate::run::execute`).
+pub trait Workload: serde::Serialize {
     /// One thing measured on its own: an engine at a durability level, with the workload's own
-    /// dimensions (threads, scale factor).
-    type Config;
-    /// Its parameters, as the result file records them.
-    type Params: serde::Serialize;
+    /// dimensions (threads, scale factor). It displays as a few words for progress lines.
+    type Config: std::fmt::Display;
     /// The name on the command line and in result files.
     const NAME: &'static str;
     /// Which engines it takes.
     const TAKES: Takes;
+    /// The engines a paper preset ran, where not the embedded default `sqlite`: (preset, engines).
+    const PRESET_ENGINES: &'static [(&'static str, &'static str)] = &[];
 
-    fn params(&self) -> &Self::Params;
-    /// The paper preset in use, if any.
-    fn preset(&self) -> Option<&'static str> {
-        None
-    }
-    /// The engines it runs when none is named: the embedded default, unless a preset says
-    /// otherwise.
-    fn default_engines(&self) -> &'static str {
-        "sqlite"
-    }
     /// Checks the parameters and lists the configurations. Levels the user named must all be
     /// offered (else the run is refused before anything starts); default levels an engine lacks
     /// are skipped with a note ([`engine_levels`] does both).
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Self::Config>>;
-    /// The configuration in a few words, for progress lines and errors.
-    fn label(&self, config: &Self::Config) -> String;
     /// Measures one configuration on fresh data and records what it measured.
     fn run_config(&mut self, config: &Self::Config, ctx: &mut RunContext) -> Result<()>;
     /// Before the first configuration: notes the result file should carry.
@@ -58,27 +47,37 @@ pub trait Workload {
     }
 }
 
+/// The engines `W` runs when none is named: its preset's, else the embedded default.
+pub fn default_engines<W: Workload>(preset: Option<&str>) -> &'static str {
+    W::PRESET_ENGINES
+        .iter()
+        .find(|(name, _)| Some(*name) == preset)
+        .map_or("sqlite", |(_, engines)| engines)
+}
+
 /// The configurations of a run, and notes on what was skipped and why.
 pub struct Plan<C> {
     pub configs: Vec<C>,
     pub notes: Vec<String>,
 }
 
-/// Every engine at every level (and thread count): levels the user named must all be offered;
-/// default levels an engine lacks are skipped, each with a note saying why.
-pub fn engine_levels(
+/// Every engine at every level (and thread count), made into configurations by `make` (which
+/// drops engines of another family): levels the user named must all be offered; default levels
+/// an engine lacks are skipped, each with a note saying why.
+pub fn engine_levels<C>(
     engines: &[Engine],
     named: Option<&[Durability]>,
     defaults: &[Durability],
     threads: &[usize],
-) -> Result<Plan<(Engine, Durability, usize)>> {
+    make: impl Fn(Engine, Durability, usize) -> Option<C>,
+) -> Result<Plan<C>> {
     let mut configs = Vec::new();
     let mut notes = Vec::new();
     for &engine in engines {
         for &level in named.unwrap_or(defaults) {
             for &t in threads {
                 match engine.check(level, t) {
-                    Ok(()) => configs.push((engine, level, t)),
+                    Ok(()) => configs.extend(make(engine, level, t)),
                     Err(e) if named.is_some() => return Err(e),
                     Err(e) => notes.push(format!("skipped: {e}")),
                 }
@@ -91,13 +90,13 @@ pub fn engine_levels(
 /// A SQL engine at a durability level: the configuration of workloads with no other dimension.
 #[derive(Clone, Copy)]
 pub struct SqlConfig {
-    pub engine: &'static dyn SqlEngine,
+    pub engine: Named<dyn SqlEngine>,
     pub durability: Durability,
 }
 
-impl SqlConfig {
-    pub fn label(&self) -> String {
-        format!("{} at {}", self.engine.name(), self.durability)
+impl std::fmt::Display for SqlConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at {}", self.engine.name(), self.durability)
     }
 }
 
@@ -107,19 +106,9 @@ pub fn sql_levels(
     named: Option<&[Durability]>,
     defaults: &[Durability],
 ) -> Result<Plan<SqlConfig>> {
-    let planned = engine_levels(engines, named, defaults, &[1])?;
-    Ok(Plan {
-        configs: planned
-            .configs
-            .into_iter()
-            .filter_map(|(engine, durability, _)| {
-                Some(SqlConfig {
-                    engine: engine.as_sql()?,
-                    durability,
-                })
-            })
-            .collect(),
-        notes: planned.notes,
+    engine_levels(engines, named, defaults, &[1], |engine, durability, _| {
+        let engine = engine.as_sql()?;
+        Some(SqlConfig { engine, durability })
     })
 }
 

@@ -3,7 +3,7 @@
 //! can be shown to leave every statement as it was. It stands in for no engine in any test of
 //! a workload's behaviour: those run on real engines.
 
-use crate::engine::sql::{Row, SqlConnection, SqlDatabase, SqlValue, Stmt};
+use crate::engine::sql::{Row, Rows, SqlConnection, SqlDatabase, SqlValue, Stmt, Visit};
 use anyhow::Result;
 use std::sync::{Arc, Mutex};
 
@@ -82,14 +82,9 @@ impl SqlConnection for StatementLog {
         self.note(format!("exec: {sql} <- {}", Self::describe(params)));
         Ok(1)
     }
-    fn query_prepared(
-        &mut self,
-        stmt: Stmt,
-        params: &[SqlValue],
-        _visit: &mut dyn FnMut(&[SqlValue]),
-    ) -> Result<u64> {
+    fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], _visit: &mut Visit) -> Result<u64> {
         let sql = self.prepared.lock().unwrap()[stmt.0].clone();
-        self.note(format!("query: {sql} <- {}", Self::describe(params)));
+        self.note(format!("query: {sql} <- {}", Self::describe(args)));
         Ok(0)
     }
     fn begin(&mut self) -> Result<()> {
@@ -101,12 +96,7 @@ impl SqlConnection for StatementLog {
     fn rollback(&mut self) -> Result<()> {
         self.noted("rollback", ())
     }
-    fn bulk_load(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        rows: &mut dyn Iterator<Item = Row>,
-    ) -> Result<u64> {
+    fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
         let n = rows.count() as u64;
         self.note(format!(
             "bulk load: {table} ({}) {n} rows",

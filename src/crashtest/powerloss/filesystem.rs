@@ -25,6 +25,27 @@ impl PowerLossFilesystem {
     pub(super) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Removes a file or directory (`remove_with` says which) and forgets its inode.
+    fn remove(
+        &self,
+        parent: INodeNo,
+        name: &OsStr,
+        reply: ReplyEmpty,
+        remove_with: fn(&Path) -> std::io::Result<()>,
+    ) {
+        let mut st = self.lock();
+        let run = |st: &mut State| -> Result<(), Errno> {
+            let rel = st.child(parent, name)?;
+            remove_with(&st.full(&rel)).map_err(errno)?;
+            st.forget_path(&rel);
+            Ok(())
+        };
+        match run(&mut st) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(e),
+        }
+    }
 }
 
 impl fuser::Filesystem for PowerLossFilesystem {
@@ -125,31 +146,11 @@ impl fuser::Filesystem for PowerLossFilesystem {
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        let mut st = self.lock();
-        let run = |st: &mut State| -> Result<(), Errno> {
-            let rel = st.child(parent, name)?;
-            std::fs::remove_file(st.full(&rel)).map_err(errno)?;
-            st.forget_path(&rel);
-            Ok(())
-        };
-        match run(&mut st) {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        self.remove(parent, name, reply, |path| std::fs::remove_file(path));
     }
 
     fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        let mut st = self.lock();
-        let run = |st: &mut State| -> Result<(), Errno> {
-            let rel = st.child(parent, name)?;
-            std::fs::remove_dir(st.full(&rel)).map_err(errno)?;
-            st.forget_path(&rel);
-            Ok(())
-        };
-        match run(&mut st) {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        self.remove(parent, name, reply, |path| std::fs::remove_dir(path));
     }
 
     fn rename(

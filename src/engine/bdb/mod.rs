@@ -109,7 +109,6 @@ fn durability_code(level: Durability) -> c_int {
 }
 
 pub struct Bdb;
-pub static BDB: Bdb = Bdb;
 
 /// The linked libdb's version ("5.3.28"), shared with `bdb-sql`.
 pub fn library_version() -> String {
@@ -120,9 +119,6 @@ pub fn library_version() -> String {
 }
 
 impl KvEngine for Bdb {
-    fn name(&self) -> &'static str {
-        "bdb"
-    }
     fn version(&self) -> String {
         library_version()
     }
@@ -425,7 +421,7 @@ mod tests {
     fn put_get_delete_scan_at_every_level() {
         for level in Durability::ALL {
             let dir = tempfile::tempdir().unwrap();
-            let store = BDB.open(&options(dir.path(), level)).unwrap();
+            let store = Bdb.open(&options(dir.path(), level)).unwrap();
             {
                 let mut s = store.session().unwrap();
                 s.begin(true).unwrap();
@@ -502,7 +498,7 @@ mod tests {
     #[test]
     fn aborted_transactions_leave_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let store = BDB.open(&options(dir.path(), Durability::Sync)).unwrap();
+        let store = Bdb.open(&options(dir.path(), Durability::Sync)).unwrap();
         let mut s = store.session().unwrap();
         s.begin(true).unwrap();
         s.put(b"k0000001", b"v").unwrap();
@@ -514,10 +510,12 @@ mod tests {
 
     #[test]
     fn the_data_store_serves_one_thread() {
-        assert_eq!(BDB.max_threads(Durability::None), Some(1));
-        assert_eq!(BDB.max_threads(Durability::Sync), None);
-        assert!(crate::engine::Engine::Kv(&BDB)
-            .check(Durability::None, 2)
-            .is_err());
+        assert_eq!(Bdb.max_threads(Durability::None), Some(1));
+        assert_eq!(Bdb.max_threads(Durability::Sync), None);
+        assert!(
+            crate::engine::Engine::Kv(crate::engine::Named::new("bdb", &Bdb))
+                .check(Durability::None, 2)
+                .is_err()
+        );
     }
 }

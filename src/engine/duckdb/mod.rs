@@ -12,7 +12,10 @@
 
 mod values;
 
-use super::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt};
+use super::sql::{
+    Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions,
+    SqlValue, Stmt, Visit,
+};
 use crate::durability::Durability;
 use ::duckdb::types::Value;
 use ::duckdb::{Config, Connection};
@@ -22,15 +25,11 @@ use std::sync::Mutex;
 use values::{classify, from_ref, to_value};
 
 pub struct Duckdb;
-pub static DUCKDB: Duckdb = Duckdb;
 
 /// The database file inside the run's directory.
 const FILE: &str = "hakari.duckdb";
 
 impl SqlEngine for Duckdb {
-    fn name(&self) -> &'static str {
-        "duckdb"
-    }
     fn dialect(&self) -> Dialect {
         Dialect::Duckdb
     }
@@ -110,7 +109,7 @@ impl SqlDatabase for DuckdbDatabase {
         conn.set_prepared_statement_cache_capacity(256);
         Ok(Box::new(DuckdbConnection {
             conn,
-            statements: Vec::new(),
+            statements: Prepared::default(),
             in_transaction: false,
             dir: self.dir.clone(),
         }))
@@ -168,21 +167,12 @@ impl SqlDatabase for DuckdbDatabase {
 
 pub struct DuckdbConnection {
     conn: Connection,
-    /// Prepared statements by handle: the SQL text, prepared through the crate's statement
-    /// cache (a statement borrows its connection, so it cannot be kept beside it).
-    statements: Vec<String>,
+    statements: Prepared<String>,
     in_transaction: bool,
     dir: PathBuf,
 }
 
 impl DuckdbConnection {
-    fn sql(&self, stmt: Stmt) -> Result<String> {
-        self.statements
-            .get(stmt.0)
-            .cloned()
-            .context("unknown prepared statement")
-    }
-
     /// Runs `sql`'s rows through `visit`; returns the number of rows.
     fn each_row(
         &mut self,
@@ -260,11 +250,10 @@ impl SqlConnection for DuckdbConnection {
     fn prepare(&mut self, sql: &str) -> Result<Stmt> {
         // Prepare once now so that a syntax error shows here, not at first use.
         self.conn.prepare_cached(sql).map_err(classify)?;
-        self.statements.push(sql.to_string());
-        Ok(Stmt(self.statements.len() - 1))
+        Ok(self.statements.add(sql.to_string()))
     }
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
-        let sql = self.sql(stmt)?;
+        let sql = self.statements.get(stmt)?.to_string();
         let mut s = self.conn.prepare_cached(&sql).map_err(classify)?;
         let values: Vec<Value> = params.iter().map(to_value).collect();
         let n = s
@@ -272,14 +261,9 @@ impl SqlConnection for DuckdbConnection {
             .map_err(classify)?;
         Ok(n as u64)
     }
-    fn query_prepared(
-        &mut self,
-        stmt: Stmt,
-        params: &[SqlValue],
-        visit: &mut dyn FnMut(&[SqlValue]),
-    ) -> Result<u64> {
-        let sql = self.sql(stmt)?;
-        self.each_row(&sql, params, visit)
+    fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
+        let sql = self.statements.get(stmt)?.to_string();
+        self.each_row(&sql, args, visit)
     }
     fn begin(&mut self) -> Result<()> {
         self.conn
@@ -310,12 +294,7 @@ impl SqlConnection for DuckdbConnection {
     /// DuckDB's own CSV reader: `COPY table FROM` a named pipe, which this thread fills with the
     /// batches as they come while the statement runs on a helper thread. dbgen's trailing '|'
     /// is dropped from each line (DuckDB would read it as one more, empty, column).
-    fn bulk_load_delimited(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        batches: &mut dyn Iterator<Item = String>,
-    ) -> Result<u64> {
+    fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
         let fifo = self.dir.join(format!("load-{table}.pipe"));
         make_fifo(&fifo)?;
         let sql = format!(
@@ -341,7 +320,7 @@ impl SqlConnection for DuckdbConnection {
                 };
                 if let Some(p) = pipe.as_mut() {
                     use std::io::Write;
-                    for text in batches {
+                    for text in lines {
                         // A failed write means the reader is gone: its error is the COPY's.
                         if p.write_all(text.replace("|\n", "\n").as_bytes()).is_err() {
                             break;
@@ -354,12 +333,7 @@ impl SqlConnection for DuckdbConnection {
         outcome
     }
     /// DuckDB's Appender, in the caller's transaction when one is open, else in one of its own.
-    fn bulk_load(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        rows: &mut dyn Iterator<Item = Row>,
-    ) -> Result<u64> {
+    fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
         let own = !self.in_transaction;
         if own {
             self.begin()?;
@@ -409,7 +383,7 @@ mod tests {
     use super::*;
 
     fn open(dir: &std::path::Path, level: Durability) -> Box<dyn SqlDatabase> {
-        DUCKDB
+        Duckdb
             .open(&SqlOptions {
                 dir: dir.to_path_buf(),
                 durability: level,
@@ -424,7 +398,7 @@ mod tests {
     fn levels_offered() {
         let offered: Vec<Durability> = Durability::ALL
             .into_iter()
-            .filter(|d| DUCKDB.mapping(*d).is_ok())
+            .filter(|d| Duckdb.mapping(*d).is_ok())
             .collect();
         assert_eq!(offered, vec![Durability::Sync, Durability::InMemory]);
     }
@@ -540,9 +514,9 @@ mod tests {
             clients: 1,
             cache_bytes: 0,
         };
-        assert!(DUCKDB.open(&o).is_err());
+        assert!(Duckdb.open(&o).is_err());
         o.durability = Durability::Sync;
         o.url = Some("duckdb://x".into());
-        assert!(DUCKDB.open(&o).is_err());
+        assert!(Duckdb.open(&o).is_err());
     }
 }

@@ -8,12 +8,8 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::time::Duration;
 
 pub struct SqliteKv;
-pub static SQLITE_KV: SqliteKv = SqliteKv;
 
 impl KvEngine for SqliteKv {
-    fn name(&self) -> &'static str {
-        "sqlite"
-    }
     fn version(&self) -> String {
         rusqlite::version().to_string()
     }

@@ -4,8 +4,8 @@
 pub mod kv;
 pub mod sql;
 
-pub use kv::SQLITE_KV;
-pub use sql::SQLITE_SQL;
+pub use kv::SqliteKv;
+pub use sql::SqliteSql;
 
 use super::kv::Conflict;
 use crate::durability::Durability;

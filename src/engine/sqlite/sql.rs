@@ -3,7 +3,8 @@
 use super::classify;
 use crate::durability::Durability;
 use crate::engine::sql::{
-    Dialect, Row, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue, Stmt,
+    Dialect, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue,
+    Stmt, Visit,
 };
 use anyhow::{Context, Result};
 use rusqlite::types::{Value, ValueRef};
@@ -12,12 +13,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 pub struct SqliteSql;
-pub static SQLITE_SQL: SqliteSql = SqliteSql;
 
 impl SqlEngine for SqliteSql {
-    fn name(&self) -> &'static str {
-        "sqlite"
-    }
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
     }
@@ -68,7 +65,7 @@ impl SqlDatabase for SqliteDatabase {
     fn connect(&self) -> Result<Box<dyn SqlConnection>> {
         Ok(Box::new(SqliteConnection {
             conn: self.open_connection()?,
-            statements: Vec::new(),
+            statements: Prepared::default(),
         }))
     }
     fn version(&self) -> String {
@@ -87,9 +84,7 @@ impl SqlDatabase for SqliteDatabase {
 
 pub struct SqliteConnection {
     conn: Connection,
-    /// Prepared statements by handle: the SQL text, prepared through rusqlite's statement cache
-    /// (a statement cannot be stored beside the connection it borrows).
-    statements: Vec<String>,
+    statements: Prepared<String>,
 }
 
 fn to_value(v: &SqlValue) -> Value {
@@ -109,15 +104,6 @@ fn from_ref(v: ValueRef<'_>) -> SqlValue {
         ValueRef::Real(f) => SqlValue::Float(f),
         ValueRef::Text(t) => SqlValue::Text(String::from_utf8_lossy(t).into_owned()),
         ValueRef::Blob(b) => SqlValue::Bytes(b.to_vec()),
-    }
-}
-
-impl SqliteConnection {
-    fn sql(&self, stmt: Stmt) -> Result<&str> {
-        self.statements
-            .get(stmt.0)
-            .map(String::as_str)
-            .context("unknown prepared statement")
     }
 }
 
@@ -144,11 +130,10 @@ impl SqlConnection for SqliteConnection {
     fn prepare(&mut self, sql: &str) -> Result<Stmt> {
         // Prepare once now so that a syntax error shows here, not at first use.
         self.conn.prepare_cached(sql).map_err(classify)?;
-        self.statements.push(sql.to_string());
-        Ok(Stmt(self.statements.len() - 1))
+        Ok(self.statements.add(sql.to_string()))
     }
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
-        let sql = self.sql(stmt)?.to_string();
+        let sql = self.statements.get(stmt)?.to_string();
         let mut s = self.conn.prepare_cached(&sql).map_err(classify)?;
         let values: Vec<Value> = params.iter().map(to_value).collect();
         let n = s
@@ -156,16 +141,11 @@ impl SqlConnection for SqliteConnection {
             .map_err(classify)?;
         Ok(n as u64)
     }
-    fn query_prepared(
-        &mut self,
-        stmt: Stmt,
-        params: &[SqlValue],
-        visit: &mut dyn FnMut(&[SqlValue]),
-    ) -> Result<u64> {
-        let sql = self.sql(stmt)?.to_string();
+    fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
+        let sql = self.statements.get(stmt)?.to_string();
         let mut s = self.conn.prepare_cached(&sql).map_err(classify)?;
         let columns = s.column_count();
-        let values: Vec<Value> = params.iter().map(to_value).collect();
+        let values: Vec<Value> = args.iter().map(to_value).collect();
         let mut rows = s
             .query(rusqlite::params_from_iter(values))
             .map_err(classify)?;
@@ -197,12 +177,7 @@ impl SqlConnection for SqliteConnection {
         Ok(())
     }
     /// One transaction of prepared inserts: SQLite's fast path (the caller's, when one is open).
-    fn bulk_load(
-        &mut self,
-        table: &str,
-        columns: &[&str],
-        rows: &mut dyn Iterator<Item = Row>,
-    ) -> Result<u64> {
+    fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
         let sql = crate::engine::sql::insert_sql(table, columns);
         // Inside the caller's transaction when one is open; else in a transaction of its own.
         let own = self.conn.is_autocommit();

@@ -406,13 +406,17 @@ mod tests {
 
     #[test]
     fn nice_steps_are_1_2_5() {
-        assert_eq!(nice_step(0.7), 1.0);
-        assert_eq!(nice_step(1.0), 1.0);
-        assert_eq!(nice_step(1.3), 2.0);
-        assert_eq!(nice_step(3.0), 5.0);
-        assert_eq!(nice_step(7.0), 10.0);
-        assert_eq!(nice_step(45_000.0), 50_000.0);
-        assert_eq!(nice_step(0.012), 0.02);
+        for (input, expected) in [
+            (0.7, 1.0),
+            (1.0, 1.0),
+            (1.3, 2.0),
+            (3.0, 5.0),
+            (7.0, 10.0),
+            (45_000.0, 50_000.0),
+            (0.012, 0.02),
+        ] {
+            assert_eq!(nice_step(input), expected, "nice_step({input:?})");
+        }
     }
 
     #[test]
@@ -442,11 +446,15 @@ mod tests {
 
     #[test]
     fn tick_labels_are_short() {
-        assert_eq!(tick_label(0.0), "0");
-        assert_eq!(tick_label(250.0), "250");
-        assert_eq!(tick_label(1_500.0), "1.5k");
-        assert_eq!(tick_label(2_000_000.0), "2M");
-        assert_eq!(tick_label(0.25), "0.25");
+        for (input, expected) in [
+            (0.0, "0"),
+            (250.0, "250"),
+            (1_500.0, "1.5k"),
+            (2_000_000.0, "2M"),
+            (0.25, "0.25"),
+        ] {
+            assert_eq!(tick_label(input), expected, "tick_label({input:?})");
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Crash-test verdicts: their own table, and the verdict beside throughput figures.
 
+use super::super::crashtest::{rows, CrashRow, HEADERS};
 use super::super::markup::escape;
 use super::super::Shape;
 use crate::results::RunResult;
@@ -7,15 +8,21 @@ use std::fmt::Write;
 
 /// A crash test's verdict for an engine at a level, to show beside throughput figures.
 pub struct CrashVerdict {
-    engine: String,
-    level: String,
-    pub(super) crash: String,
-    pub(super) verdict: String,
+    row: CrashRow,
 }
 
 impl CrashVerdict {
     pub(super) fn matches(&self, engine: &str, level: &str) -> bool {
-        self.engine == engine && self.level == level
+        self.row.engine == engine && self.row.durability == level
+    }
+
+    /// "power loss: kept", say.
+    pub(super) fn text(&self) -> String {
+        format!("{}: {}", self.row.kind(), self.row.verdict_text)
+    }
+
+    pub(super) fn is_broken(&self) -> bool {
+        self.row.is_broken()
     }
 }
 
@@ -28,26 +35,12 @@ pub(super) fn crash_verdicts(runs: &[&RunResult]) -> Vec<CrashVerdict> {
         .filter(|r| Shape::of(r) == Shape::Crashtest)
         .collect();
     crash_runs.sort_by(|a, b| b.started_at.cmp(&a.started_at));
-    for r in crash_runs {
-        for m in &r.measurements {
-            let crash = super::super::config_text(m, "crash");
-            let crash = if crash.starts_with("power") {
-                "power loss"
-            } else {
-                "process crash"
-            };
-            let v = CrashVerdict {
-                engine: m.engine.clone(),
-                level: m.durability.clone(),
-                crash: crash.into(),
-                verdict: super::super::config_text(m, "verdict"),
-            };
-            if !out
-                .iter()
-                .any(|o| o.matches(&v.engine, &v.level) && o.crash == v.crash)
-            {
-                out.push(v);
-            }
+    for row in crash_runs.into_iter().flat_map(|r| rows(r)) {
+        let seen = out
+            .iter()
+            .any(|o| o.matches(&row.engine, &row.durability) && o.row.kind() == row.kind());
+        if !seen {
+            out.push(CrashVerdict { row });
         }
     }
     out
@@ -55,32 +48,30 @@ pub(super) fn crash_verdicts(runs: &[&RunResult]) -> Vec<CrashVerdict> {
 
 /// The crash test: one row per engine, level and kind of crash, with the verdict.
 pub(super) fn crashtest_body(r: &RunResult) -> String {
-    let mut s = String::from(
-        "<table><tr><th>engine</th><th>durability</th><th>crash</th><th>verdict</th><th>rounds</th>\
-         <th>acknowledged</th><th>lost (total)</th><th>lost (max)</th><th>corruptions</th></tr>",
-    );
-    for m in &r.measurements {
-        let c = |k: &str| escape(&super::super::config_text(m, k));
-        let verdict = super::super::config_text(m, "verdict");
+    let mut s = String::from("<table><tr>");
+    for h in HEADERS {
+        let _ = write!(s, "<th>{h}</th>");
+    }
+    s.push_str("</tr>");
+    for row in rows(r) {
+        let [crash, verdict, numbers @ ..] = row.cells();
+        let class = if row.is_broken() {
+            " class=problem"
+        } else {
+            ""
+        };
         let _ = write!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td{}>{}</td><td class=n>{}</td><td class=n>{}</td>\
-             <td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
-            escape(&m.engine),
-            escape(&m.durability),
-            c("crash"),
-            if verdict.contains("BROKEN") {
-                " class=problem"
-            } else {
-                ""
-            },
-            escape(&verdict),
-            c("rounds"),
-            c("acknowledged"),
-            c("lost_total"),
-            c("lost_max"),
-            c("corruptions"),
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td{class}>{}</td>",
+            escape(&row.engine),
+            escape(&row.durability),
+            escape(crash),
+            escape(verdict),
         );
+        for n in numbers {
+            let _ = write!(s, "<td class=n>{}</td>", escape(n));
+        }
+        s.push_str("</tr>");
     }
     s.push_str("</table><p class=note>Verdicts against each level's promise (sync: nothing lost; \
         write-nosync: nothing lost when only the process dies; nosync and in-memory: recent commits \

@@ -4,8 +4,9 @@
 use super::super::chart::{self, AxisKind, BarSeries, Labels, LineSeries};
 use super::super::markup::escape;
 use super::super::published;
+use super::super::throughput::{Sources, View};
 use super::CrashVerdict;
-use crate::results::{Measurement, RunResult};
+use crate::results::RunResult;
 use crate::units::thousands;
 use std::fmt::Write;
 
@@ -15,62 +16,23 @@ pub(super) fn throughput_body(r: &RunResult, verdicts: &[CrashVerdict]) -> (Stri
     let view = View::of(r);
     let mut s = table(&view, verdicts);
     s.push_str(&bars(&view));
-    let mut charts = 1;
     let (lines, drawn) = lines_by_threads(&view);
     s.push_str(&lines);
-    charts += drawn;
-    (s, charts)
-}
-
-/// What the table and charts of one run share.
-struct View<'a> {
-    r: &'a RunResult,
-    ms: &'a [Measurement],
-    steps: Vec<String>,
-    configs: Vec<(String, String, usize)>,
-    varying: Vec<String>,
-    preset: Option<&'a str>,
-}
-
-impl<'a> View<'a> {
-    fn of(r: &'a RunResult) -> View<'a> {
-        let ms = &r.measurements;
-        View {
-            r,
-            ms,
-            steps: super::super::step_columns(ms),
-            configs: super::super::configurations(ms),
-            varying: super::super::varying_config(ms),
-            preset: r.preset.as_deref(),
-        }
-    }
-
-    fn label(&self, m: &Measurement) -> String {
-        super::super::durability_label(m, &self.varying)
-    }
+    (s, 1 + drawn)
 }
 
 /// Configurations as rows, steps as columns, published rows beneath.
 fn table(view: &View, verdicts: &[CrashVerdict]) -> String {
-    let View {
-        ms,
-        steps,
-        configs,
-        preset,
-        ..
-    } = view;
-    let preset = *preset;
-    let label = |m: &Measurement| view.label(m);
     let mut s = String::new();
     // The crash test's verdict for the same engine and level, when one is in the report.
-    let show_verdicts = configs.iter().any(|(e, d, _)| {
+    let show_verdicts = view.configs.iter().any(|(e, d, _)| {
         verdicts
             .iter()
             .any(|v| v.matches(e, super::super::level_of(d)))
     });
-    s.push_str(&header(steps, show_verdicts));
-    let mut sources: Vec<String> = Vec::new();
-    for (engine, durability, threads) in configs.iter() {
+    s.push_str(&header(&view.steps, show_verdicts));
+    let mut sources = Sources::default();
+    for (i, (engine, durability, threads)) in view.configs.iter().enumerate() {
         let _ = write!(
             s,
             "<tr><td>{}</td><td>{}</td><td class=n>{}</td>",
@@ -80,34 +42,16 @@ fn table(view: &View, verdicts: &[CrashVerdict]) -> String {
         );
         let mut published_row = String::new();
         let mut any = false;
-        for st in steps.iter() {
-            let m = ms.iter().find(|m| {
-                &m.engine == engine
-                    && &label(m) == durability
-                    && m.threads == *threads
-                    && &m.step == st
-            });
-            match m {
+        for cell in view.row(i) {
+            match cell.measured {
                 Some(m) => {
-                    let _ = write!(
-                        s,
-                        "<td class=n>{}</td><td class=n>{}</td>",
-                        thousands(m.ops_per_sec_mean),
-                        thousands(m.ops_per_sec_stddev)
-                    );
+                    let (mean, sd) = (m.ops_per_sec_mean, m.ops_per_sec_stddev);
+                    let (mean, sd) = (thousands(mean), thousands(sd));
+                    let _ = write!(s, "<td class=n>{mean}</td><td class=n>{sd}</td>");
                 }
                 None => s.push_str("<td></td><td></td>"),
             }
-            match (
-                m,
-                published::for_figure(
-                    preset,
-                    engine,
-                    super::super::level_of(durability),
-                    *threads,
-                    st,
-                ),
-            ) {
+            match (cell.measured, &cell.published) {
                 (Some(m), Some(p)) => {
                     any = true;
                     let _ = write!(
@@ -116,9 +60,7 @@ fn table(view: &View, verdicts: &[CrashVerdict]) -> String {
                         thousands(p.mean),
                         m.ops_per_sec_mean / p.mean
                     );
-                    if !sources.contains(&p.source) {
-                        sources.push(p.source);
-                    }
+                    sources.note(p);
                 }
                 _ => published_row.push_str("<td></td><td></td>"),
             }
@@ -136,7 +78,7 @@ fn table(view: &View, verdicts: &[CrashVerdict]) -> String {
         }
     }
     s.push_str("</table>");
-    for src in &sources {
+    for src in &sources.0 {
         let _ = write!(
             s,
             "<p class=note>published: {}; ratio = this machine / paper.</p>",
@@ -161,154 +103,118 @@ fn header(steps: &[String], show_verdicts: bool) -> String {
 
 /// Grouped bars: one group per step, one bar per configuration, the paper's figures beside.
 fn bars(view: &View) -> String {
-    let View {
-        r,
-        ms,
-        steps,
-        configs,
-        preset,
-        ..
-    } = view;
-    let preset = *preset;
-    let label = |m: &Measurement| view.label(m);
-    let mut series: Vec<BarSeries> = configs
-        .iter()
-        .map(|(e, d, t)| BarSeries {
-            name: format!("{e} {d} t{t}"),
-            values: steps
-                .iter()
-                .map(|st| {
-                    ms.iter()
-                        .find(|m| {
-                            &m.engine == e && &label(m) == d && m.threads == *t && &m.step == st
-                        })
+    let name = |(e, d, t): &(String, String, usize)| format!("{e} {d} t{t}");
+    let mut series: Vec<BarSeries> = (view.configs.iter().enumerate())
+        .map(|(i, config)| BarSeries {
+            name: name(config),
+            values: (view.row(i).iter())
+                .map(|c| {
+                    c.measured
                         .map(|m| (m.ops_per_sec_mean, m.ops_per_sec_stddev))
                 })
                 .collect(),
             published: false,
         })
         .collect();
-    for (e, d, t) in configs.iter() {
-        let values: Vec<Option<(f64, f64)>> = steps
-            .iter()
-            .map(|st| {
-                published::for_figure(preset, e, super::super::level_of(d), *t, st)
+    for (i, config) in view.configs.iter().enumerate() {
+        let values: Vec<Option<(f64, f64)>> = (view.row(i).iter())
+            .map(|c| {
+                c.published
+                    .as_ref()
                     .map(|p| (p.mean, p.stddev.unwrap_or(0.0)))
             })
             .collect();
         if values.iter().any(Option::is_some) {
             series.push(BarSeries {
-                name: format!("paper: {e} {d} t{t}"),
+                name: format!("paper: {}", name(config)),
                 values,
                 published: true,
             });
         }
     }
     let y_kind = chart::value_axis(&series);
-    let title = format!(
-        "{}: throughput per step{}",
-        r.workload,
-        if y_kind == AxisKind::Log {
-            " (log scale)"
-        } else {
-            ""
-        }
-    );
-    chart::grouped_bars(
-        &Labels {
-            title: &title,
-            x: "step",
-            y: "operations per second",
-        },
-        steps,
-        &series,
-        y_kind,
-    )
+    let log = if y_kind == AxisKind::Log {
+        " (log scale)"
+    } else {
+        ""
+    };
+    let title = format!("{}: throughput per step{log}", view.run.workload);
+    let labels = Labels {
+        title: &title,
+        x: "step",
+        y: "operations per second",
+    };
+    chart::grouped_bars(&labels, &view.steps, &series, y_kind)
 }
 
 /// Lines against threads (clients) when several counts ran; returns them and how many.
 fn lines_by_threads(view: &View) -> (String, usize) {
-    let View {
-        r,
-        ms,
-        steps,
-        preset,
-        ..
-    } = view;
-    let preset = *preset;
-    let label = |m: &Measurement| view.label(m);
-    let mut s = String::new();
-    let mut charts = 0;
-    let mut thread_counts: Vec<usize> = ms.iter().map(|m| m.threads).collect();
-    thread_counts.sort();
-    thread_counts.dedup();
-    if thread_counts.len() > 1 {
-        let ticks: Vec<f64> = thread_counts.iter().map(|t| *t as f64).collect();
-        for st in steps.iter() {
-            let mut keys: Vec<(String, String)> = Vec::new();
-            for m in ms.iter().filter(|m| &m.step == st) {
-                let k = (m.engine.clone(), label(m));
-                if !keys.contains(&k) {
-                    keys.push(k);
-                }
-            }
-            let mut lines: Vec<LineSeries> = Vec::new();
-            for (e, d) in keys {
-                let points: Vec<(f64, f64, f64)> = ms
-                    .iter()
-                    .filter(|m| &m.step == st && m.engine == e && label(m) == d)
-                    .map(|m| (m.threads as f64, m.ops_per_sec_mean, m.ops_per_sec_stddev))
-                    .collect();
-                let paper: Vec<(f64, f64, f64)> = thread_counts
-                    .iter()
-                    .filter_map(|t| {
-                        published::for_figure(preset, &e, super::super::level_of(&d), *t, st)
-                            .map(|p| (*t as f64, p.mean, p.stddev.unwrap_or(0.0)))
-                    })
-                    .collect();
-                lines.push(LineSeries {
-                    name: format!("{e} {d}"),
-                    points,
-                    published: false,
-                });
-                if paper.len() > 1 {
-                    lines.push(LineSeries {
-                        name: format!("paper: {e} {d}"),
-                        points: paper,
-                        published: true,
-                    });
-                }
-            }
-            let title = format!("{}: {st} throughput vs threads", r.workload);
-            s.push_str(&chart::lines(
-                &Labels {
-                    title: &title,
-                    x: "threads (clients), each with its own handle",
-                    y: "operations per second",
-                },
-                &lines,
-                AxisKind::Linear,
-                AxisKind::Log,
-                &ticks,
-            ));
-            charts += 1;
-        }
+    let thread_counts = view.thread_counts();
+    if thread_counts.len() < 2 {
+        return (String::new(), 0);
     }
-    (s, charts)
+    let ms = &view.run.measurements;
+    let preset = view.run.preset.as_deref();
+    let ticks: Vec<f64> = thread_counts.iter().map(|t| *t as f64).collect();
+    let mut s = String::new();
+    for st in &view.steps {
+        let mut lines: Vec<LineSeries> = Vec::new();
+        for (e, d) in view.lines_of(st) {
+            let points: Vec<(f64, f64, f64)> = ms
+                .iter()
+                .filter(|m| &m.step == st && m.engine == e && view.label(m) == d)
+                .map(|m| (m.threads as f64, m.ops_per_sec_mean, m.ops_per_sec_stddev))
+                .collect();
+            // The paper's figure at every count that ran, including counts this line lacks.
+            let paper: Vec<(f64, f64, f64)> = thread_counts
+                .iter()
+                .filter_map(|t| {
+                    published::for_figure(preset, &e, super::super::level_of(&d), *t, st)
+                        .map(|p| (*t as f64, p.mean, p.stddev.unwrap_or(0.0)))
+                })
+                .collect();
+            lines.push(LineSeries {
+                name: format!("{e} {d}"),
+                points,
+                published: false,
+            });
+            if paper.len() > 1 {
+                lines.push(LineSeries {
+                    name: format!("paper: {e} {d}"),
+                    points: paper,
+                    published: true,
+                });
+            }
+        }
+        let title = format!("{}: {st} throughput vs threads", view.run.workload);
+        let labels = Labels {
+            title: &title,
+            x: "threads (clients), each with its own handle",
+            y: "operations per second",
+        };
+        s.push_str(&chart::lines(
+            &labels,
+            &lines,
+            AxisKind::Linear,
+            AxisKind::Log,
+            &ticks,
+        ));
+    }
+    (s, view.steps.len())
 }
 
 /// The crash test's verdicts for an engine and level, as one cell.
 fn verdict_cell(verdicts: &[CrashVerdict], engine: &str, durability: &str) -> String {
     let level = super::super::level_of(durability);
-    let found: Vec<String> = verdicts
+    let found: Vec<&CrashVerdict> = verdicts
         .iter()
         .filter(|v| v.matches(engine, level))
-        .map(|v| format!("{}: {}", v.crash, v.verdict))
         .collect();
-    let class = if found.iter().any(|f| f.contains("BROKEN")) {
+    let class = if found.iter().any(|v| v.is_broken()) {
         " class=problem"
     } else {
         ""
     };
-    format!("<td{class}>{}</td>", escape(&found.join("; ")))
+    let text: Vec<String> = found.iter().map(|v| v.text()).collect();
+    format!("<td{class}>{}</td>", escape(&text.join("; ")))
 }

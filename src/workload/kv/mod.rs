@@ -7,11 +7,11 @@ pub mod presets;
 
 use crate::durability::Durability;
 use crate::engine::kv::{retry_conflicts, KvEngine, KvOptions};
-use crate::engine::{Engine, Takes};
+use crate::engine::{Engine, Named, Takes};
 use crate::engine::{KvSession, KvStore};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
-use crate::results::{EngineRecord, Measurement, MeasurementKey, Metric};
+use crate::results::{Measurement, MeasurementKey, Metric};
 use crate::workload::{engine_levels, Plan, RunContext, Workload};
 use anyhow::{bail, Context, Result};
 use presets::{KvParams, Op, Step, TxnSize};
@@ -23,80 +23,53 @@ use std::collections::BTreeMap;
 /// One configuration to measure: an engine at a durability level with a thread count.
 #[derive(Clone, Copy)]
 pub struct Config {
-    pub engine: &'static dyn KvEngine,
+    pub engine: Named<dyn KvEngine>,
     pub durability: Durability,
     pub threads: usize,
 }
 
-/// The workload with its parameters.
-pub struct Kv {
-    pub params: KvParams,
+impl std::fmt::Display for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = if self.threads == 1 { "" } else { "s" };
+        let (engine, level, threads) = (self.engine.name(), self.durability, self.threads);
+        write!(f, "{engine} {level} {threads} thread{s}")
+    }
 }
 
-impl Workload for Kv {
+/// The workload is its parameters.
+impl Workload for KvParams {
     type Config = Config;
-    type Params = KvParams;
     const NAME: &'static str = "kv";
     const TAKES: Takes = Takes::OrderedKv;
-
-    fn params(&self) -> &KvParams {
-        &self.params
-    }
-
-    fn preset(&self) -> Option<&'static str> {
-        self.params.preset
-    }
-
-    /// Berkeley DB for its own papers' presets, else the embedded default.
-    fn default_engines(&self) -> &'static str {
-        if self.params.preset.is_some() {
-            "bdb"
-        } else {
-            "sqlite"
-        }
-    }
+    /// Berkeley DB for its own papers' presets.
+    const PRESET_ENGINES: &'static [(&'static str, &'static str)] =
+        &[("bdb-11gr2", "bdb"), ("bdb-4.3", "bdb")];
 
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
-        check(&self.params, engines)?;
-        let planned = engine_levels(
+        check(self, engines)?;
+        let p = self;
+        engine_levels(
             engines,
             named,
-            &self.params.default_durability,
-            &self.params.threads,
-        )?;
-        Ok(Plan {
-            configs: planned
-                .configs
-                .into_iter()
-                .filter_map(|(engine, durability, threads)| {
-                    Some(Config {
-                        engine: engine.as_kv()?,
-                        durability,
-                        threads,
-                    })
+            &p.default_durability,
+            &p.threads,
+            |e, durability, threads| {
+                let engine = e.as_kv()?;
+                Some(Config {
+                    engine,
+                    durability,
+                    threads,
                 })
-                .collect(),
-            notes: planned.notes,
-        })
-    }
-
-    fn label(&self, c: &Config) -> String {
-        format!(
-            "{} {} {} thread{}",
-            c.engine.name(),
-            c.durability,
-            c.threads,
-            if c.threads == 1 { "" } else { "s" }
+            },
         )
     }
 
     fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {
-        let label = self.label(config);
-        run_config(&self.params, *config, ctx, &label)
+        run_config(self, *config, ctx, &config.to_string())
     }
 
     fn finish(&mut self, ctx: &mut RunContext) -> Result<()> {
-        derive_ratios(&self.params, ctx);
+        derive_ratios(self, ctx);
         Ok(())
     }
 }
@@ -141,12 +114,7 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
     let reported: Vec<&Step> = params.steps.iter().filter(|s| s.reported).collect();
     let mut outcomes: Vec<Vec<StepOutcome>> = reported.iter().map(|_| Vec::new()).collect();
     for run in 0..params.runs {
-        let dir = ctx.fresh_dir(&format!(
-            "{}-{}-t{}",
-            config.engine.name(),
-            config.durability,
-            config.threads
-        ))?;
+        let dir = ctx.config_dir(&config)?;
         let options = KvOptions {
             dir: dir.clone(),
             durability: config.durability,
@@ -169,13 +137,8 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
             )
         })?;
         if run == 0 {
-            ctx.recorder.engine(EngineRecord {
-                engine: config.engine.name().into(),
-                version: config.engine.version(),
-                durability: config.durability.name().into(),
-                durability_mapping: config.engine.mapping(config.durability).unwrap_or_default(),
-                settings: store.settings().into_iter().collect(),
-            });
+            let (engine, level) = (Engine::Kv(config.engine), config.durability);
+            ctx.record_engine(engine, level, config.engine.version(), store.settings());
         }
         let mut reported_index = 0;
         for (step_index, step) in params.steps.iter().enumerate() {

@@ -2,49 +2,45 @@
 
 use super::data::Codec;
 use super::store::Layout;
-use super::{default_params, Session};
-use crate::units::parse_size;
+use super::{default_params, SessionParams};
 use crate::workload::flags::{self, Shared};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 
 #[derive(Args, Clone, Debug)]
 pub struct SessionFlags {
     /// Bytes of random text per session, comma-separated (default 1K,4K,10K,100K,1000K).
-    #[arg(long)]
-    pub sizes: Option<String>,
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = flags::bytes::<u64>)]
+    pub sizes: Option<Vec<u64>>,
     /// Layouts, comma-separated: blob (one row or value per session), chunked (rows of at most
     /// 4000 bytes keyed by id and subid). Default: blob.
-    #[arg(long)]
-    pub layout: Option<String>,
+    #[arg(long, value_name = "LAYOUTS", value_delimiter = ',', value_parser = Layout::parse)]
+    pub layout: Option<Vec<Layout>>,
     /// Compression before storing, comma-separated: none, gzip, zstd, lz4 (default none,gzip).
-    #[arg(long)]
-    pub compress: Option<String>,
+    #[arg(long, value_name = "CODECS", value_delimiter = ',', value_parser = Codec::parse)]
+    pub compress: Option<Vec<Codec>>,
     /// Sessions written per run (default 1,000).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub sessions: Option<u64>,
     /// Random session reads per run (default 10,000).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub reads: Option<u64>,
 }
 
 impl SessionFlags {
-    /// The workload with these flags (and a preset's parameters under them).
-    pub fn workload(&self, shared: &Shared) -> Result<Session> {
-        let mut p = default_params();
+    /// The workload with these flags.
+    pub fn workload(&self, shared: &Shared) -> Result<SessionParams> {
         if let Some(preset) = &shared.preset {
             bail!("the session workload has no preset '{preset}' (it has none yet)");
         }
-        flags::set(
-            &mut p.sizes,
-            flags::list(&self.sizes, |x| parse_size(x).context("bad --sizes"))?,
-        );
-        flags::set(&mut p.layouts, flags::list(&self.layout, Layout::parse)?);
-        flags::set(&mut p.compress, flags::list(&self.compress, Codec::parse)?);
+        let mut p = default_params();
+        flags::set(&mut p.sizes, self.sizes.clone());
+        flags::set(&mut p.layouts, self.layout.clone());
+        flags::set(&mut p.compress, self.compress.clone());
         flags::set(&mut p.sessions, self.sessions);
         flags::set(&mut p.reads, self.reads);
         flags::set(&mut p.runs, shared.runs);
         flags::set(&mut p.clients, shared.threads("clients")?);
-        Ok(Session { params: p })
+        Ok(p)
     }
 }

@@ -17,7 +17,7 @@ use crate::engine::Engine;
 use crate::engine::Takes;
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome};
-use crate::results::{EngineRecord, Measurement, MeasurementKey};
+use crate::results::{Measurement, MeasurementKey};
 use crate::workload::{engine_levels, Plan, RunContext, Workload};
 use anyhow::{bail, Context, Result};
 use data::Codec;
@@ -63,24 +63,21 @@ pub struct Config {
     pub durability: Durability,
 }
 
-/// The workload with its parameters.
-pub struct Session {
-    pub params: SessionParams,
+impl std::fmt::Display for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at {}", self.engine.name(), self.durability)
+    }
 }
 
-impl Workload for Session {
+/// The workload is its parameters.
+impl Workload for SessionParams {
     type Config = Config;
-    type Params = SessionParams;
     const NAME: &'static str = "session";
     const TAKES: Takes = Takes::Records;
 
-    fn params(&self) -> &SessionParams {
-        &self.params
-    }
-
     /// Without named levels each engine runs at `sync`, or at the one level a cache offers.
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
-        check(&self.params)?;
+        check(self)?;
         let mut configs = Vec::new();
         let mut notes = Vec::new();
         for &engine in engines {
@@ -97,23 +94,14 @@ impl Workload for Session {
                 }
                 l
             };
-            let planned = engine_levels(&[engine], named, &[default], &[1])?;
-            configs.extend(
-                planned
-                    .configs
-                    .into_iter()
-                    .map(|(engine, durability, _)| Config { engine, durability }),
-            );
+            let make = |engine, durability, _| Some(Config { engine, durability });
+            configs.extend(engine_levels(&[engine], named, &[default], &[1], make)?.configs);
         }
         Ok(Plan { configs, notes })
     }
 
-    fn label(&self, c: &Config) -> String {
-        format!("{} at {}", c.engine.name(), c.durability)
-    }
-
     fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {
-        run_config(&self.params, *config, ctx)
+        run_config(self, *config, ctx)
     }
 }
 
@@ -137,11 +125,7 @@ fn check(params: &SessionParams) -> Result<()> {
 }
 
 fn run_config(params: &SessionParams, config: Config, ctx: &mut RunContext) -> Result<()> {
-    let dir = ctx.fresh_dir(&format!(
-        "session-{}-{}",
-        config.engine.name(),
-        config.durability
-    ))?;
+    let dir = ctx.config_dir(&config)?;
     let largest = params.sizes.iter().copied().max().unwrap_or(0);
     let store = SessionStore::open(
         config.engine,
@@ -186,13 +170,7 @@ fn measure_config(
         (None, Engine::Kv(e)) => e.version(),
         (None, Engine::Sql(_)) => String::new(),
     };
-    ctx.recorder.engine(EngineRecord {
-        engine: config.engine.name().into(),
-        version,
-        durability: config.durability.name().into(),
-        durability_mapping: config.engine.mapping(config.durability).unwrap_or_default(),
-        settings,
-    });
+    ctx.record_engine(config.engine, config.durability, version, settings);
     let ids: Vec<String> = (0..params.sessions)
         .map(|i| data::session_id(ctx.seed, i))
         .collect();

@@ -1,6 +1,6 @@
 //! The tpcb workload's own flags, and the parameters they make.
 
-use super::{presets, Tpcb};
+use super::presets::{self, TpcbParams};
 use crate::units::parse_counts;
 use crate::workload::flags::{self, Shared};
 use anyhow::{bail, Result};
@@ -9,33 +9,30 @@ use clap::Args;
 #[derive(Args, Clone, Debug)]
 pub struct TpcbFlags {
     /// Scale factor: the number of branches (default 1; bdb-11gr2: 1,000).
-    #[arg(long)]
+    #[arg(long, value_name = "BRANCHES")]
     pub scale: Option<u64>,
     /// Tellers per branch (default 10, as the TPC-B specification).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub tellers_per_branch: Option<u64>,
     /// Accounts per branch (specification: 100,000; default 10,000; bdb-11gr2: 100).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub accounts_per_branch: Option<u64>,
     /// Seconds each run lasts (default 2).
-    #[arg(long)]
+    #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f64>,
     /// Transactions per client per run, instead of a duration.
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub transactions: Option<u64>,
     /// Table-set layouts, comma-separated: 1 = all clients share one set of tables; 16 = 16
     /// independent sets, each client bound to one (psql-v11 runs 1,16).
-    #[arg(long)]
+    #[arg(long, value_name = "LIST")]
     pub table_sets: Option<String>,
 }
 
 impl TpcbFlags {
     /// The workload with these flags (and a preset's parameters under them).
-    pub fn workload(&self, shared: &Shared) -> Result<Tpcb> {
-        let mut p = match &shared.preset {
-            Some(name) => presets::preset(name)?,
-            None => presets::default_params(),
-        };
+    pub fn workload(&self, shared: &Shared) -> Result<TpcbParams> {
+        let mut p = shared.start_from(presets::preset, presets::default_params)?;
         flags::set(&mut p.branches, self.scale);
         flags::set(&mut p.tellers_per_branch, self.tellers_per_branch);
         flags::set(&mut p.accounts_per_branch, self.accounts_per_branch);
@@ -55,6 +52,6 @@ impl TpcbFlags {
         );
         flags::set(&mut p.runs, shared.runs);
         flags::set(&mut p.clients, shared.threads("clients")?);
-        Ok(Tpcb { params: p })
+        Ok(p)
     }
 }

@@ -16,7 +16,7 @@ use crate::engine::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlOptions, S
 use crate::engine::{Engine, Takes};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
-use crate::results::{EngineRecord, Measurement, MeasurementKey};
+use crate::results::{Measurement, MeasurementKey};
 use crate::workload::{sql_levels, Plan, RunContext, Workload};
 use anyhow::{bail, Context, Result};
 use presets::{Test, TpcbParams};
@@ -42,36 +42,17 @@ fn statements(template: &str, set: usize) -> Vec<String> {
 /// An engine at a durability level.
 pub type Config = crate::workload::SqlConfig;
 
-/// The workload with its parameters.
-pub struct Tpcb {
-    pub params: TpcbParams,
-}
-
-impl Workload for Tpcb {
+/// The workload is its parameters.
+impl Workload for TpcbParams {
     type Config = Config;
-    type Params = TpcbParams;
     const NAME: &'static str = "tpcb";
     const TAKES: Takes = Takes::Sql;
-
-    fn params(&self) -> &TpcbParams {
-        &self.params
-    }
-
-    fn preset(&self) -> Option<&'static str> {
-        self.params.preset
-    }
-
-    /// Paper 000 ran table 6 on Berkeley DB's SQL interface; otherwise the embedded default.
-    fn default_engines(&self) -> &'static str {
-        if self.params.preset == Some("bdb-11gr2") {
-            "bdb-sql,sqlite"
-        } else {
-            "sqlite"
-        }
-    }
+    /// Paper 000 ran table 6 on Berkeley DB's SQL interface.
+    const PRESET_ENGINES: &'static [(&'static str, &'static str)] =
+        &[("bdb-11gr2", "bdb-sql,sqlite")];
 
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
-        let params = &self.params;
+        let params = self;
         if params.branches == 0 || params.tellers_per_branch == 0 || params.accounts_per_branch == 0
         {
             bail!("--scale and the tellers and accounts per branch must be at least 1");
@@ -85,21 +66,13 @@ impl Workload for Tpcb {
         sql_levels(engines, named, &params.default_durability)
     }
 
-    fn label(&self, c: &Config) -> String {
-        c.label()
-    }
-
     fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {
-        run_config(&self.params, *config, ctx)
+        run_config(self, *config, ctx)
     }
 }
 
 fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Result<()> {
-    let dir = ctx.fresh_dir(&format!(
-        "tpcb-{}-{}",
-        config.engine.name(),
-        config.durability
-    ))?;
+    let dir = ctx.config_dir(&config)?;
     let max_sets = params.table_sets.iter().copied().max().unwrap_or(1);
     let db = config.engine.open(&SqlOptions {
         dir: dir.clone(),
@@ -123,13 +96,8 @@ fn measure_config(
     max_sets: usize,
     ctx: &mut RunContext,
 ) -> Result<()> {
-    ctx.recorder.engine(EngineRecord {
-        engine: config.engine.name().into(),
-        version: db.version(),
-        durability: config.durability.name().into(),
-        durability_mapping: config.engine.mapping(config.durability).unwrap_or_default(),
-        settings: db.settings().into_iter().collect(),
-    });
+    let engine = Engine::Sql(config.engine);
+    ctx.record_engine(engine, config.durability, db.version(), db.settings());
     let load_started = Instant::now();
     for set in 0..max_sets {
         load(params, db, set, config.engine.dialect())?;
@@ -208,33 +176,33 @@ fn load(params: &TpcbParams, db: &dyn SqlDatabase, set: usize, dialect: Dialect)
         &["bid", "bbalance", "filler"],
         &mut branches,
     )?;
-    let tpb = params.tellers_per_branch as i64;
-    let mut tellers = (1..=params.tellers() as i64).map(|t| {
-        vec![
-            SqlValue::Int(t),
-            SqlValue::Int((t - 1) / tpb + 1),
-            SqlValue::Int(0),
-            filler(84),
-        ]
-    });
-    c.bulk_load(
-        &format!("{p}tellers"),
-        &["tid", "bid", "tbalance", "filler"],
-        &mut tellers,
+    // Tellers and accounts: an id, the branch it belongs to, a zero balance, the filler.
+    let mut members = |table: &str, columns: &[&str], count: u64, per_branch: u64| {
+        let per_branch = per_branch as i64;
+        let mut rows = (1..=count as i64).map(|id| -> Row {
+            let branch = (id - 1) / per_branch + 1;
+            vec![
+                SqlValue::Int(id),
+                SqlValue::Int(branch),
+                SqlValue::Int(0),
+                filler(84),
+            ]
+        });
+        c.bulk_load(&format!("{p}{table}"), columns, &mut rows)
+    };
+    let tellers = ["tid", "bid", "tbalance", "filler"];
+    members(
+        "tellers",
+        &tellers,
+        params.tellers(),
+        params.tellers_per_branch,
     )?;
-    let apb = params.accounts_per_branch as i64;
-    let mut accounts = (1..=params.accounts() as i64).map(|a| -> Row {
-        vec![
-            SqlValue::Int(a),
-            SqlValue::Int((a - 1) / apb + 1),
-            SqlValue::Int(0),
-            filler(84),
-        ]
-    });
-    c.bulk_load(
-        &format!("{p}accounts"),
-        &["aid", "bid", "abalance", "filler"],
-        &mut accounts,
+    let accounts = ["aid", "bid", "abalance", "filler"];
+    members(
+        "accounts",
+        &accounts,
+        params.accounts(),
+        params.accounts_per_branch,
     )?;
     for table in ["branches", "tellers", "accounts", "history"] {
         c.execute(&crate::workload::sql::analyze(

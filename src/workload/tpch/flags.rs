@@ -1,6 +1,6 @@
 //! The tpch workload's own flags, and the parameters they make.
 
-use super::{presets, Tpch};
+use super::presets::{self, TpchParams};
 use crate::workload::flags::Shared;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -10,11 +10,11 @@ use std::path::PathBuf;
 pub struct TpchFlags {
     /// Scale factors, comma-separated (default 0.01; dbt3: 1). Each is loaded and measured on a
     /// fresh database.
-    #[arg(long)]
+    #[arg(long, value_name = "LIST")]
     pub sf: Option<String>,
     /// Query streams of the throughput test (default: the TPC-H minimum for the SF, 2 below
     /// SF 10; dbt3: 4).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub streams: Option<usize>,
     /// Also run the 22 queries with the qualification parameters after the load and check their
     /// answers (answer sets exist for SF 0.01, 0.1 and 1); a wrong answer is an error.
@@ -27,11 +27,8 @@ pub struct TpchFlags {
 
 impl TpchFlags {
     /// The workload with these flags (and a preset's parameters under them).
-    pub fn workload(&self, shared: &Shared) -> Result<Tpch> {
-        let mut p = match &shared.preset {
-            Some(name) => presets::preset(name)?,
-            None => presets::default_params(),
-        };
+    pub fn workload(&self, shared: &Shared) -> Result<TpchParams> {
+        let mut p = shared.start_from(presets::preset, presets::default_params)?;
         if let Some(list) = &self.sf {
             p.scale_factors = presets::parse_scale_factors(list)?;
         }
@@ -54,6 +51,6 @@ impl TpchFlags {
             })?;
             p.keep_data = Some(dir.clone());
         }
-        Ok(Tpch { params: p })
+        Ok(p)
     }
 }

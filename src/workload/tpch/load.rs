@@ -97,11 +97,8 @@ pub(super) fn load_test(
     )?;
     record(ctx, config, "load", None, 1, "load total", load_secs, 1)?;
     if let Some(dir) = &keep_dir {
-        ctx.recorder.note(format!(
-            "{}: .tbl files kept in {}",
-            config.label(),
-            dir.display()
-        ));
+        ctx.recorder
+            .note(format!("{}: .tbl files kept in {}", config, dir.display()));
     }
     Ok(())
 }

@@ -164,34 +164,38 @@ mod tests {
 
     #[test]
     fn intervals_round_to_a_tenth_with_a_floor() {
-        assert_eq!(spec_interval(23.74), 23.7);
-        assert_eq!(spec_interval(23.75), 23.8);
-        assert_eq!(spec_interval(0.049), 0.1);
-        assert_eq!(spec_interval(0.0), 0.1);
-        assert_eq!(spec_interval(0.05), 0.1);
-        assert_eq!(spec_interval(0.14), 0.1);
-        assert_eq!(spec_interval(0.15), 0.2);
+        for (input, expected) in [
+            (23.74, 23.7),
+            (23.75, 23.8),
+            (0.049, 0.1),
+            (0.0, 0.1),
+            (0.05, 0.1),
+            (0.14, 0.1),
+            (0.15, 0.2),
+        ] {
+            assert_eq!(spec_interval(input), expected, "spec_interval({input:?})");
+        }
     }
 
     #[test]
-    fn power_of_equal_intervals_is_3600_sf_over_the_interval() {
-        // 24 intervals of 2 s at SF 1: 3600 / 2 = 1800 under both rules.
-        let q = vec![2.0; 22];
-        let r = vec![2.0; 2];
-        assert!(close(power(Rules::Tpch, 1.0, &q, &r), 1800.0));
-        assert!(close(power(Rules::Dbt3, 1.0, &q, &r), 1800.0));
-        // SF scales linearly.
-        assert!(close(power(Rules::Dbt3, 10.0, &q, &r), 18000.0));
-    }
-
-    #[test]
-    fn the_floor_changes_power_for_tiny_intervals() {
-        // Hand computation: all 24 intervals 0.01 s. DBT-3: 3600/0.01 = 360,000 at SF 1.
-        // TPC-H: every interval counts as 0.1 s, so 3600/0.1 = 36,000.
-        let q = vec![0.01; 22];
-        let r = vec![0.01; 2];
-        assert!(close(power(Rules::Dbt3, 1.0, &q, &r), 360_000.0));
-        assert!(close(power(Rules::Tpch, 1.0, &q, &r), 36_000.0));
+    fn power_is_3600_sf_over_the_geometric_mean_with_the_rules_floor() {
+        // Every one of the 24 intervals the same, so power is 3600 * SF / interval. DBT-3 takes
+        // intervals as measured; TPC-H counts each as at least 0.1 s.
+        let cases = [
+            (Rules::Tpch, 1.0, 2.0, 1800.0),
+            (Rules::Dbt3, 1.0, 2.0, 1800.0),
+            (Rules::Dbt3, 10.0, 2.0, 18000.0),
+            (Rules::Dbt3, 1.0, 0.01, 360_000.0),
+            (Rules::Tpch, 1.0, 0.01, 36_000.0),
+        ];
+        for (rules, sf, interval, expected) in cases {
+            let (q, r) = (vec![interval; 22], vec![interval; 2]);
+            let got = power(rules, sf, &q, &r);
+            assert!(
+                close(got, expected),
+                "{rules:?} SF {sf} at {interval} s: {got}"
+            );
+        }
     }
 
     #[test]
@@ -246,12 +250,16 @@ mod tests {
 
     #[test]
     fn minimum_streams_follow_table_11() {
-        assert_eq!(min_streams(0.01), 2);
-        assert_eq!(min_streams(1.0), 2);
-        assert_eq!(min_streams(10.0), 3);
-        assert_eq!(min_streams(30.0), 4);
-        assert_eq!(min_streams(100.0), 5);
-        assert_eq!(min_streams(1000.0), 7);
-        assert_eq!(min_streams(100000.0), 11);
+        for (input, expected) in [
+            (0.01, 2),
+            (1.0, 2),
+            (10.0, 3),
+            (30.0, 4),
+            (100.0, 5),
+            (1000.0, 7),
+            (100000.0, 11),
+        ] {
+            assert_eq!(min_streams(input), expected, "min_streams({input:?})");
+        }
     }
 }

@@ -25,9 +25,9 @@ pub mod validate;
 
 use crate::durability::Durability;
 use crate::engine::sql::{SqlConnection, SqlDatabase, SqlEngine, SqlOptions};
-use crate::engine::{Engine, Takes};
+use crate::engine::{Engine, Named, Takes};
 use crate::measure::Interrupted;
-use crate::results::{EngineRecord, Measurement, MeasurementKey, Metric};
+use crate::results::{Measurement, MeasurementKey, Metric};
 use crate::workload::{sql_levels, Plan, RunContext, Workload};
 use anyhow::{bail, Context, Result};
 use metrics::{Figures, Rules};
@@ -41,53 +41,33 @@ use std::time::Instant;
 /// An engine at a durability level and a scale factor.
 #[derive(Clone, Copy)]
 pub struct Config {
-    pub engine: &'static dyn SqlEngine,
+    pub engine: Named<dyn SqlEngine>,
     pub durability: Durability,
     pub sf: f64,
 }
 
-impl Config {
-    /// The configuration in a few words, for progress lines and notes.
-    pub fn label(&self) -> String {
-        format!(
-            "{} {} SF {}",
-            self.engine.name(),
-            self.durability,
-            sf_label(self.sf)
-        )
+impl std::fmt::Display for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (engine, level, sf) = (self.engine.name(), self.durability, sf_label(self.sf));
+        write!(f, "{engine} {level} SF {sf}")
     }
 }
 
-/// The workload with its parameters.
-pub struct Tpch {
-    pub params: TpchParams,
-}
-
-impl Workload for Tpch {
+/// The workload is its parameters.
+impl Workload for TpchParams {
     type Config = Config;
-    type Params = TpchParams;
     const NAME: &'static str = "tpch";
     const TAKES: Takes = Takes::Sql;
-
-    fn params(&self) -> &TpchParams {
-        &self.params
-    }
-
-    fn preset(&self) -> Option<&'static str> {
-        self.params.preset
-    }
-
-    fn default_engines(&self) -> &'static str {
-        self.params.default_engines
-    }
+    /// OSDL's DBT-3 ran on PostgreSQL.
+    const PRESET_ENGINES: &'static [(&'static str, &'static str)] = &[("dbt3", "postgres")];
 
     /// Checks the parameters and lists engine × durability × SF.
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
-        check(&self.params)?;
-        let planned = sql_levels(engines, named, &self.params.default_durability)?;
+        check(self)?;
+        let planned = sql_levels(engines, named, &self.default_durability)?;
         let mut configs = Vec::new();
         for c in planned.configs {
-            for &sf in &self.params.scale_factors {
+            for &sf in &self.scale_factors {
                 configs.push(Config {
                     engine: c.engine,
                     durability: c.durability,
@@ -100,16 +80,12 @@ impl Workload for Tpch {
         Ok(Plan { configs, notes })
     }
 
-    fn label(&self, c: &Config) -> String {
-        c.label()
-    }
-
     fn start(&mut self, _ctx: &mut RunContext) {
         eprintln!("{}", metrics::DISCLAIMER);
     }
 
     fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {
-        run_config(&self.params, *config, ctx)
+        run_config(self, *config, ctx)
     }
 }
 
@@ -145,12 +121,7 @@ fn check(params: &TpchParams) -> Result<()> {
 }
 
 fn run_config(params: &TpchParams, config: Config, ctx: &mut RunContext) -> Result<()> {
-    let dir = ctx.fresh_dir(&format!(
-        "tpch-{}-{}-sf{}",
-        config.engine.name(),
-        config.durability,
-        sf_label(config.sf)
-    ))?;
+    let dir = ctx.config_dir(&config)?;
     let streams = params
         .streams
         .unwrap_or_else(|| metrics::min_streams(config.sf));
@@ -227,13 +198,8 @@ fn measure_config(
     db: &dyn SqlDatabase,
     ctx: &mut RunContext,
 ) -> Result<()> {
-    ctx.recorder.engine(EngineRecord {
-        engine: config.engine.name().into(),
-        version: db.version(),
-        durability: config.durability.name().into(),
-        durability_mapping: config.engine.mapping(config.durability).unwrap_or_default(),
-        settings: db.settings().into_iter().collect(),
-    });
+    let engine = Engine::Sql(config.engine);
+    ctx.record_engine(engine, config.durability, db.version(), db.settings());
     let sf = config.sf;
     let mut conn = db.connect()?;
     load::load_test(params, config, conn.as_mut(), ctx)?;

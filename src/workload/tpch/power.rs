@@ -36,7 +36,7 @@ pub(super) fn validation(
     }
     let note = format!(
         "{}: the 22 answers with the qualification parameters match {}",
-        config.label(),
+        config,
         validate::answer_set_name(sf).unwrap_or("")
     );
     eprintln!("  {note}");

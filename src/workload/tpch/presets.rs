@@ -18,8 +18,6 @@ pub struct TpchParams {
     /// Also write the generated tables as dbgen .tbl files into this directory.
     pub keep_data: Option<PathBuf>,
     pub default_durability: Vec<Durability>,
-    /// The engines run when none is named.
-    pub default_engines: &'static str,
     /// Where the paper's figures come from (dbt3).
     pub published: Option<&'static str>,
 }
@@ -32,7 +30,6 @@ pub fn default_params() -> TpchParams {
         validate: false,
         keep_data: None,
         default_durability: vec![Durability::Sync],
-        default_engines: "sqlite",
         published: None,
     }
 }
@@ -46,7 +43,6 @@ pub fn preset(name: &str) -> Result<TpchParams> {
             preset: Some("dbt3"),
             scale_factors: vec![1.0],
             streams: Some(4),
-            default_engines: "postgres",
             published: Some("dbt3_postgresql"),
             ..default_params()
         }),

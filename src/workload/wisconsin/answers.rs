@@ -118,8 +118,9 @@ pub(super) fn run_once(
         rows,
         checksum,
     };
-    match q.kind {
-        Kind::Screen => {
+    match (q.kind, params.result_mode) {
+        // Rows sent to the client: to the screen, or fetched in place of being stored.
+        (Kind::Screen, _) | (Kind::Select(_), ResultMode::Fetch) => {
             let started = Instant::now();
             let rows = c.query(&sql.select)?;
             let seconds = started.elapsed().as_secs_f64();
@@ -128,54 +129,43 @@ pub(super) fn run_once(
                 answer: answer(rows.len() as u64, Some(checksum(&rows))),
             })
         }
-        Kind::Select(shape) => match params.result_mode {
-            ResultMode::Store => {
-                c.execute(&relations("drop", &[("table", &TMP)]))?;
-                c.execute(&queries::tmp_ddl(shape))?;
-                let insert = relations("store", &[("tmp", &TMP), ("select", &sql.select)]);
-                let started = Instant::now();
-                let stored = c.execute(&insert)?;
-                let seconds = started.elapsed().as_secs_f64();
-                let rows = c.query(&relations("read_back", &[("tmp", &TMP)]))?;
-                c.execute(&relations("drop_tmp", &[("tmp", &TMP)]))?;
-                if stored != rows.len() as u64 {
-                    bail!(
-                        "the INSERT reported {stored} rows stored, the result relation holds {}",
-                        rows.len()
-                    );
-                }
-                Ok(Timed {
-                    seconds,
-                    answer: answer(rows.len() as u64, Some(checksum(&rows))),
-                })
+        (Kind::Select(shape), ResultMode::Store) => {
+            c.execute(&relations("drop", &[("table", &TMP)]))?;
+            c.execute(&queries::tmp_ddl(shape))?;
+            let insert = relations("store", &[("tmp", &TMP), ("select", &sql.select)]);
+            let started = Instant::now();
+            let stored = c.execute(&insert)?;
+            let seconds = started.elapsed().as_secs_f64();
+            let rows = c.query(&relations("read_back", &[("tmp", &TMP)]))?;
+            c.execute(&relations("drop_tmp", &[("tmp", &TMP)]))?;
+            if stored != rows.len() as u64 {
+                bail!(
+                    "the INSERT reported {stored} rows stored, the result relation holds {}",
+                    rows.len()
+                );
             }
-            ResultMode::Fetch => {
-                let started = Instant::now();
-                let rows = c.query(&sql.select)?;
-                let seconds = started.elapsed().as_secs_f64();
-                Ok(Timed {
-                    seconds,
-                    answer: answer(rows.len() as u64, Some(checksum(&rows))),
-                })
+            Ok(Timed {
+                seconds,
+                answer: answer(rows.len() as u64, Some(checksum(&rows))),
+            })
+        }
+        (Kind::Select(_), ResultMode::Count) => {
+            let started = Instant::now();
+            let counted = count_of(c.query(&sql.count)?)?;
+            let seconds = started.elapsed().as_secs_f64();
+            // The rows themselves, untimed, for the checksum.
+            let rows = c.query(&sql.select)?;
+            if counted != rows.len() as u64 {
+                bail!(
+                    "COUNT(*) said {counted} rows, the query returned {}",
+                    rows.len()
+                );
             }
-            ResultMode::Count => {
-                let started = Instant::now();
-                let counted = count_of(c.query(&sql.count)?)?;
-                let seconds = started.elapsed().as_secs_f64();
-                // The rows themselves, untimed, for the checksum.
-                let rows = c.query(&sql.select)?;
-                if counted != rows.len() as u64 {
-                    bail!(
-                        "COUNT(*) said {counted} rows, the query returned {}",
-                        rows.len()
-                    );
-                }
-                Ok(Timed {
-                    seconds,
-                    answer: answer(counted, Some(checksum(&rows))),
-                })
-            }
-        },
+            Ok(Timed {
+                seconds,
+                answer: answer(counted, Some(checksum(&rows))),
+            })
+        }
         _ => {
             for s in &sql.setup {
                 let k = c.execute(s)?;

@@ -22,7 +22,7 @@ pub(crate) mod snapshot;
 use crate::durability::Durability;
 use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlOptions};
 use crate::engine::{Engine, Takes};
-use crate::results::{EngineRecord, Metric};
+use crate::results::Metric;
 use crate::workload::{sql, sql_levels, Plan, RunContext, Workload};
 pub use answers::checksum;
 use answers::{count_of, run_query, Answers};
@@ -35,8 +35,11 @@ use std::time::Instant;
 pub type Config = crate::workload::SqlConfig;
 
 /// The workload with its parameters, and the answers seen so far.
+#[derive(serde::Serialize)]
+#[serde(transparent)]
 pub struct Wisconsin {
     pub params: WisconsinParams,
+    #[serde(skip)]
     answers: Answers,
 }
 
@@ -51,26 +54,10 @@ impl Wisconsin {
 
 impl Workload for Wisconsin {
     type Config = Config;
-    type Params = WisconsinParams;
     const NAME: &'static str = "wisconsin";
     const TAKES: Takes = Takes::Sql;
-
-    fn params(&self) -> &WisconsinParams {
-        &self.params
-    }
-
-    fn preset(&self) -> Option<&'static str> {
-        self.params.preset
-    }
-
-    /// Table 7 was measured on Berkeley DB's SQL interface; otherwise the embedded default.
-    fn default_engines(&self) -> &'static str {
-        if self.params.preset == Some("bdb-11gr2") {
-            "bdb-sql"
-        } else {
-            "sqlite"
-        }
-    }
+    /// Table 7 was measured on Berkeley DB's SQL interface.
+    const PRESET_ENGINES: &'static [(&'static str, &'static str)] = &[("bdb-11gr2", "bdb-sql")];
 
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
         let params = &self.params;
@@ -82,10 +69,6 @@ impl Workload for Wisconsin {
             bail!("--queries names no query");
         }
         sql_levels(engines, named, &params.default_durability)
-    }
-
-    fn label(&self, c: &Config) -> String {
-        c.label()
     }
 
     fn start(&mut self, ctx: &mut RunContext) {
@@ -126,11 +109,7 @@ fn run_config(
     answers: &mut Answers,
     ctx: &mut RunContext,
 ) -> Result<()> {
-    let dir = ctx.fresh_dir(&format!(
-        "wisconsin-{}-{}",
-        config.engine.name(),
-        config.durability
-    ))?;
+    let dir = ctx.config_dir(&config)?;
     let db = config.engine.open(&SqlOptions {
         dir: dir.clone(),
         durability: config.durability,
@@ -172,13 +151,8 @@ fn measure_config(
 ) -> Result<()> {
     let name = config.engine.name();
     let dialect = config.engine.dialect();
-    ctx.recorder.engine(EngineRecord {
-        engine: name.into(),
-        version: db.version(),
-        durability: config.durability.name().into(),
-        durability_mapping: config.engine.mapping(config.durability).unwrap_or_default(),
-        settings: db.settings().into_iter().collect(),
-    });
+    let engine = Engine::Sql(config.engine);
+    ctx.record_engine(engine, config.durability, db.version(), db.settings());
     let mut c = db.connect()?;
     let n = params.tuples;
 
@@ -271,7 +245,24 @@ fn build_indexes(c: &mut dyn SqlConnection, dialect: Dialect) -> Result<()> {
 mod tests {
     use super::answers::{run_once, Answer};
     use super::*;
-    use crate::engine::sql::{SqlEngine, SqlValue};
+    use crate::engine::sql::{SqlConnection, SqlDatabase, SqlValue};
+
+    /// The embedded engine with the relations loaded at 1,000 tuples.
+    fn loaded_sqlite(dir: &std::path::Path) -> (Box<dyn SqlDatabase>, Box<dyn SqlConnection>) {
+        let engine = crate::engine::sql_engine("sqlite").unwrap();
+        let db = engine
+            .open(&SqlOptions {
+                dir: dir.to_path_buf(),
+                durability: Durability::WriteNosync,
+                url: None,
+                clients: 1,
+                cache_bytes: 0,
+            })
+            .unwrap();
+        let mut c = db.connect().unwrap();
+        load(c.as_mut(), Dialect::Sqlite, 1_000).unwrap();
+        (db, c)
+    }
 
     #[test]
     fn checksums_ignore_order_padding_and_number_types() {
@@ -302,17 +293,7 @@ mod tests {
     fn every_query_answers_right_on_sqlite() {
         for mode in [ResultMode::Store, ResultMode::Fetch, ResultMode::Count] {
             let dir = tempfile::tempdir().unwrap();
-            let db = crate::engine::sqlite::SQLITE_SQL
-                .open(&SqlOptions {
-                    dir: dir.path().to_path_buf(),
-                    durability: Durability::WriteNosync,
-                    url: None,
-                    clients: 1,
-                    cache_bytes: 0,
-                })
-                .unwrap();
-            let mut c = db.connect().unwrap();
-            load(c.as_mut(), Dialect::Sqlite, 1_000).unwrap();
+            let (_db, mut c) = loaded_sqlite(dir.path());
             let params = WisconsinParams {
                 tuples: 1_000,
                 result_mode: mode,
@@ -367,24 +348,14 @@ mod tests {
             parameters: serde_json::json!({}),
         })
         .unwrap();
-        let db = crate::engine::sqlite::SQLITE_SQL
-            .open(&SqlOptions {
-                dir: dir.path().to_path_buf(),
-                durability: Durability::WriteNosync,
-                url: None,
-                clients: 1,
-                cache_bytes: 0,
-            })
-            .unwrap();
-        let mut c = db.connect().unwrap();
-        load(c.as_mut(), Dialect::Sqlite, 1_000).unwrap();
+        let (_db, mut c) = loaded_sqlite(dir.path());
         let params = WisconsinParams {
             tuples: 1_000,
             runs: 1,
             ..presets::default_params()
         };
         let config = Config {
-            engine: &crate::engine::sqlite::SQLITE_SQL,
+            engine: crate::engine::sql_engine("sqlite").unwrap(),
             durability: Durability::WriteNosync,
         };
         let mut answers = Answers::default();
@@ -397,28 +368,15 @@ mod tests {
                 checksum: Some(1),
             },
         );
-        run_query(
-            &params,
-            config,
-            c.as_mut(),
-            queries::query(1),
-            &mut answers,
-            &mut ctx,
-        )
-        .unwrap();
+        let mut run = |c: &mut dyn SqlConnection, q: u8, answers: &mut Answers| {
+            run_query(&params, config, c, queries::query(q), answers, &mut ctx).unwrap()
+        };
+        run(c.as_mut(), 1, &mut answers);
         assert_eq!(answers.wrong, 1);
         // A tuple missing from TENKTUP1: the 100% projection comes up short.
         c.execute(&format!("DELETE FROM {TENK1} WHERE unique2 = 5"))
             .unwrap();
-        run_query(
-            &params,
-            config,
-            c.as_mut(),
-            queries::query(19),
-            &mut answers,
-            &mut ctx,
-        )
-        .unwrap();
+        run(c.as_mut(), 19, &mut answers);
         assert_eq!(answers.wrong, 2);
         let r = ctx.recorder.result();
         assert_eq!(r.measurements.len(), 2, "the figures stay");

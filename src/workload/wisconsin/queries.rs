@@ -455,11 +455,15 @@ mod tests {
     #[test]
     fn result_relations_have_the_query_arity() {
         let arity = |s: Shape| tmp_ddl(s).matches(',').count() + 1;
-        assert_eq!(arity(Tuple), 16);
-        assert_eq!(arity(Join2), 32);
-        assert_eq!(arity(Join3), 48);
-        assert_eq!(arity(Projection1), 6);
-        assert_eq!(arity(Projection100), 14);
-        assert_eq!(arity(Aggregate), 1);
+        for (input, expected) in [
+            (Tuple, 16),
+            (Join2, 32),
+            (Join3, 48),
+            (Projection1, 6),
+            (Projection100, 14),
+            (Aggregate, 1),
+        ] {
+            assert_eq!(arity(input), expected, "arity({input:?})");
+        }
     }
 }
