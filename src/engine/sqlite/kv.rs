@@ -1,6 +1,6 @@
 //! `sqlite` (bundled SQLite) as a key-value store: one `kv` table keyed by the record key.
 
-use super::classify;
+use super::{classify, Keeper};
 use crate::durability::Durability;
 use crate::engine::kv::{KvEngine, KvOptions, KvSession, KvStore};
 use anyhow::{Context, Result};
@@ -22,7 +22,7 @@ impl KvEngine for SqliteKv {
             uri,
             flags,
             options: options.clone(),
-            keeper: None,
+            keeper: Keeper::default(),
         };
         let first = store.connect(true)?;
         first
@@ -31,7 +31,7 @@ impl KvEngine for SqliteKv {
             )
             .context("cannot create the kv table")?;
         Ok(Box::new(SqliteStore {
-            keeper: Some(std::sync::Mutex::new(first)),
+            keeper: Keeper::new(first),
             ..store
         }))
     }
@@ -41,8 +41,7 @@ struct SqliteStore {
     uri: String,
     flags: OpenFlags,
     options: KvOptions,
-    /// Holds the database open (an in-memory one lives as long as a connection does).
-    keeper: Option<std::sync::Mutex<Connection>>,
+    keeper: Keeper,
 }
 
 impl SqliteStore {
@@ -75,13 +74,10 @@ impl KvStore for SqliteStore {
         }))
     }
     fn settings(&self) -> Vec<(String, String)> {
-        match &self.keeper {
-            Some(keeper) => super::settings(&keeper.lock().unwrap()),
-            None => Vec::new(),
-        }
+        self.keeper.settings()
     }
     fn close(self: Box<Self>) -> Result<()> {
-        super::close_keeper(self.keeper)
+        self.keeper.close()
     }
 }
 

@@ -44,30 +44,6 @@ pub fn classify(e: rusqlite::Error) -> anyhow::Error {
     }
 }
 
-/// The effective values of the PRAGMAs that matter, for the results.
-pub fn settings(conn: &rusqlite::Connection) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for pragma in [
-        "journal_mode",
-        "synchronous",
-        "page_size",
-        "cache_size",
-        "locking_mode",
-    ] {
-        if let Ok(v) =
-            conn.pragma_query_value(None, pragma, |r| r.get::<_, rusqlite::types::Value>(0))
-        {
-            let text = match v {
-                rusqlite::types::Value::Integer(i) => i.to_string(),
-                rusqlite::types::Value::Text(t) => t,
-                other => format!("{other:?}"),
-            };
-            out.push((pragma.to_string(), text));
-        }
-    }
-    out
-}
-
 /// Where a store lives: a file in the run's directory, or a named shared in-memory database.
 pub fn location(
     dir: &std::path::Path,
@@ -88,15 +64,54 @@ pub fn location(
     }
 }
 
-/// Closes the connection that keeps a store open, reporting SQLite's error if it refuses.
-pub fn close_keeper(keeper: Option<std::sync::Mutex<rusqlite::Connection>>) -> anyhow::Result<()> {
-    use anyhow::Context;
-    if let Some(k) = keeper {
-        k.into_inner()
-            .unwrap()
-            .close()
-            .map_err(|(_, e)| e)
-            .context("closing SQLite")?;
+/// The connection that holds a store open (an in-memory database lives as long as a connection
+/// does), also read for the store's settings.
+#[derive(Default)]
+pub struct Keeper(Option<std::sync::Mutex<rusqlite::Connection>>);
+
+impl Keeper {
+    pub fn new(conn: rusqlite::Connection) -> Keeper {
+        Keeper(Some(std::sync::Mutex::new(conn)))
     }
-    Ok(())
+
+    /// The effective values of the PRAGMAs that matter, for the results.
+    pub fn settings(&self) -> Vec<(String, String)> {
+        let Some(conn) = &self.0 else {
+            return Vec::new();
+        };
+        let conn = conn.lock().unwrap();
+        let mut out = Vec::new();
+        for pragma in [
+            "journal_mode",
+            "synchronous",
+            "page_size",
+            "cache_size",
+            "locking_mode",
+        ] {
+            if let Ok(v) =
+                conn.pragma_query_value(None, pragma, |r| r.get::<_, rusqlite::types::Value>(0))
+            {
+                let text = match v {
+                    rusqlite::types::Value::Integer(i) => i.to_string(),
+                    rusqlite::types::Value::Text(t) => t,
+                    other => format!("{other:?}"),
+                };
+                out.push((pragma.to_string(), text));
+            }
+        }
+        out
+    }
+
+    /// Closes the connection, reporting SQLite's error if it refuses.
+    pub fn close(self) -> anyhow::Result<()> {
+        use anyhow::Context;
+        if let Some(k) = self.0 {
+            k.into_inner()
+                .unwrap()
+                .close()
+                .map_err(|(_, e)| e)
+                .context("closing SQLite")?;
+        }
+        Ok(())
+    }
 }

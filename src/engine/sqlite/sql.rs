@@ -1,6 +1,6 @@
 //! `sqlite` as a SQL engine: a database file in the run's own directory (always hakari's own).
 
-use super::classify;
+use super::{classify, Keeper};
 use crate::durability::Durability;
 use crate::engine::sql::{
     Dialect, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue,
@@ -9,7 +9,6 @@ use crate::engine::sql::{
 use anyhow::{Context, Result};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, OpenFlags};
-use std::sync::Mutex;
 use std::time::Duration;
 
 pub struct SqliteSql;
@@ -31,9 +30,9 @@ impl SqlEngine for SqliteSql {
             flags,
             durability: options.durability,
             cache_bytes: options.cache_bytes,
-            keeper: None,
+            keeper: Keeper::default(),
         };
-        db.keeper = Some(Mutex::new(db.open_connection()?));
+        db.keeper = Keeper::new(db.open_connection()?);
         Ok(Box::new(db))
     }
 }
@@ -43,8 +42,7 @@ struct SqliteDatabase {
     flags: OpenFlags,
     durability: Durability,
     cache_bytes: u64,
-    /// Holds the database open (an in-memory one lives as long as a connection does).
-    keeper: Option<Mutex<Connection>>,
+    keeper: Keeper,
 }
 
 impl SqliteDatabase {
@@ -72,13 +70,10 @@ impl SqlDatabase for SqliteDatabase {
         rusqlite::version().to_string()
     }
     fn settings(&self) -> Vec<(String, String)> {
-        match &self.keeper {
-            Some(k) => super::settings(&k.lock().unwrap()),
-            None => Vec::new(),
-        }
+        self.keeper.settings()
     }
     fn close(self: Box<Self>) -> Result<()> {
-        super::close_keeper(self.keeper)
+        self.keeper.close()
     }
 }
 

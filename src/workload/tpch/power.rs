@@ -14,11 +14,11 @@ pub(super) fn validation(
     conn: &mut dyn SqlConnection,
     ctx: &mut RunContext,
 ) -> Result<()> {
-    let dialect = config.engine.dialect();
     let sf = config.sf;
     for q in 1..=22u8 {
         check_interrupt()?;
-        let sql = queries::render(q, &queries::validation_params(q), dialect, 0)?;
+        let params = queries::validation_params(q);
+        let sql = queries::render(q, &params, config.engine.dialect(), 0)?;
         let started = Instant::now();
         let rows = queries::run(conn, &sql).with_context(|| format!("Q{q} (validation)"))?;
         let secs = started.elapsed().as_secs_f64();
