@@ -90,14 +90,19 @@ pub trait KvStore: Send + Sync {
     fn close(self: Box<Self>) -> Result<()>;
 }
 
-/// One worker's handle. Operations between `begin` and `commit` form one transaction; engines
-/// without transactions treat `begin`/`commit` as no-ops.
+/// One worker's handle. Operations between `begin` and `commit` form one transaction. A store
+/// without transactions (the caches: every write stands alone) keeps the defaults, which do
+/// nothing; every other engine implements all three.
 pub trait KvSession {
     /// Starts a transaction; `write` says whether it will change anything.
-    fn begin(&mut self, write: bool) -> Result<()>;
-    fn commit(&mut self) -> Result<()>;
+    fn begin(&mut self, _write: bool) -> Result<()> {
+        Ok(())
+    }
+    fn commit(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// Gives up the open transaction after an error (a conflict, usually).
-    fn abort(&mut self);
+    fn abort(&mut self) {}
 
     /// Inserts or overwrites.
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;

@@ -162,14 +162,7 @@ fn text_key(key: &[u8]) -> Result<String> {
 }
 
 impl KvSession for MemcachedSession {
-    // A cache has no transactions: every set stands alone.
-    fn begin(&mut self, _write: bool) -> Result<()> {
-        Ok(())
-    }
-    fn commit(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn abort(&mut self) {}
+    // A cache has no transactions (every set stands alone): the trait's no-op begin and commit.
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         self.client
             .set(&text_key(key)?, value, 0)

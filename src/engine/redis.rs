@@ -136,14 +136,8 @@ fn prefixed(key: &[u8]) -> Vec<u8> {
 }
 
 impl KvSession for RedisSession {
-    // Each command is atomic on its own; Redis has no multi-key transactions to map onto.
-    fn begin(&mut self, _write: bool) -> Result<()> {
-        Ok(())
-    }
-    fn commit(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn abort(&mut self) {}
+    // Each command is atomic on its own and Redis has no multi-key transactions to map onto:
+    // the trait's no-op begin and commit.
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         let k = prefixed(key);
         let _: () = self.con.set(k, value)?;

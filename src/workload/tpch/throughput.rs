@@ -3,8 +3,11 @@
 
 use super::{query_stream, record, refresh, Config};
 use crate::engine::sql::SqlDatabase;
+use crate::measure::progress::Progress;
+use crate::measure::runner::run_step;
 use crate::workload::RunContext;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// Runs the test; returns its interval, Ts, in seconds.
@@ -16,126 +19,91 @@ pub(super) fn throughput_test(
     ctx: &mut RunContext,
 ) -> Result<f64> {
     super::check_interrupt()?;
-    let (stream_results, refresh_result, ts_started) =
-        run_streams(config, streams, db, sets, ctx.seed);
-    let mut ts_end = ts_started;
-    let mut errors = Vec::new();
-    for (i, (r, ended)) in stream_results.into_iter().enumerate() {
-        ts_end = ts_end.max(ended);
-        match r {
-            Ok(times) => {
+    let (finished, ts) = run_streams(config, streams, db, sets, ctx.seed)?;
+    for (stream, times) in finished {
+        match times {
+            Times::Queries(times) => {
                 for (q, secs, rows) in times {
-                    record(
-                        ctx,
-                        config,
-                        "throughput",
-                        Some(i + 1),
-                        1,
-                        &format!("Q{q}"),
-                        secs,
-                        rows,
-                    )?;
+                    let q = format!("Q{q}");
+                    record(ctx, config, "throughput", Some(stream), 1, &q, secs, rows)?;
                 }
             }
-            Err(e) => errors.push(format!("stream {}: {}", i + 1, crate::errors::sentence(&e))),
-        }
-    }
-    match refresh_result {
-        Ok((times, ended)) => {
-            ts_end = ts_end.max(ended);
-            for (k, (rf1, n1, rf2, n2)) in times.into_iter().enumerate() {
-                let pair = Some(k + 1);
-                record(ctx, config, "refresh stream", pair, 1, "RF1", rf1, n1)?;
-                record(ctx, config, "refresh stream", pair, 1, "RF2", rf2, n2)?;
+            Times::Refresh(times) => {
+                for (k, (rf1, n1, rf2, n2)) in times.into_iter().enumerate() {
+                    let pair = Some(k + 1);
+                    record(ctx, config, "refresh stream", pair, 1, "RF1", rf1, n1)?;
+                    record(ctx, config, "refresh stream", pair, 1, "RF2", rf2, n2)?;
+                }
             }
         }
-        Err(e) => errors.push(format!("refresh stream: {}", crate::errors::sentence(&e))),
     }
-    if !errors.is_empty() {
-        bail!("throughput test: {}", errors.join("; "));
-    }
-    let ts = ts_end.duration_since(ts_started).as_secs_f64();
-    record(
-        ctx,
-        config,
-        "throughput",
-        None,
-        streams,
-        "Ts",
-        ts,
-        (22 * streams) as u64,
-    )?;
+    let queries = (22 * streams) as u64;
+    record(ctx, config, "throughput", None, streams, "Ts", ts, queries)?;
     eprintln!("  throughput test: {streams} streams in {ts:.2} s");
-
     Ok(ts)
 }
 
-type StreamTimes = Vec<(u8, f64, u64)>;
-type RefreshTimes = Vec<(f64, u64, f64, u64)>;
+/// What one stream did: a query stream's (query, seconds, rows), or the refresh stream's
+/// (RF1 seconds, rows, RF2 seconds, rows) per pair.
+enum Times {
+    Queries(Vec<(u8, f64, u64)>),
+    Refresh(Vec<(f64, u64, f64, u64)>),
+}
 
-/// The query streams and the refresh stream, each on its own thread and connection, released
-/// together; returns each stream's times and end, the refresh stream's, and the start.
-#[allow(clippy::type_complexity)]
+/// The refresh stream (worker 0) and the query streams (workers 1..=S), each on its own
+/// connection, opened untimed and released together by the measurement core; returns what each
+/// stream did, in stream order, and Ts: from the release to the end of the last stream.
 fn run_streams(
     config: Config,
     streams: usize,
     db: &dyn SqlDatabase,
     sets: &[refresh::RefreshSet],
     seed0: u64,
-) -> (
-    Vec<(Result<StreamTimes>, Instant)>,
-    Result<(RefreshTimes, Instant)>,
-    Instant,
-) {
-    let dialect = config.engine.dialect();
-    let sf = config.sf;
-    let barrier = std::sync::Barrier::new(streams + 1);
-    let t0 = std::sync::Mutex::new(None::<Instant>);
-    let (stream_results, refresh_result) = {
-        let (barrier, t0) = (&barrier, &t0);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (1..=streams)
-                .map(|stream| {
-                    scope.spawn(move || {
-                        // Connections are opened before the start, outside the timed interval.
-                        let conn = db.connect();
-                        barrier.wait();
-                        let r = conn.and_then(|mut c| {
-                            query_stream(c.as_mut(), dialect, sf, stream, seed0 + stream as u64)
-                        });
-                        (r, Instant::now())
-                    })
-                })
-                .collect();
-            let refresher = scope.spawn(move || {
-                let conn = db.connect();
-                barrier.wait();
-                t0.lock().unwrap().get_or_insert_with(Instant::now);
-                let mut c = conn?;
-                let mut times = Vec::new();
-                for set in sets {
-                    let s = Instant::now();
-                    let n1 = refresh::rf1(c.as_mut(), set)
-                        .with_context(|| format!("throughput test RF1 of set {}", set.set))?;
-                    let rf1 = s.elapsed().as_secs_f64();
-                    let s = Instant::now();
-                    let n2 = refresh::rf2(c.as_mut(), set)
-                        .with_context(|| format!("throughput test RF2 of set {}", set.set))?;
-                    times.push((rf1, n1, s.elapsed().as_secs_f64(), n2));
-                }
-                Ok::<_, anyhow::Error>((times, Instant::now()))
-            });
-            let streams: Vec<_> = handles
-                .into_iter()
-                .map(|h| h.join().expect("a query stream panicked"))
-                .collect();
-            let refresh = refresher.join().expect("the refresh stream panicked");
-            (streams, refresh)
-        })
-    };
-    let ts_started = t0
-        .into_inner()
-        .unwrap()
-        .expect("the refresh stream started");
-    (stream_results, refresh_result, ts_started)
+) -> Result<(Vec<(usize, Times)>, f64)> {
+    let (dialect, sf) = (config.engine.dialect(), config.sf);
+    let finished: Mutex<Vec<(usize, Times)>> = Mutex::new(Vec::new());
+    let progress = Progress::hidden();
+    let outcome = run_step(
+        streams + 1,
+        &progress,
+        |_| db.connect(),
+        |conn, worker| {
+            let stream = worker.index;
+            let times = if stream == 0 {
+                Times::Refresh(refresh_stream(conn.as_mut(), sets)?)
+            } else {
+                let seed = seed0 + stream as u64;
+                let times = query_stream(conn.as_mut(), dialect, sf, stream, seed)
+                    .with_context(|| format!("throughput test: stream {stream}"))?;
+                worker.count(times.len() as u64);
+                Times::Queries(times)
+            };
+            finished.lock().unwrap().push((stream, times));
+            Ok(())
+        },
+    )?;
+    let mut finished = finished.into_inner().unwrap();
+    finished.sort_by_key(|(stream, _)| *stream);
+    // The query streams first, as the result file has always listed them.
+    finished.rotate_left(1);
+    Ok((finished, outcome.seconds))
+}
+
+/// The refresh stream: an RF1 and an RF2 for each set, timed one by one.
+fn refresh_stream(
+    c: &mut dyn crate::engine::SqlConnection,
+    sets: &[refresh::RefreshSet],
+) -> Result<Vec<(f64, u64, f64, u64)>> {
+    let mut times = Vec::new();
+    for set in sets {
+        let s = Instant::now();
+        let n1 = refresh::rf1(c, set)
+            .with_context(|| format!("throughput test RF1 of set {}", set.set))?;
+        let rf1 = s.elapsed().as_secs_f64();
+        let s = Instant::now();
+        let n2 = refresh::rf2(c, set)
+            .with_context(|| format!("throughput test RF2 of set {}", set.set))?;
+        times.push((rf1, n1, s.elapsed().as_secs_f64(), n2));
+    }
+    Ok(times)
 }
