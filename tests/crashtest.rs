@@ -1,16 +1,41 @@
 //! The crash test through the real binary: killed committing processes, a power cut under the
 //! FUSE layer, killed private servers; and what it refuses.
 
-use hakari::results::store;
+use hakari::results::{Measurement, RunResult};
 use std::path::Path;
 mod common;
-use common::{hakari, result_files, stderr};
+use common::{hakari, only_result, result_files, stderr};
+
+/// Runs `hakari crashtest ARGS` into the folder `out`, asserts it succeeded, and returns its
+/// one result file, read back, with what it printed.
+fn crashtest_into(out: &tempfile::TempDir, args: &[&str]) -> (RunResult, String) {
+    let mut all = vec!["crashtest", "--out", out.path().to_str().unwrap()];
+    all.extend(args);
+    let o = hakari(&all);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let r = hakari::results::store::read(&only_result(out.path())).unwrap();
+    (r, stdout)
+}
+
+/// [`crashtest_into`] a fresh folder.
+fn crashtest(args: &[&str]) -> (RunResult, String) {
+    crashtest_into(&tempfile::tempdir().unwrap(), args)
+}
+
+/// Lost acknowledged commits, allowed at this level, and nothing corrupted.
+fn assert_allowed_loss(m: &Measurement) {
+    assert_eq!(
+        m.config["verdict"],
+        "lost acknowledged commits (allowed at this level)"
+    );
+    assert_eq!(m.config["corruptions"], 0);
+}
 
 #[test]
 fn crash_test_keeps_sync_and_allows_nosync_losses() {
     let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
+    let args = [
         "--engine",
         "sqlite,bdb",
         "--durability",
@@ -19,11 +44,8 @@ fn crash_test_keeps_sync_and_allows_nosync_losses() {
         "2",
         "--seed",
         "3",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
+    ];
+    let (r, _) = crashtest_into(&out, &args);
     assert_eq!(r.measurements.len(), 2);
     for m in &r.measurements {
         assert_eq!(m.config["verdict"], "kept", "{} {}", m.engine, m.durability);
@@ -33,38 +55,21 @@ fn crash_test_keeps_sync_and_allows_nosync_losses() {
             "each round committed before the kill"
         );
     }
-    let shown = hakari(&["show", result_files(out.path())[0].to_str().unwrap()]);
+    let shown = hakari(&["show", only_result(out.path()).to_str().unwrap()]);
     let text = String::from_utf8_lossy(&shown.stdout);
     assert!(
         text.contains("Crash test") && text.contains("kept"),
         "show prints the verdict table: {text}"
     );
     // Berkeley DB's nosync keeps the log in its buffer: a kill loses the newest commits.
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
-        "--engine",
-        "bdb",
-        "--durability",
-        "nosync",
-        "--rounds",
-        "3",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
+    let (r, _) = crashtest(&["--engine", "bdb", "--durability", "nosync", "--rounds", "3"]);
     let m = &r.measurements[0];
     assert!(
         m.config["lost_total"].as_u64().unwrap() > 0,
         "losses detected: {:?}",
         m.config
     );
-    assert_eq!(
-        m.config["verdict"],
-        "lost acknowledged commits (allowed at this level)"
-    );
-    assert_eq!(m.config["corruptions"], 0);
+    assert_allowed_loss(m);
 }
 
 #[test]
@@ -74,9 +79,7 @@ fn crash_test_power_loss_keeps_sync_and_loses_write_nosync() {
         return;
     }
     let crash = "power loss (FUSE, unsynced data dropped)";
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
+    let (r, stdout) = crashtest(&[
         "--engine",
         "sqlite,bdb",
         "--durability",
@@ -86,12 +89,8 @@ fn crash_test_power_loss_keeps_sync_and_loses_write_nosync() {
         "2",
         "--seed",
         "5",
-        "--out",
-        out.path().to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains(crash));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
+    assert!(stdout.contains(crash));
     assert_eq!(r.parameters["crash"], crash);
     assert_eq!(r.measurements.len(), 2);
     for m in &r.measurements {
@@ -102,9 +101,7 @@ fn crash_test_power_loss_keeps_sync_and_loses_write_nosync() {
     }
     // Berkeley DB's write-nosync hands the log to the OS without a flush: a power cut loses the
     // newest commits (a process kill would not), and that is allowed at this level.
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
+    let (r, _) = crashtest(&[
         "--engine",
         "bdb",
         "--durability",
@@ -114,11 +111,7 @@ fn crash_test_power_loss_keeps_sync_and_loses_write_nosync() {
         "3",
         "--seed",
         "5",
-        "--out",
-        out.path().to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
     let m = &r.measurements[0];
     assert_eq!(m.config["crash"], crash);
     assert!(
@@ -126,20 +119,14 @@ fn crash_test_power_loss_keeps_sync_and_loses_write_nosync() {
         "a power cut loses unsynced commits: {:?}",
         m.config
     );
-    assert_eq!(
-        m.config["verdict"],
-        "lost acknowledged commits (allowed at this level)"
-    );
-    assert_eq!(m.config["corruptions"], 0);
+    assert_allowed_loss(m);
 }
 
 /// Servers: hakari's private server is killed with its whole process tree while a client
 /// commits, and restarted on the same data directory.
 #[test]
 fn crash_test_of_servers_keeps_sync() {
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "crashtest",
+    let (r, _) = crashtest(&[
         "--engine",
         "postgres,mysql",
         "--durability",
@@ -148,11 +135,7 @@ fn crash_test_of_servers_keeps_sync() {
         "2",
         "--seed",
         "7",
-        "--out",
-        out.path().to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
     assert_eq!(r.parameters["crash"], "process (SIGKILL)");
     assert_eq!(r.measurements.len(), 2);
     for m in &r.measurements {
