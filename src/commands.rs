@@ -275,6 +275,8 @@ pub fn crashtest(options: CrashOptions) -> Result<i32> {
         data_dir: options.data_dir.as_deref(),
         url: None,
         parameters: serde_json::json!({ "rounds": options.rounds, "crash": crash.label() }),
+        timing: Default::default(),
+        hlog: None,
     })?;
     crate::measure::install_interrupt_handler();
     let outcome = crashtest::run(&engines, &levels, options.rounds, crash, &mut ctx);

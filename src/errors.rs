@@ -11,11 +11,24 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 pub const EXIT_CODES: &str = "Exit codes:
   0    done
   1    error (one line on stderr; no result file that looks complete)
-  2    bad usage (an unknown flag, a value that cannot be parsed)
+  2    bad usage (an unknown flag, a value that cannot be parsed, flags that do not fit)
   3    a crash test found a broken durability promise
   4    a requirement (run --require) or the regression gate (compare --fail-if-worse) failed
   130  interrupted by Ctrl-C (the result file keeps what finished, marked interrupted)
 A closed pipe on stdout (hakari engines | head) ends output quietly, not with an error.";
+
+/// Bad usage found after parsing (flags that do not fit together or do not fit the workload):
+/// one line, exit 2, like the errors clap reports.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
 
 /// The error and its causes as one sentence-like line, redacted.
 pub fn sentence(e: &anyhow::Error) -> String {

@@ -2,14 +2,17 @@
 //! configuration in turn, the result file, the tables and the exit code.
 
 use crate::durability::Durability;
-use crate::errors::{EXIT_ERROR, EXIT_GATE_FAILED, EXIT_INTERRUPTED};
+use crate::errors::{Usage, EXIT_ERROR, EXIT_GATE_FAILED, EXIT_INTERRUPTED};
+use crate::measure::timing::{Arrival, Schedule, Timing};
 use crate::measure::{self, Interrupted};
 use crate::report;
 use crate::report::gate::Requirement;
-use crate::workload::{default_engines, ContextOptions, RunContext, Workload};
+use crate::results::TimingRecord;
+use crate::workload::{default_engines, ContextOptions, RunContext, StepLength, Workload};
 use crate::{out, outln};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// What every run takes besides its workload's own parameters.
 #[derive(Clone, Debug, Default)]
@@ -27,6 +30,90 @@ pub struct RunOptions {
     /// Also write an HTML report beside the result file.
     pub report: bool,
     pub require: Vec<Requirement>,
+    pub timing: TimingOptions,
+}
+
+/// How the timed steps are clocked, as the flags gave it.
+#[derive(Clone, Debug, Default)]
+pub struct TimingOptions {
+    /// `--interval`; None: 1 s, printed only once a step has run a while.
+    pub interval: Option<f64>,
+    pub warmup: f64,
+    /// `--rate`: empty for a closed loop.
+    pub rates: Vec<f64>,
+    pub arrival: Arrival,
+    pub latency_limit_ms: Option<f64>,
+    pub hlog: Option<PathBuf>,
+}
+
+impl TimingOptions {
+    /// Refuses flags that do not fit the workload or its steps (exit 2).
+    fn check<W: Workload>(&self, workload: &W) -> Result<()> {
+        let usage = |text: String| Err(anyhow::Error::new(Usage(text)));
+        if !W::PACED && (!self.rates.is_empty() || self.warmup > 0.0) {
+            let flag = if self.rates.is_empty() {
+                "--warmup"
+            } else {
+                "--rate"
+            };
+            return usage(format!(
+                "{flag} does not apply to {}: it has no stream of operations to schedule or warm up \
+                 (it applies to kv, tpcb and session)",
+                W::NAME
+            ));
+        }
+        let interval = self.interval.unwrap_or(0.0);
+        match workload.step_length() {
+            StepLength::Seconds(step) => {
+                if self.warmup >= step {
+                    return usage(format!(
+                        "--warmup {} s is not shorter than the step ({step} s): nothing would be counted",
+                        self.warmup
+                    ));
+                }
+                if interval > step {
+                    return usage(format!(
+                        "--interval {interval} s is longer than the step ({step} s)"
+                    ));
+                }
+            }
+            StepLength::Operations(ops) => {
+                for rate in &self.rates {
+                    let step = ops as f64 / rate;
+                    if self.warmup >= step {
+                        return usage(format!(
+                            "--warmup {} s is not shorter than a step at --rate {rate} ({ops} operations take {step:.3} s)",
+                            self.warmup
+                        ));
+                    }
+                }
+            }
+            StepLength::Unknown => {}
+        }
+        Ok(())
+    }
+
+    /// The clock of the run's steps (the open loop's rate is set per configuration).
+    fn timing(&self) -> Timing {
+        Timing {
+            interval: Duration::from_secs_f64(self.interval.unwrap_or(1.0)),
+            print_intervals: self.interval.is_some(),
+            warmup: Duration::from_secs_f64(self.warmup),
+            latency_limit: (self.latency_limit_ms).map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+            keep_histograms: self.hlog.is_some(),
+            ..Timing::default()
+        }
+    }
+
+    fn record(&self) -> TimingRecord {
+        TimingRecord {
+            interval_s: self.interval.unwrap_or(1.0),
+            warmup_s: self.warmup,
+            rates: self.rates.clone(),
+            arrival: (!self.rates.is_empty()).then(|| self.arrival.name().to_string()),
+            latency_limit_ms: self.latency_limit_ms,
+        }
+    }
 }
 
 /// Plans `workload`, runs every configuration and writes the result file; returns the exit code.
@@ -35,6 +122,7 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
         .engines
         .as_deref()
         .unwrap_or(default_engines::<W>(options.preset.as_deref()));
+    options.timing.check(&*workload)?;
     let engines = W::TAKES.parse(names)?;
     let plan = workload.plan(&engines, options.durability.as_deref())?;
     if plan.configs.is_empty() {
@@ -55,15 +143,18 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
         data_dir: options.data_dir.as_deref(),
         url: options.url.as_deref(),
         parameters: serde_json::to_value(&*workload)?,
+        timing: options.timing.timing(),
+        hlog: options.timing.hlog.as_deref(),
     })?;
+    ctx.recorder.timing(options.timing.record());
     for n in plan.notes {
         eprintln!("note: {n}");
         ctx.recorder.note(n);
     }
     measure::install_interrupt_handler();
     workload.start(&mut ctx);
-    let outcome =
-        run_each(workload, &plan.configs, &mut ctx).and_then(|()| workload.finish(&mut ctx));
+    let outcome = run_each(workload, &plan.configs, &options.timing, &mut ctx)
+        .and_then(|()| workload.finish(&mut ctx));
     finish(&mut ctx, outcome, options)
 }
 
@@ -73,12 +164,30 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
 fn run_each<W: Workload>(
     workload: &mut W,
     configs: &[W::Config],
+    timing: &TimingOptions,
     ctx: &mut RunContext,
 ) -> Result<()> {
     let mut failed = Vec::new();
-    for (i, config) in configs.iter().enumerate() {
-        let label = config.to_string();
-        eprintln!("[{}/{}] {label}", i + 1, configs.len());
+    // A closed loop, or each configuration once per rate.
+    let rates: Vec<Option<f64>> = match timing.rates.as_slice() {
+        [] => vec![None],
+        rates => rates.iter().copied().map(Some).collect(),
+    };
+    let runs: Vec<(&W::Config, Option<f64>)> = configs
+        .iter()
+        .flat_map(|c| rates.iter().map(move |&r| (c, r)))
+        .collect();
+    for (i, &(config, rate)) in runs.iter().enumerate() {
+        let label = match rate {
+            Some(r) => format!("{config} at {} ops/s", crate::units::thousands(r)),
+            None => config.to_string(),
+        };
+        eprintln!("[{}/{}] {label}", i + 1, runs.len());
+        ctx.timing.schedule = rate.map(|rate| Schedule {
+            rate,
+            arrival: timing.arrival,
+            seed: ctx.seed,
+        });
         match workload
             .run_config(config, ctx)
             .with_context(|| label.clone())
@@ -87,7 +196,7 @@ fn run_each<W: Workload>(
             Err(e) if e.downcast_ref::<Interrupted>().is_some() => return Err(e),
             Err(e) => {
                 let text = crate::errors::sentence(&e);
-                if configs.len() > 1 {
+                if runs.len() > 1 {
                     eprintln!("hakari: error: {text}");
                     ctx.recorder.error(text.clone());
                 }
@@ -97,10 +206,10 @@ fn run_each<W: Workload>(
     }
     match failed.len() {
         0 => Ok(()),
-        1 if configs.len() == 1 => bail!("{}", failed[0]),
+        1 if runs.len() == 1 => bail!("{}", failed[0]),
         n => bail!(
             "{n} of {} configurations failed (see above; their errors are in the result file)",
-            configs.len()
+            runs.len()
         ),
     }
 }
@@ -128,6 +237,9 @@ fn finish(ctx: &mut RunContext, outcome: Result<()>, options: &RunOptions) -> Re
     if !ctx.recorder.result().measurements.is_empty() {
         outln!();
         out!("{}", report::terminal::render(ctx.recorder.result()));
+    }
+    if let Some(hlog) = ctx.hlog_path().filter(|p| p.exists()) {
+        outln!("interval log: {}", hlog.display());
     }
     if let (Some(path), true) = (&written, options.report) {
         let html = path.with_extension("html");

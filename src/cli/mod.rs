@@ -4,12 +4,13 @@
 use crate::commands;
 use crate::commands::CrashOptions;
 use crate::durability::Durability;
-use crate::errors::{EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE};
+use crate::errors::{Usage, EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE};
+use crate::measure::timing::Arrival;
 use crate::measure::Interrupted;
 use crate::output::Format;
 use crate::report::gate::Requirement;
 use crate::report::gate::Thresholds;
-use crate::run::{self, RunOptions};
+use crate::run::{self, RunOptions, TimingOptions};
 use crate::workload::flags::Shared;
 use crate::workload::kv::flags::KvFlags;
 use crate::workload::session::flags::SessionFlags;
@@ -167,6 +168,8 @@ pub struct WorkloadArgs<F: Args> {
     #[command(flatten)]
     common: CommonArgs,
     #[command(flatten)]
+    timing: TimingArgs,
+    #[command(flatten)]
     flags: F,
 }
 
@@ -188,6 +191,7 @@ impl<F: Args> WorkloadArgs<F> {
             url: c.url.clone(),
             report: c.report,
             require: c.require.clone(),
+            timing: self.timing.options(),
         })
     }
 
@@ -247,6 +251,82 @@ pub struct CommonArgs {
     pub require: Vec<Requirement>,
 }
 
+/// How timed steps are clocked: the interval series, the warm-up, the open loop.
+#[derive(Args, Clone, Debug)]
+#[command(next_help_heading = "Timing")]
+pub struct TimingArgs {
+    /// Cut each timed step into intervals of this many seconds: the result file keeps ops/s,
+    /// p50, p99 and max per interval, and a line per interval is printed (without this flag:
+    /// 1 s, printed once a step has run 5 s).
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub interval: Option<f64>,
+    /// Run the first seconds of each timed step without counting them (shaded in the report's
+    /// time charts). Must be shorter than the step.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub warmup: Option<f64>,
+    /// Open loop: schedule operations (transactions) at this many per second in total, spread
+    /// over the workers, and measure latency from each one's intended start (no coordinated
+    /// omission); service time and schedule lag are recorded beside it. Several rates
+    /// (500,1000,2000) run each configuration once per rate: a latency-vs-load curve.
+    #[arg(long, value_name = "RATES", value_parser = rates)]
+    pub rate: Option<Rates>,
+    /// How intended starts are spaced in an open loop.
+    #[arg(long, value_enum, value_name = "KIND", requires = "rate")]
+    pub arrival: Option<Arrival>,
+    /// Count operations that end more than this many milliseconds after their (intended)
+    /// start; in an open loop tpcb also skips a transaction already that late at its turn, as
+    /// pgbench does (kv and session must do every operation: there they are only counted).
+    #[arg(long, value_name = "MS", value_parser = positive_seconds)]
+    pub latency_limit: Option<f64>,
+    /// Write every step's interval histograms to DIR/<run-id>.hlog, in HdrHistogram's interval
+    /// log format (nanoseconds; one tag per step and run).
+    #[arg(long, value_name = "DIR")]
+    pub hlog: Option<PathBuf>,
+}
+
+/// `--rate`'s values.
+#[derive(Clone, Debug)]
+pub struct Rates(Vec<f64>);
+
+fn rates(text: &str) -> Result<Rates, String> {
+    text.split(',')
+        .map(|r| match r.trim().parse::<f64>() {
+            Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+            _ => Err(format!(
+                "'{r}' is not a rate above 0 (operations per second)"
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Rates)
+}
+
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("'{text}' is not a number of seconds")),
+    }
+}
+
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match seconds(text) {
+        Ok(v) if v > 0.0 => Ok(v),
+        _ => Err(format!("'{text}' is not a number above 0")),
+    }
+}
+
+impl TimingArgs {
+    fn options(&self) -> TimingOptions {
+        TimingOptions {
+            interval: self.interval,
+            warmup: self.warmup.unwrap_or(0.0),
+            rates: self.rate.clone().map(|r| r.0).unwrap_or_default(),
+            arrival: self.arrival.unwrap_or_default(),
+            latency_limit_ms: self.latency_limit,
+            hlog: self.hlog.clone(),
+        }
+    }
+}
+
 #[derive(Args, Clone, Debug)]
 pub struct CrashtestArgs {
     /// Engines, comma-separated: embedded key-value engines (bdb, lmdb, rocksdb, sqlite), whose
@@ -293,6 +373,10 @@ pub fn main() -> i32 {
         Err(e) => {
             if e.downcast_ref::<Interrupted>().is_some() {
                 return EXIT_INTERRUPTED;
+            }
+            if let Some(usage) = e.downcast_ref::<Usage>() {
+                eprintln!("hakari: error: {usage}");
+                return EXIT_USAGE;
             }
             eprintln!("hakari: error: {}", crate::errors::sentence(&e));
             EXIT_ERROR

@@ -251,6 +251,7 @@ fn summarize(
             ops: r.acknowledged,
             seconds: r.alive_secs,
             ops_per_sec: r.acknowledged as f64 / r.alive_secs,
+            intervals: Vec::new(),
         })
         .collect();
     let rates =
@@ -282,6 +283,8 @@ fn summarize(
         seconds_stddev: 0.0,
         latency: None,
         retries: 0,
+        late: None,
+        open_loop: None,
     };
     (measurement, verdict)
 }

@@ -4,10 +4,12 @@
 //! Nothing here knows a workload or an engine.
 
 pub mod fsync_probe;
+pub mod intervals;
 pub mod latency;
 pub mod progress;
 pub mod runner;
 pub mod stats;
+pub mod timing;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -36,6 +36,15 @@ impl Progress {
         self.bar.inc(n);
     }
 
+    /// Prints a line above the bar (on stderr as it is when the bar is hidden).
+    pub fn line(&self, text: &str) {
+        if self.bar.is_hidden() {
+            eprintln!("{text}");
+        } else {
+            self.bar.println(text);
+        }
+    }
+
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }

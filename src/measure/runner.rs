@@ -1,24 +1,56 @@
-//! Closed-loop workers: N threads, each with its own state (handle, connection), set up untimed,
-//! released together; each times its own first-to-last operation and the step's time is the span
-//! from the earliest start to the latest end.
+//! A timed step: N worker threads, each with its own state (handle, connection), set up untimed
+//! and released together. In a closed loop a worker starts its next unit when the last ends; in
+//! an open loop each unit waits for its intended start and its latency counts from there. Each
+//! worker records into its own histogram for the interval it is in; the calling thread merges
+//! the intervals (`intervals.rs`). The step's time runs from the end of the warm-up to the end
+//! of the last worker.
 
+use super::intervals::{Collector, EncodedInterval, Grid, IntervalFigure, Slot};
 use super::latency::new_histogram;
 use super::progress::Progress;
+use super::timing::{wait_until, Pace, Timing};
 use super::{interrupted, Interrupted};
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Barrier, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// What one timed step of N workers produced.
 #[derive(Debug)]
 pub struct StepOutcome {
+    /// From the end of the warm-up to the end of the last worker.
     pub seconds: f64,
+    /// Operations counted (those that ended after the warm-up).
     pub ops: u64,
     pub retries: u64,
-    /// Merged latency of every timed unit (operation or transaction), in nanoseconds.
+    /// Merged latency of every counted unit (operation or transaction), in nanoseconds; in an
+    /// open loop measured from each unit's intended start.
     pub latency: Histogram<u64>,
+    /// The series, warm-up intervals included.
+    pub intervals: Vec<IntervalFigure>,
+    /// Each interval's histogram, when the timing asked to keep them.
+    pub encoded: Vec<EncodedInterval>,
+    /// When the step started (the release of its workers), for logs.
+    pub started: SystemTime,
+    /// Units that ended later than the latency limit after their (intended) start (None:
+    /// no limit was set).
+    pub late: Option<u64>,
+    /// Open loop: what it measured besides the latency.
+    pub open_loop: Option<OpenLoopOutcome>,
+}
+
+/// What an open loop measures besides the latency from the intended start.
+#[derive(Debug)]
+pub struct OpenLoopOutcome {
+    /// Operations per second asked for.
+    pub rate: f64,
+    /// From the actual start: what a closed loop would have reported.
+    pub service: Histogram<u64>,
+    /// How late each unit started after its intended start.
+    pub lag: Histogram<u64>,
+    /// Units skipped because they were already later than the latency limit at their turn.
+    pub skipped: u64,
 }
 
 impl StepOutcome {
@@ -29,6 +61,21 @@ impl StepOutcome {
             0.0
         }
     }
+
+    /// A step timed by its caller as a whole (no per-unit latency, no series).
+    pub fn whole(seconds: f64, ops: u64) -> StepOutcome {
+        StepOutcome {
+            seconds,
+            ops,
+            retries: 0,
+            latency: new_histogram(),
+            intervals: Vec::new(),
+            encoded: Vec::new(),
+            started: SystemTime::now(),
+            late: None,
+            open_loop: None,
+        }
+    }
 }
 
 /// Progress is published in chunks so that workers do not contend on a shared counter.
@@ -37,30 +84,103 @@ const PROGRESS_CHUNK: u64 = 1024;
 /// A worker's own counters; passed to the step body.
 pub struct Worker<'a> {
     pub index: usize,
-    ops: u64,
     unpublished: u64,
     retries: u64,
-    latency: Histogram<u64>,
+    slot: Slot,
+    grid: Grid,
+    collector: &'a Mutex<Collector>,
+    pace: Option<Pace>,
+    deadline: Option<Instant>,
+    latency_limit: Option<Duration>,
+    late: u64,
+    skipped: u64,
+    service: Option<Histogram<u64>>,
+    lag: Option<Histogram<u64>>,
     progress: &'a Progress,
     stop: &'a AtomicBool,
 }
 
 impl Worker<'_> {
-    /// Runs `unit` (one operation or transaction of `ops` operations), recording its latency.
+    /// Runs `unit` (one operation or transaction of `ops` operations), recording its latency;
+    /// in an open loop, first waits for its intended start.
     #[inline]
     pub fn timed<T>(&mut self, ops: u64, unit: impl FnOnce() -> Result<T>) -> Result<T> {
+        let intended = self.next_start();
         let start = Instant::now();
         let out = unit()?;
-        let ns = start.elapsed().as_nanos() as u64;
-        self.latency.saturating_record(ns.max(1));
-        self.count(ops);
+        self.done(ops, intended.unwrap_or(start), start, Instant::now());
         Ok(out)
+    }
+
+    /// As `timed`, for a unit that may be left out: in an open loop with a latency limit, a
+    /// unit already later than the limit at its turn is skipped (None), as pgbench does.
+    #[inline]
+    pub fn timed_or_skipped<T>(
+        &mut self,
+        ops: u64,
+        unit: impl FnOnce() -> Result<T>,
+    ) -> Result<Option<T>> {
+        let intended = self.next_start();
+        let start = Instant::now();
+        if let (Some(intended), Some(limit)) = (intended, self.latency_limit) {
+            if start.duration_since(intended) > limit {
+                if start >= self.grid.base {
+                    self.skipped += 1;
+                }
+                return Ok(None);
+            }
+        }
+        let out = unit()?;
+        self.done(ops, intended.unwrap_or(start), start, Instant::now());
+        Ok(Some(out))
+    }
+
+    /// Open loop: waits for the next intended start and returns it.
+    #[inline]
+    fn next_start(&mut self) -> Option<Instant> {
+        let pace = self.pace.as_mut()?;
+        let intended = pace.take();
+        let stop = self.stop;
+        wait_until(intended, || stop.load(Ordering::Relaxed) || interrupted());
+        Some(intended)
+    }
+
+    #[inline]
+    fn done(&mut self, ops: u64, intended: Instant, start: Instant, end: Instant) {
+        if end >= self.slot.ends {
+            self.move_on(end);
+        }
+        let ns = end.duration_since(intended).as_nanos() as u64;
+        self.slot.latency.saturating_record(ns.max(1));
+        if self.slot.index >= 0 {
+            if self.latency_limit.is_some_and(|l| ns > l.as_nanos() as u64) {
+                self.late += 1;
+            }
+            if let (Some(service), Some(lag)) = (&mut self.service, &mut self.lag) {
+                service.saturating_record((end - start).as_nanos().max(1) as u64);
+                lag.saturating_record((start - intended).as_nanos().max(1) as u64);
+            }
+        }
+        if self.pace.is_some() {
+            let lag = (start - intended).as_nanos() as u64;
+            self.slot.lag_max_ns = self.slot.lag_max_ns.max(lag);
+        }
+        self.count_in_slot(ops);
     }
 
     /// Counts operations done without timing each (a bulk scan, for instance).
     #[inline]
     pub fn count(&mut self, ops: u64) {
-        self.ops += ops;
+        let now = Instant::now();
+        if now >= self.slot.ends {
+            self.move_on(now);
+        }
+        self.count_in_slot(ops);
+    }
+
+    #[inline]
+    fn count_in_slot(&mut self, ops: u64) {
+        self.slot.ops += ops;
         self.unpublished += ops;
         if self.unpublished >= PROGRESS_CHUNK {
             self.progress.add(self.unpublished);
@@ -68,8 +188,30 @@ impl Worker<'_> {
         }
     }
 
+    /// Hands the finished interval over and moves into the one `t` falls in.
+    #[cold]
+    fn move_on(&mut self, t: Instant) {
+        let next = self.grid.index_of(t);
+        self.collector
+            .lock()
+            .unwrap()
+            .hand_over(self.index, &mut self.slot, next);
+        self.slot.index = next;
+        self.slot.ends = self.grid.start_of(next + 1);
+    }
+
     pub fn retried(&mut self) {
         self.retries += 1;
+    }
+
+    /// When the step's workers were released.
+    pub fn step_start(&self) -> Instant {
+        self.grid.t0
+    }
+
+    /// Seconds since the step's workers were released.
+    pub fn elapsed(&self) -> f64 {
+        self.grid.t0.elapsed().as_secs_f64()
     }
 
     /// True when the step should end early: another worker failed, or the user pressed Ctrl-C.
@@ -77,12 +219,27 @@ impl Worker<'_> {
     pub fn should_stop(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || interrupted()
     }
+
+    /// Whether to start another unit: not stopping, and (a step that runs for a time) its next
+    /// start, intended or now, is before the step's end.
+    #[inline]
+    pub fn more(&self) -> bool {
+        if self.should_stop() {
+            return false;
+        }
+        match self.deadline {
+            None => true,
+            Some(deadline) => self.pace.as_ref().map_or_else(Instant::now, Pace::peek) < deadline,
+        }
+    }
 }
 
-/// Runs a step on `threads` workers. `setup(i)` builds worker i's state in its own thread
-/// (untimed); `body(state, worker)` is the timed part.
+/// Runs a step on `threads` workers, clocked by `timing`. `setup(i)` builds worker i's state in
+/// its own thread (untimed); `body(state, worker)` is the timed part. The calling thread merges
+/// the intervals as workers move past them and prints a line per interval when asked.
 pub fn run_step<S, Setup, Body>(
     threads: usize,
+    timing: &Timing,
     progress: &Progress,
     setup: Setup,
     body: Body,
@@ -92,7 +249,7 @@ where
     Body: Fn(&mut S, &mut Worker) -> Result<()> + Sync,
 {
     assert!(threads > 0, "a step needs at least one worker");
-    let barrier = Barrier::new(threads);
+    let barrier = Barrier::new(threads + 1);
     let stop = AtomicBool::new(false);
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     let fail = |e: anyhow::Error| {
@@ -102,14 +259,19 @@ where
             *slot = Some(e);
         }
     };
+    // The workers set up, then wait; the clock starts when all are ready.
+    let grid_cell: std::sync::OnceLock<Grid> = std::sync::OnceLock::new();
+    let collector_cell: std::sync::OnceLock<Mutex<Collector>> = std::sync::OnceLock::new();
+    let mut started = SystemTime::now();
 
     let done: Vec<Option<Done>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|index| {
                 let (barrier, stop, fail, setup, body) = (&barrier, &stop, &fail, &setup, &body);
+                let (grid_cell, collector_cell) = (&grid_cell, &collector_cell);
                 scope.spawn(move || {
                     let state = setup(index);
-                    // Everyone reaches the barrier, even a worker whose setup failed, so that
+                    // Everyone reaches the barriers, even a worker whose setup failed, so that
                     // no thread waits forever.
                     let mut state = match state {
                         Ok(s) => {
@@ -119,33 +281,35 @@ where
                         Err(e) => {
                             fail(e.context(format!("worker {index} could not start")));
                             barrier.wait();
+                            barrier.wait();
                             return None;
                         }
                     };
+                    barrier.wait(); // the clock is set
                     if stop.load(Ordering::SeqCst) {
                         return None;
                     }
-                    let mut worker = Worker {
-                        index,
-                        ops: 0,
-                        unpublished: 0,
-                        retries: 0,
-                        latency: new_histogram(),
-                        progress,
-                        stop,
-                    };
-                    let start = Instant::now();
+                    let grid = *grid_cell
+                        .get()
+                        .expect("the clock is set before the release");
+                    let collector = collector_cell.get().expect("set with the clock");
+                    let mut worker =
+                        Worker::new(index, threads, timing, grid, collector, progress, stop);
                     let result = body(&mut state, &mut worker);
                     let end = Instant::now();
                     progress.add(worker.unpublished);
+                    collector
+                        .lock()
+                        .unwrap()
+                        .worker_done(index, &mut worker.slot, end);
                     drop(state); // closes the worker's handle outside the timed span
                     match result {
                         Ok(()) => Some(Done {
-                            start,
-                            end,
-                            ops: worker.ops,
                             retries: worker.retries,
-                            latency: worker.latency,
+                            late: worker.late,
+                            skipped: worker.skipped,
+                            service: worker.service,
+                            lag: worker.lag,
                         }),
                         Err(e) => {
                             fail(e);
@@ -155,10 +319,36 @@ where
                 })
             })
             .collect();
-        handles
+        // Every worker is set up: start the clock and release them.
+        barrier.wait();
+        let t0 = Instant::now();
+        started = SystemTime::now();
+        let grid = Grid {
+            t0,
+            base: t0 + timing.warmup,
+            interval: timing.interval,
+        };
+        let _ = grid_cell.set(grid);
+        let collector = Collector::new(
+            grid,
+            threads,
+            timing.keep_histograms,
+            timing.schedule.is_some(),
+        );
+        let _ = collector_cell.set(Mutex::new(collector));
+        barrier.wait();
+        let collector = collector_cell.get().unwrap();
+        let mut lines = IntervalLines::new(timing, progress);
+        while !handles.iter().all(|h| h.is_finished()) {
+            std::thread::sleep(COLLECT_EVERY);
+            lines.print_new(&mut collector.lock().unwrap());
+        }
+        let results: Vec<Option<Done>> = handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Some(panic_marker())))
-            .collect()
+            .map(|h| h.join().unwrap_or_else(|_| Some(Done::panicked())))
+            .collect();
+        lines.print_new(&mut collector.lock().unwrap());
+        results
     });
     progress.finish();
 
@@ -168,64 +358,195 @@ where
     if interrupted() {
         return Err(anyhow!(Interrupted));
     }
-    merge(done, threads)
+    let collector = collector_cell
+        .into_inner()
+        .expect("the clock was set")
+        .into_inner()
+        .unwrap();
+    merge(done, collector, timing, started)
 }
 
-/// What one worker did in the timed part.
-struct Done {
-    start: Instant,
-    end: Instant,
-    ops: u64,
-    retries: u64,
-    latency: Histogram<u64>,
+/// How often the calling thread merges finished intervals.
+const COLLECT_EVERY: Duration = Duration::from_millis(20);
+
+/// Steps without `--interval` print their lines once they have run this long.
+const QUIET_SECONDS: f64 = 5.0;
+
+/// The terminal's line per interval (as pgbench -P prints).
+struct IntervalLines<'a> {
+    progress: &'a Progress,
+    always: bool,
+    printed: usize,
 }
 
-/// Stands for a worker that panicked: `merge` reports it as an error.
-fn panic_marker() -> Done {
-    let now = Instant::now();
-    Done {
-        start: now,
-        end: now,
-        ops: u64::MAX,
-        retries: 0,
-        latency: new_histogram(),
+impl<'a> IntervalLines<'a> {
+    fn new(timing: &Timing, progress: &'a Progress) -> Self {
+        IntervalLines {
+            progress,
+            always: timing.print_intervals,
+            printed: 0,
+        }
+    }
+
+    fn print_new(&mut self, collector: &mut Collector) {
+        collector.finish_ready();
+        let figures = &collector.figures;
+        let ran = figures.last().map_or(0.0, |f| f.t_s + f.seconds);
+        if !self.always && ran < QUIET_SECONDS {
+            return;
+        }
+        for f in &figures[self.printed..] {
+            self.progress.line(&interval_line(f));
+        }
+        self.printed = figures.len();
     }
 }
 
-/// The step as one outcome: from the first worker's start to the last one's end, every
-/// operation, every latency.
-fn merge(done: Vec<Option<Done>>, threads: usize) -> Result<StepOutcome> {
+/// `  12.0 s   4,321 ops/s  p50 0.21 ms  p99 1.30 ms  max 3.0 s`
+pub fn interval_line(f: &IntervalFigure) -> String {
+    let ms = |us: f64| crate::units::duration(us / 1e6);
+    let mut line = format!(
+        "  {:>7.1} s {:>12} ops/s  p50 {:>8}  p99 {:>8}  max {:>8}",
+        f.t_s + f.seconds,
+        crate::units::thousands(f.ops_per_sec),
+        ms(f.p50_us),
+        ms(f.p99_us),
+        ms(f.max_us)
+    );
+    if let Some(lag) = f.lag_max_us {
+        line.push_str(&format!("  lag max {}", ms(lag)));
+    }
+    if f.warmup {
+        line.push_str("  (warm-up)");
+    }
+    line
+}
+
+impl<'a> Worker<'a> {
+    fn new(
+        index: usize,
+        workers: usize,
+        timing: &Timing,
+        grid: Grid,
+        collector: &'a Mutex<Collector>,
+        progress: &'a Progress,
+        stop: &'a AtomicBool,
+    ) -> Worker<'a> {
+        let open = timing.schedule.is_some();
+        Worker {
+            index,
+            unpublished: 0,
+            retries: 0,
+            slot: grid.slot_at(grid.t0),
+            grid,
+            collector,
+            pace: (timing.schedule.as_ref()).map(|s| Pace::new(s, index, workers, grid.t0)),
+            deadline: timing.duration.map(|d| grid.t0 + d),
+            latency_limit: timing.latency_limit,
+            late: 0,
+            skipped: 0,
+            service: open.then(new_histogram),
+            lag: open.then(new_histogram),
+            progress,
+            stop,
+        }
+    }
+}
+
+/// What one worker counted beside the intervals.
+struct Done {
+    retries: u64,
+    late: u64,
+    skipped: u64,
+    service: Option<Histogram<u64>>,
+    lag: Option<Histogram<u64>>,
+}
+
+impl Done {
+    /// Stands for a worker that panicked: `merge` reports it as an error.
+    fn panicked() -> Done {
+        Done {
+            retries: u64::MAX,
+            late: 0,
+            skipped: 0,
+            service: None,
+            lag: None,
+        }
+    }
+}
+
+/// The step as one outcome: from the end of the warm-up to the last worker's end, every
+/// counted operation and latency (the collector's), and the workers' own counters.
+fn merge(
+    done: Vec<Option<Done>>,
+    collector: Collector,
+    timing: &Timing,
+    started: SystemTime,
+) -> Result<StepOutcome> {
+    let threads = done.len();
     let done: Vec<Done> = done.into_iter().flatten().collect();
-    if done.len() != threads || done.iter().any(|d| d.ops == u64::MAX) {
+    if done.len() != threads || done.iter().any(|d| d.retries == u64::MAX) {
         return Err(anyhow!("a worker thread panicked"));
     }
-    let start = done.iter().map(|d| d.start).min().unwrap();
-    let end = done.iter().map(|d| d.end).max().unwrap();
-    let mut latency = new_histogram();
-    for d in &done {
-        latency
-            .add(&d.latency)
-            .expect("histograms of one precision merge");
+    let end = collector.end().expect("every worker ended");
+    let base = collector.base();
+    if end <= base {
+        bail!(
+            "the step ended {} after it started, inside the {} warm-up: nothing was counted \
+             (shorten --warmup or lengthen the step)",
+            crate::units::duration(end.duration_since(collector.t0()).as_secs_f64()),
+            crate::units::duration(timing.warmup.as_secs_f64())
+        );
     }
+    let open_loop = timing.schedule.map(|s| {
+        let mut service = new_histogram();
+        let mut lag = new_histogram();
+        for d in &done {
+            let merge = |into: &mut Histogram<u64>, h: &Option<Histogram<u64>>| {
+                if let Some(h) = h {
+                    into.add(h).expect("histograms of one precision merge");
+                }
+            };
+            merge(&mut service, &d.service);
+            merge(&mut lag, &d.lag);
+        }
+        OpenLoopOutcome {
+            rate: s.rate,
+            service,
+            lag,
+            skipped: done.iter().map(|d| d.skipped).sum(),
+        }
+    });
     Ok(StepOutcome {
         seconds: end
-            .duration_since(start)
+            .duration_since(base)
             .max(Duration::from_nanos(1))
             .as_secs_f64(),
-        ops: done.iter().map(|d| d.ops).sum(),
+        ops: collector.ops,
         retries: done.iter().map(|d| d.retries).sum(),
-        latency,
+        latency: collector.latency,
+        intervals: collector.figures,
+        encoded: collector.encoded,
+        started,
+        late: (timing.latency_limit).map(|_| done.iter().map(|d| d.late).sum()),
+        open_loop,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::timing::{Arrival, Schedule};
+
+    fn closed() -> Timing {
+        Timing::default()
+    }
 
     #[test]
     fn sums_ops_and_merges_latency_over_workers() {
         let out = run_step(
             4,
+            &closed(),
             &Progress::hidden(),
             |i| Ok(i as u64 + 1),
             |n: &mut u64, w| {
@@ -243,7 +564,7 @@ mod tests {
 
     #[test]
     fn a_failing_worker_fails_the_step_and_stops_the_others() {
-        let err = run_step(3, &Progress::hidden(), Ok, |i: &mut usize, w| {
+        let err = run_step(3, &closed(), &Progress::hidden(), Ok, |i: &mut usize, w| {
             if *i == 1 {
                 anyhow::bail!("boom");
             }
@@ -260,6 +581,7 @@ mod tests {
     fn a_failing_setup_is_reported() {
         let err = run_step(
             2,
+            &closed(),
             &Progress::hidden(),
             |i| {
                 if i == 0 {
@@ -272,5 +594,151 @@ mod tests {
         )
         .unwrap_err();
         assert!(format!("{err:#}").contains("no handle"));
+    }
+
+    /// Units of 1 ms for a while, run by `threads` workers under `timing`.
+    fn sleepy_step(threads: usize, timing: &Timing) -> StepOutcome {
+        run_step(
+            threads,
+            timing,
+            &Progress::hidden(),
+            Ok,
+            |_: &mut usize, w| {
+                while w.more() {
+                    w.timed(1, || {
+                        std::thread::sleep(Duration::from_millis(1));
+                        Ok(())
+                    })?;
+                }
+                Ok(())
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_counted_intervals_sum_to_the_step_and_the_warm_up_is_left_out() {
+        let timing = Timing {
+            interval: Duration::from_millis(50),
+            warmup: Duration::from_millis(100),
+            ..closed()
+        }
+        .lasting(0.4);
+        let out = sleepy_step(2, &timing);
+        let counted: Vec<_> = out.intervals.iter().filter(|f| !f.warmup).collect();
+        let warm = out.intervals.iter().filter(|f| f.warmup).count();
+        assert_eq!(warm, 2, "{:?}", out.intervals);
+        assert!(counted.len() >= 6, "{:?}", out.intervals);
+        assert_eq!(counted.iter().map(|f| f.ops).sum::<u64>(), out.ops);
+        assert!(out.intervals.iter().filter(|f| f.warmup).all(|f| f.ops > 0));
+        assert!((out.seconds - 0.3).abs() < 0.05, "{}", out.seconds);
+        // The series tiles the step: each interval starts where the last ended.
+        for pair in out.intervals.windows(2) {
+            assert!((pair[0].t_s + pair[0].seconds - pair[1].t_s).abs() < 1e-6);
+        }
+        assert_eq!(out.latency.len(), out.ops);
+    }
+
+    #[test]
+    fn a_step_inside_its_warm_up_is_refused() {
+        let timing = Timing {
+            warmup: Duration::from_secs(5),
+            ..closed()
+        };
+        let err = run_step(1, &timing, &Progress::hidden(), Ok, |_: &mut usize, w| {
+            w.timed(1, || Ok(()))
+        })
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("inside the 5.00 s warm-up"),
+            "{err}"
+        );
+    }
+
+    fn open(rate: f64, seconds: f64) -> Timing {
+        Timing {
+            schedule: Some(Schedule {
+                rate,
+                arrival: Arrival::Constant,
+                seed: 3,
+            }),
+            ..closed()
+        }
+        .lasting(seconds)
+    }
+
+    #[test]
+    fn an_open_loop_runs_the_scheduled_operations_and_no_more() {
+        let out = run_step(
+            2,
+            &open(2000.0, 0.5),
+            &Progress::hidden(),
+            Ok,
+            |_: &mut usize, w| {
+                while w.more() {
+                    w.timed(1, || Ok(()))?;
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(out.ops, 1000, "every intended start before the end, once");
+        let open = out.open_loop.as_ref().unwrap();
+        assert_eq!(open.service.len(), 1000);
+        assert_eq!(open.lag.len(), 1000);
+    }
+
+    /// A stall the harness did not cause: the unit at 300 ms takes 200 ms. At 1,000 intended
+    /// starts a second, the 200 starts scheduled during the stall wait for it: their latencies
+    /// from the intended start fall evenly from 200 ms to 0, so the slowest 1% of 1,000 (10) are
+    /// within 10 ms of 200 ms. Service time, what a closed loop reports, sees one slow unit.
+    #[test]
+    fn a_stall_shows_in_the_open_loops_percentiles_as_the_arithmetic_predicts() {
+        let stalled = std::sync::atomic::AtomicBool::new(false);
+        let out = run_step(
+            1,
+            &open(1000.0, 1.0),
+            &Progress::hidden(),
+            Ok,
+            |_: &mut usize, w| {
+                while w.more() {
+                    let pause = w.elapsed() >= 0.3 && !stalled.swap(true, Ordering::SeqCst);
+                    w.timed(1, || {
+                        if pause {
+                            std::thread::sleep(Duration::from_millis(200));
+                        }
+                        Ok(())
+                    })?;
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+        let ms = |ns: u64| ns as f64 / 1e6;
+        let open = out.open_loop.as_ref().unwrap();
+        let p99 = ms(out.latency.value_at_quantile(0.99));
+        let max = ms(out.latency.max());
+        assert!((200.0..230.0).contains(&max), "max {max} ms");
+        assert!((185.0..215.0).contains(&p99), "p99 {p99} ms: 190 predicted");
+        // Requests scheduled during the stall: about 200 waited 20 ms or more.
+        let over_20ms = out.latency.count_between(20_000_000, u64::MAX);
+        assert!(
+            (170..=200).contains(&over_20ms),
+            "{over_20ms} waited over 20 ms"
+        );
+        assert!(
+            ms(open.service.value_at_quantile(0.99)) < 5.0,
+            "service p99"
+        );
+        assert!(ms(open.service.max()) >= 200.0, "the one slow unit");
+        let worst = out
+            .intervals
+            .iter()
+            .map(|f| f.lag_max_us.unwrap())
+            .fold(0.0, f64::max);
+        assert!(
+            worst >= 190_000.0,
+            "the lag shows in the series: {worst} us"
+        );
     }
 }

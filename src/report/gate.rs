@@ -369,6 +369,8 @@ mod tests {
                 ..Default::default()
             }),
             retries: 0,
+            late: None,
+            open_loop: None,
         }
     }
 

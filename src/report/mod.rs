@@ -8,6 +8,7 @@ pub mod engines;
 pub mod gate;
 pub mod html;
 pub mod markup;
+pub mod over_time;
 pub mod published;
 pub mod rows;
 pub mod session;
@@ -84,7 +85,7 @@ pub fn step_columns(ms: &[Measurement]) -> Vec<String> {
 /// they tell configurations apart beside engine, durability and threads.
 pub fn varying_config(ms: &[Measurement]) -> Vec<String> {
     // Fields that describe what a configuration produced, not which configuration it was.
-    const OUTCOMES: [&str; 2] = ["payload_bytes", "stored_bytes"];
+    const OUTCOMES: [&str; 3] = ["payload_bytes", "stored_bytes", "start_s"];
     let mut keys: Vec<String> = ms
         .iter()
         .flat_map(|m| m.config.keys().cloned())

@@ -39,6 +39,11 @@ pub fn render(result: &RunResult) -> String {
         out.push('\n');
         out.push_str(&latency);
     }
+    let open_loop = super::over_time::open_loop_table(result);
+    if !open_loop.is_empty() {
+        out.push('\n');
+        out.push_str(&open_loop.render());
+    }
     if !result.metrics.is_empty() {
         out.push('\n');
         let mut t = Table::new(

@@ -1,14 +1,17 @@
 //! The result file: a versioned schema written atomically, read back by `report` and `compare`.
 
 pub mod environment;
+pub mod hlog;
 pub mod recorder;
 pub mod redact;
 pub mod store;
 pub mod time;
 
+use crate::measure::intervals::IntervalFigure;
 use crate::measure::latency::LatencySummary;
 use crate::measure::runner::StepOutcome;
 use crate::measure::stats::Summary;
+use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -48,6 +51,9 @@ pub struct RunResult {
     /// The `--require` thresholds checked at the end of the run, and how each went.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requirements: Vec<RequirementOutcome>,
+    /// How the steps were clocked (absent in files from before the interval series).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<TimingRecord>,
 }
 
 /// One `--require` threshold after the run: whether every figure it selects keeps it.
@@ -70,11 +76,46 @@ pub struct EngineRecord {
 }
 
 /// One figure of one run.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunFigure {
     pub ops: u64,
     pub seconds: f64,
     pub ops_per_sec: f64,
+    /// The run's series: one entry per interval, warm-up intervals marked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<IntervalFigure>,
+}
+
+/// How a run's steps were clocked (the flags that apply to every timed step).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimingRecord {
+    pub interval_s: f64,
+    #[serde(default)]
+    pub warmup_s: f64,
+    /// The open loop's rates, operations per second; empty for a closed loop.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rates: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_limit_ms: Option<f64>,
+}
+
+/// What an open-loop measurement adds: the rate asked, and what a closed loop would not show.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpenLoopFigures {
+    /// Operations per second asked for; the measurement's ops/s is what was achieved.
+    pub rate: f64,
+    /// Fewer than 97% of the asked operations per second were achieved.
+    pub behind: bool,
+    /// From each unit's actual start (what a closed loop reports); `latency` is from the
+    /// intended start.
+    pub service: Option<LatencySummary>,
+    /// How late units started after their intended start.
+    pub lag: Option<LatencySummary>,
+    /// Units skipped because they were already later than the latency limit at their turn.
+    #[serde(default)]
+    pub skipped: u64,
 }
 
 /// A measured step: `runs` repeats of the same work by `threads` workers.
@@ -99,6 +140,12 @@ pub struct Measurement {
     pub latency: Option<LatencySummary>,
     #[serde(default)]
     pub retries: u64,
+    /// Units that ended later than `--latency-limit` after their (intended) start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<u64>,
+    /// An open loop's figures (None: a closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoopFigures>,
 }
 
 impl Measurement {
@@ -110,15 +157,43 @@ impl Measurement {
                 ops: o.ops,
                 seconds: o.seconds,
                 ops_per_sec: o.ops_per_sec(),
+                intervals: o.intervals.clone(),
             })
             .collect();
         let rate = Summary::of(&runs.iter().map(|r| r.ops_per_sec).collect::<Vec<_>>());
         let secs = Summary::of(&runs.iter().map(|r| r.seconds).collect::<Vec<_>>());
-        let mut latency = crate::measure::latency::new_histogram();
-        for o in outcomes {
-            latency
-                .add(&o.latency)
-                .expect("histograms of one precision merge");
+        let merged = |of: &dyn Fn(&StepOutcome) -> Option<&Histogram<u64>>| {
+            let mut h = crate::measure::latency::new_histogram();
+            for o in outcomes.iter().filter_map(of) {
+                h.add(o).expect("histograms of one precision merge");
+            }
+            LatencySummary::of(&h)
+        };
+        // The rate is of timed units (transactions), which may hold several operations.
+        let units: u64 = outcomes.iter().map(|o| o.latency.len()).sum();
+        let seconds: f64 = outcomes.iter().map(|o| o.seconds).sum();
+        let open_loop = outcomes
+            .first()
+            .and_then(|o| o.open_loop.as_ref())
+            .map(|first| OpenLoopFigures {
+                rate: first.rate,
+                behind: units > 0 && (units as f64) < 0.97 * first.rate * seconds,
+                service: merged(&|o| o.open_loop.as_ref().map(|l| &l.service)),
+                lag: merged(&|o| o.open_loop.as_ref().map(|l| &l.lag)),
+                skipped: outcomes
+                    .iter()
+                    .filter_map(|o| o.open_loop.as_ref())
+                    .map(|l| l.skipped)
+                    .sum(),
+            });
+        let mut config = key.config;
+        if let Some(open) = &open_loop {
+            // A whole rate reads as one: rate=2000, not 2000.0.
+            let rate = match open.rate.fract() == 0.0 {
+                true => (open.rate as u64).into(),
+                false => open.rate.into(),
+            };
+            config.insert("rate".into(), rate);
         }
         Measurement {
             workload: key.workload,
@@ -126,7 +201,7 @@ impl Measurement {
             durability: key.durability,
             threads: key.threads,
             step: key.step,
-            config: key.config,
+            config,
             runs,
             ops_per_sec_mean: rate.mean,
             ops_per_sec_stddev: rate.stddev,
@@ -134,8 +209,11 @@ impl Measurement {
             ops_per_sec_max: rate.max,
             seconds_mean: secs.mean,
             seconds_stddev: secs.stddev,
-            latency: LatencySummary::of(&latency),
+            latency: merged(&|o| Some(&o.latency)),
             retries: outcomes.iter().map(|o| o.retries).sum(),
+            late: (outcomes.iter().any(|o| o.late.is_some()))
+                .then(|| outcomes.iter().filter_map(|o| o.late).sum()),
+            open_loop,
         }
     }
 }

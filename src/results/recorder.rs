@@ -62,6 +62,7 @@ impl Recorder {
             notes: Vec::new(),
             errors: Vec::new(),
             requirements: Vec::new(),
+            timing: None,
         };
         Ok(Recorder {
             path: out_dir.join(format!("{run_id}.json")),
@@ -93,6 +94,11 @@ impl Recorder {
     pub fn measurement(&mut self, m: Measurement) -> Result<()> {
         self.result.measurements.push(m);
         self.write()
+    }
+
+    /// Records how the run's steps are clocked.
+    pub fn timing(&mut self, timing: super::TimingRecord) {
+        self.result.timing = Some(timing);
     }
 
     pub fn metric(&mut self, m: Metric) {

@@ -3,8 +3,11 @@
 
 use crate::durability::Durability;
 use crate::engine::Engine;
+use crate::measure::runner::StepOutcome;
+use crate::measure::timing::Timing;
+use crate::results::hlog::IntervalLog;
 use crate::results::recorder::{Recorder, RunHeader};
-use crate::results::EngineRecord;
+use crate::results::{EngineRecord, Measurement, MeasurementKey};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -12,6 +15,10 @@ use std::path::{Path, PathBuf};
 pub struct RunContext {
     pub seed: u64,
     pub recorder: Recorder,
+    /// How timed steps are clocked (the driver sets the open loop's rate per configuration).
+    pub timing: Timing,
+    /// `--hlog`: the interval histograms of every step.
+    hlog: Option<IntervalLog>,
     data_root: PathBuf,
     url: Option<String>,
     /// The fresh temporary directory, when no `--data-dir` was given; removed on drop.
@@ -29,6 +36,9 @@ pub struct ContextOptions<'a> {
     /// A server given by `--url`; never recorded (it may hold a password).
     pub url: Option<&'a str>,
     pub parameters: serde_json::Value,
+    pub timing: Timing,
+    /// `--hlog DIR`.
+    pub hlog: Option<&'a Path>,
 }
 
 impl RunContext {
@@ -48,6 +58,35 @@ impl RunContext {
             durability_mapping: engine.mapping(level).unwrap_or_default(),
             settings: settings.into_iter().collect(),
         });
+    }
+
+    /// Records a measured step from its runs' outcomes (and their intervals in the `--hlog`
+    /// log); says so when an open loop fell behind the rate it was asked for.
+    pub fn measured(&mut self, key: MeasurementKey, outcomes: &[StepOutcome]) -> Result<()> {
+        if let Some(log) = &mut self.hlog {
+            log.add(&key, outcomes)?;
+        }
+        let m = Measurement::from_runs(key, outcomes);
+        if let Some(open) = m.open_loop.as_ref().filter(|o| o.behind) {
+            let lag = open.lag.map_or(0.0, |l| l.p99_us);
+            let note = format!(
+                "{} {} {} at {} ops/s: could not keep up, achieved {} ops/s (lag p99 {})",
+                m.engine,
+                m.durability,
+                m.step,
+                crate::units::thousands(open.rate),
+                crate::units::thousands(m.ops_per_sec_mean),
+                crate::units::duration(lag / 1e6)
+            );
+            eprintln!("  note: {note}");
+            self.recorder.note(note);
+        }
+        self.recorder.measurement(m)
+    }
+
+    /// The `--hlog` file, when one is written.
+    pub fn hlog_path(&self) -> Option<&Path> {
+        self.hlog.as_ref().map(|l| l.path())
     }
 
     pub fn new(options: ContextOptions) -> Result<RunContext> {
@@ -91,9 +130,14 @@ impl RunContext {
                 command_line: std::env::args().collect(),
             },
         )?;
+        let hlog = (options.hlog)
+            .map(|dir| IntervalLog::new(dir, &recorder.result().run_id))
+            .transpose()?;
         Ok(RunContext {
             seed,
             recorder,
+            timing: options.timing,
+            hlog,
             data_root,
             url: options.url.map(str::to_string),
             _temporary: temporary,

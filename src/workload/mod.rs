@@ -32,6 +32,15 @@ pub trait Workload: serde::Serialize {
     const TAKES: Takes;
     /// The engines a paper preset ran, where not the embedded default `sqlite`: (preset, engines).
     const PRESET_ENGINES: &'static [(&'static str, &'static str)] = &[];
+    /// Whether its timed steps are streams of operations that can be scheduled at a rate
+    /// (`--rate`) and warmed up (`--warmup`).
+    const PACED: bool = false;
+
+    /// How long its timed steps run, as far as is known before the run (for checking
+    /// `--warmup` and `--interval`).
+    fn step_length(&self) -> StepLength {
+        StepLength::Unknown
+    }
 
     /// Checks the parameters and lists the configurations. Levels the user named must all be
     /// offered (else the run is refused before anything starts); default levels an engine lacks
@@ -45,6 +54,15 @@ pub trait Workload: serde::Serialize {
     fn finish(&mut self, _ctx: &mut RunContext) -> Result<()> {
         Ok(())
     }
+}
+
+/// How long a workload's timed steps run, as known before the run.
+pub enum StepLength {
+    /// Each runs this many seconds.
+    Seconds(f64),
+    /// The shortest does this many operations.
+    Operations(u64),
+    Unknown,
 }
 
 /// The engines `W` runs when none is named: its preset's, else the embedded default.

@@ -3,10 +3,12 @@
 //! units, and a legend.
 
 mod scale;
+mod timeline;
 
 use super::markup::escape;
 pub use scale::{nice_step, tick_label, Scale};
 use std::fmt::Write;
+pub use timeline::{timeline, Bar, Lane};
 
 const WIDTH: f64 = 880.0;
 const HEIGHT: f64 = 380.0;
@@ -272,6 +274,18 @@ pub fn lines(
     y_kind: AxisKind,
     x_ticks: &[f64],
 ) -> String {
+    lines_shaded(labels, series, x_kind, y_kind, x_ticks, None)
+}
+
+/// Lines over a shaded stretch of the x axis `(from, to, name)`, such as a warm-up.
+pub fn lines_shaded(
+    labels: &Labels,
+    series: &[LineSeries],
+    x_kind: AxisKind,
+    y_kind: AxisKind,
+    x_ticks: &[f64],
+    shade: Option<(f64, f64, &str)>,
+) -> String {
     let mut out = String::new();
     open_svg(&mut out, labels);
     let points = series.iter().flat_map(|s| s.points.iter());
@@ -295,6 +309,18 @@ pub fn lines(
         x_ticks.to_vec()
     };
     x_axis(&mut out, &xs, &ticks);
+    if let Some((from, to, name)) = shade {
+        let (a, b) = (xs.px(from.max(xs.min)), xs.px(to));
+        let _ = write!(
+            out,
+            r##"<rect x="{a:.1}" y="{TOP}" width="{w:.1}" height="{h}" fill="#000" fill-opacity="0.07"/><text x="{tx:.1}" y="{ty}" class="tick" text-anchor="middle">{n}</text>"##,
+            w = (b - a).max(0.0),
+            h = HEIGHT - BOTTOM - TOP,
+            tx = (a + b) / 2.0,
+            ty = TOP + 12.0,
+            n = escape(name),
+        );
+    }
     let mut keys = Vec::new();
     let mut published_seen = 0;
     for (i, s) in series.iter().enumerate() {

@@ -2,6 +2,7 @@
 //! Made from result files only, so any set of runs can be reported again later.
 
 mod crashtest;
+mod over_time;
 mod session;
 mod throughput;
 mod wisconsin;
@@ -268,6 +269,9 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
         Shape::Wisconsin => wisconsin_section(r),
         Shape::Kv | Shape::Tpcb | Shape::Other => throughput_body(r, verdicts),
     };
+    s.push_str(&body);
+    charts += drawn;
+    let (body, drawn) = over_time::over_time(r);
     s.push_str(&body);
     charts += drawn;
 

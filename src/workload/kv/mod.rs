@@ -11,8 +11,9 @@ use crate::engine::{Engine, Named, Takes};
 use crate::engine::{KvSession, KvStore};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
-use crate::results::{Measurement, MeasurementKey, Metric};
-use crate::workload::{engine_levels, Plan, RunContext, Workload};
+use crate::measure::timing::Timing;
+use crate::results::{MeasurementKey, Metric};
+use crate::workload::{engine_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use presets::{KvParams, Op, Step, TxnSize};
 use rand::seq::SliceRandom;
@@ -44,6 +45,15 @@ impl Workload for KvParams {
     /// Berkeley DB for its own papers' presets.
     const PRESET_ENGINES: &'static [(&'static str, &'static str)] =
         &[("bdb-11gr2", "bdb"), ("bdb-4.3", "bdb")];
+    const PACED: bool = true;
+
+    /// A step's timed units: its records, one transaction of a batch or of one record each.
+    fn step_length(&self) -> StepLength {
+        StepLength::Operations(match self.txn_size {
+            TxnSize::Batch => self.batches,
+            TxnSize::Op => self.records(),
+        })
+    }
 
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
         check(self, engines)?;
@@ -147,8 +157,17 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
                 expected_ops(params, step, config.threads),
             );
             let seed = step_seed(ctx.seed, run, step_index);
-            let outcome = run_kv_step(store.as_ref(), params, step, config, seed, &progress)
-                .with_context(|| format!("step '{}' of run {}", step.name, run + 1))?;
+            let timing = &ctx.timing;
+            let outcome = run_kv_step(
+                store.as_ref(),
+                params,
+                step,
+                config,
+                seed,
+                timing,
+                &progress,
+            )
+            .with_context(|| format!("step '{}' of run {}", step.name, run + 1))?;
             if step.reported {
                 outcomes[reported_index].push(outcome);
                 reported_index += 1;
@@ -166,8 +185,7 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
             step: step.name.into(),
             config: measurement_config(params),
         };
-        ctx.recorder
-            .measurement(Measurement::from_runs(key, outs))?;
+        ctx.measured(key, outs)?;
     }
     Ok(())
 }
@@ -204,6 +222,7 @@ fn run_kv_step(
     step: &Step,
     config: Config,
     seed: u64,
+    timing: &Timing,
     progress: &Progress,
 ) -> Result<StepOutcome> {
     // The batch order is drawn before the clock starts.
@@ -213,6 +232,7 @@ fn run_kv_step(
     let keeps_data = config.engine.keeps_data();
     run_step(
         config.threads,
+        timing,
         progress,
         |_| store.session(),
         |session: &mut Box<dyn KvSession + '_>, worker: &mut Worker| {
@@ -228,7 +248,7 @@ fn run_kv_step(
                 TxnSize::Op => 1,
             };
             for &batch in mine {
-                if worker.should_stop() {
+                if !worker.more() {
                     break;
                 }
                 let first = batch * params.batch_size;

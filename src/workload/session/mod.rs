@@ -17,8 +17,9 @@ use crate::engine::Engine;
 use crate::engine::Takes;
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome};
-use crate::results::{Measurement, MeasurementKey};
-use crate::workload::{engine_levels, Plan, RunContext, Workload};
+use crate::measure::timing::Timing;
+use crate::results::MeasurementKey;
+use crate::workload::{engine_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use data::Codec;
 use rand::{Rng, SeedableRng};
@@ -74,6 +75,11 @@ impl Workload for SessionParams {
     type Config = Config;
     const NAME: &'static str = "session";
     const TAKES: Takes = Takes::Records;
+    const PACED: bool = true;
+
+    fn step_length(&self) -> StepLength {
+        StepLength::Operations(self.sessions.min(self.reads))
+    }
 
     /// Without named levels each engine runs at `sync`, or at the one level a cache offers.
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
@@ -259,39 +265,42 @@ fn measure_cell(
         drop(c);
         stored_bytes.store(0, Ordering::Relaxed);
         let progress = Progress::new(&format!("{label}: write"), params.sessions);
-        let outcome = write_step(cell, store, ids, payloads, &stored_bytes, &progress)
+        let timing = &ctx.timing;
+        let outcome = write_step(cell, store, ids, payloads, &stored_bytes, timing, &progress)
             .with_context(|| format!("{label}: writing"))?;
         progress.finish();
         writes.push(outcome);
         let progress = Progress::new(&format!("{label}: read"), params.reads);
         let seed = ctx.seed ^ ((run as u64) << 32) ^ cell.size;
-        let outcome = read_step(params, cell, store, ids, payloads, seed, &progress)
+        let draws = Draws {
+            sessions: params.sessions,
+            reads: params.reads,
+            seed,
+        };
+        let outcome = read_step(draws, cell, store, ids, payloads, timing, &progress)
             .with_context(|| format!("{label}: reading"))?;
         progress.finish();
         reads.push(outcome);
     }
     let stored_per_session = stored_bytes.load(Ordering::Relaxed) / params.sessions;
-    let record = |step: &str, outcomes: &[StepOutcome]| {
+    let key = |step: &str| {
         let mut config = BTreeMap::new();
         config.insert("layout".into(), cell.layout.name().into());
         config.insert("compress".into(), cell.codec.name().into());
         config.insert("size".into(), cell.size.into());
         config.insert("payload_bytes".into(), (payloads[0].len() as u64).into());
         config.insert("stored_bytes".into(), stored_per_session.into());
-        Measurement::from_runs(
-            MeasurementKey {
-                workload: "session".into(),
-                engine: cell.config.engine.name().into(),
-                durability: cell.config.durability.name().into(),
-                threads: cell.clients,
-                step: step.into(),
-                config,
-            },
-            outcomes,
-        )
+        MeasurementKey {
+            workload: "session".into(),
+            engine: cell.config.engine.name().into(),
+            durability: cell.config.durability.name().into(),
+            threads: cell.clients,
+            step: step.into(),
+            config,
+        }
     };
-    ctx.recorder.measurement(record("write", &writes))?;
-    ctx.recorder.measurement(record("read", &reads))?;
+    ctx.measured(key("write"), &writes)?;
+    ctx.measured(key("read"), &reads)?;
     Ok(())
 }
 
@@ -302,17 +311,19 @@ fn write_step(
     ids: &[String],
     payloads: &[Vec<u8>],
     stored_bytes: &AtomicU64,
+    timing: &Timing,
     progress: &Progress,
 ) -> Result<StepOutcome> {
     let sessions = payloads.len() as u64;
     run_step(
         cell.clients,
+        timing,
         progress,
         |_| store.client(cell.layout),
         |client, worker| {
             let mine = (worker.index as u64..sessions).step_by(cell.clients);
             for i in mine {
-                if worker.should_stop() {
+                if !worker.more() {
                     break;
                 }
                 let payload = &payloads[i as usize];
@@ -331,30 +342,38 @@ fn write_step(
     )
 }
 
+/// How many random reads of how many sessions, from which seed.
+struct Draws {
+    sessions: u64,
+    reads: u64,
+    seed: u64,
+}
+
 /// Random sessions read back and compared with what was written, split among the clients.
 fn read_step(
-    params: &SessionParams,
+    draws: Draws,
     cell: &Cell,
     store: &SessionStore,
     ids: &[String],
     payloads: &[Vec<u8>],
-    seed: u64,
+    timing: &Timing,
     progress: &Progress,
 ) -> Result<StepOutcome> {
     run_step(
         cell.clients,
+        timing,
         progress,
         |_| store.client(cell.layout),
         |client, worker| {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ worker.index as u64);
-            let share = params.reads / cell.clients as u64
-                + u64::from((worker.index as u64) < params.reads % cell.clients as u64);
+            let mut rng = ChaCha8Rng::seed_from_u64(draws.seed ^ worker.index as u64);
+            let share = draws.reads / cell.clients as u64
+                + u64::from((worker.index as u64) < draws.reads % cell.clients as u64);
             let mut raw = Vec::new();
             for _ in 0..share {
-                if worker.should_stop() {
+                if !worker.more() {
                     break;
                 }
-                let i = rng.random_range(0..params.sessions) as usize;
+                let i = rng.random_range(0..draws.sessions) as usize;
                 let expected = &payloads[i];
                 let mut retries = 0;
                 let session = worker.timed(1, || {

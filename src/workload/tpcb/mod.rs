@@ -16,14 +16,15 @@ use crate::engine::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlOptions, S
 use crate::engine::{Engine, Takes};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
-use crate::results::{Measurement, MeasurementKey};
-use crate::workload::{sql_levels, Plan, RunContext, Workload};
+use crate::measure::timing::Timing;
+use crate::results::MeasurementKey;
+use crate::workload::{sql_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use presets::{Test, TpcbParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const SCHEMA: &str = include_str!("sql/schema.sql");
 const DROP: &str = include_str!("sql/drop.sql");
@@ -50,6 +51,14 @@ impl Workload for TpcbParams {
     /// Paper 000 ran table 6 on Berkeley DB's SQL interface.
     const PRESET_ENGINES: &'static [(&'static str, &'static str)] =
         &[("bdb-11gr2", "bdb-sql,sqlite")];
+    const PACED: bool = true;
+
+    fn step_length(&self) -> StepLength {
+        match self.transactions {
+            None => StepLength::Seconds(self.duration_secs),
+            Some(_) => StepLength::Unknown,
+        }
+    }
 
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
         let params = self;
@@ -133,7 +142,17 @@ fn measure_config(
                     };
                     let seed =
                         ctx.seed ^ ((run as u64) << 40) ^ ((clients as u64) << 20) ^ sets as u64;
-                    let outcome = run_clients(params, db, test, clients, sets, seed, &progress)
+                    let timing = match params.transactions {
+                        Some(_) => ctx.timing.clone(),
+                        None => ctx.timing.lasting(params.duration_secs),
+                    };
+                    let run = Run {
+                        test,
+                        clients,
+                        sets,
+                        seed,
+                    };
+                    let outcome = run_clients(params, db, run, &timing, &progress)
                         .with_context(|| label.clone())?;
                     check_consistency(db, max_sets).with_context(|| format!("after {label}"))?;
                     outcomes.push(outcome);
@@ -150,8 +169,7 @@ fn measure_config(
                     step: test.step().into(),
                     config: config_map,
                 };
-                ctx.recorder
-                    .measurement(Measurement::from_runs(key, &outcomes))?;
+                ctx.measured(key, &outcomes)?;
             }
         }
     }
@@ -255,18 +273,29 @@ struct Client {
     rng: ChaCha8Rng,
 }
 
-fn run_clients(
-    params: &TpcbParams,
-    db: &dyn SqlDatabase,
+/// One timed run: the test, by how many clients, on how many table sets.
+struct Run {
     test: Test,
     clients: usize,
     sets: usize,
     seed: u64,
+}
+
+fn run_clients(
+    params: &TpcbParams,
+    db: &dyn SqlDatabase,
+    Run {
+        test,
+        clients,
+        sets,
+        seed,
+    }: Run,
+    timing: &Timing,
     progress: &Progress,
 ) -> Result<StepOutcome> {
-    let deadline = Duration::from_secs_f64(params.duration_secs);
     run_step(
         clients,
+        timing,
         progress,
         |i| {
             let mut conn = db.connect()?;
@@ -283,20 +312,12 @@ fn run_clients(
             })
         },
         |client: &mut Client, worker: &mut Worker| {
-            let started = Instant::now();
             let mut done = 0u64;
-            loop {
-                match params.transactions {
-                    Some(n) if done >= n => break,
-                    None if started.elapsed() >= deadline => break,
-                    _ => {}
-                }
-                if worker.should_stop() {
-                    break;
-                }
+            while worker.more() && params.transactions.is_none_or(|n| done < n) {
                 let choice = Choice::draw(params, &mut client.rng);
-                let retries = worker.timed(1, || transaction(client, test, &choice))?;
-                for _ in 0..retries {
+                // Each transaction is drawn on its own: one already late may be skipped.
+                let ran = worker.timed_or_skipped(1, || transaction(client, test, &choice))?;
+                for _ in 0..ran.unwrap_or(0) {
                     worker.retried();
                 }
                 done += 1;

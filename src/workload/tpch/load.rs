@@ -59,6 +59,7 @@ pub(super) fn load_test(
             config,
             "load",
             None,
+            None,
             1,
             &format!("load {table}"),
             secs,
@@ -83,19 +84,50 @@ pub(super) fn load_test(
     eprintln!(
         "  load test: tables {tables_secs:.2} s, keys/indexes {keys_secs:.2} s, statistics {stats_secs:.2} s"
     );
-    record(ctx, config, "load", None, 1, "load tables", tables_secs, 8)?;
-    record(ctx, config, "load", None, 1, "load keys", keys_secs, 1)?;
     record(
         ctx,
         config,
         "load",
+        None,
+        None,
+        1,
+        "load tables",
+        tables_secs,
+        8,
+    )?;
+    record(
+        ctx,
+        config,
+        "load",
+        None,
+        None,
+        1,
+        "load keys",
+        keys_secs,
+        1,
+    )?;
+    record(
+        ctx,
+        config,
+        "load",
+        None,
         None,
         1,
         "load statistics",
         stats_secs,
         1,
     )?;
-    record(ctx, config, "load", None, 1, "load total", load_secs, 1)?;
+    record(
+        ctx,
+        config,
+        "load",
+        None,
+        None,
+        1,
+        "load total",
+        load_secs,
+        1,
+    )?;
     if let Some(dir) = &keep_dir {
         ctx.recorder
             .note(format!("{}: .tbl files kept in {}", config, dir.display()));

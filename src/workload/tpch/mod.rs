@@ -27,7 +27,7 @@ use crate::durability::Durability;
 use crate::engine::sql::{SqlConnection, SqlDatabase, SqlEngine, SqlOptions};
 use crate::engine::{Engine, Named, Takes};
 use crate::measure::Interrupted;
-use crate::results::{Measurement, MeasurementKey, Metric};
+use crate::results::{MeasurementKey, Metric};
 use crate::workload::{sql_levels, Plan, RunContext, Workload};
 use anyhow::{bail, Context, Result};
 use metrics::{Figures, Rules};
@@ -154,6 +154,8 @@ pub(super) fn record(
     config: Config,
     test: &str,
     stream: Option<usize>,
+    // Where it started in its test, for the throughput test's timeline.
+    start_s: Option<f64>,
     threads: usize,
     step: &str,
     seconds: f64,
@@ -165,13 +167,11 @@ pub(super) fn record(
     if let Some(s) = stream {
         map.insert("stream".into(), Value::from(s));
     }
-    let outcome = crate::measure::runner::StepOutcome {
-        seconds,
-        ops,
-        retries: 0,
-        latency: crate::measure::latency::new_histogram(),
-    };
-    ctx.recorder.measurement(Measurement::from_runs(
+    if let Some(s) = start_s {
+        map.insert("start_s".into(), Value::from(s));
+    }
+    let outcome = crate::measure::runner::StepOutcome::whole(seconds, ops);
+    ctx.measured(
         MeasurementKey {
             workload: "tpch".into(),
             engine: config.engine.name().into(),
@@ -181,7 +181,7 @@ pub(super) fn record(
             config: map,
         },
         &[outcome],
-    ))
+    )
 }
 
 pub(super) fn check_interrupt() -> Result<()> {
@@ -268,13 +268,21 @@ fn record_figures(ctx: &mut RunContext, config: Config, f: &Figures, streams: us
 /// One query stream: its 22 queries in the stream's permutation order with parameters drawn
 /// from `seed`; returns (query, seconds, rows) in the order run. Each interval includes fetching
 /// the whole result.
+/// One query of a stream: which, when it started, how long it took, the rows it returned.
+pub(super) struct QueryTime {
+    pub q: u8,
+    pub started: Instant,
+    pub seconds: f64,
+    pub rows: u64,
+}
+
 pub(super) fn query_stream(
     conn: &mut dyn SqlConnection,
     dialect: crate::engine::sql::Dialect,
     sf: f64,
     stream: usize,
     seed: u64,
-) -> Result<Vec<(u8, f64, u64)>> {
+) -> Result<Vec<QueryTime>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Parameters are drawn for queries 1..22 in number order, so a stream's values do not depend
     // on its permutation.
@@ -287,7 +295,12 @@ pub(super) fn query_stream(
         let sql = queries::render(q, &params[(q - 1) as usize], dialect, stream)?;
         let started = Instant::now();
         let rows = queries::run(conn, &sql).with_context(|| format!("Q{q} of stream {stream}"))?;
-        out.push((q, started.elapsed().as_secs_f64(), rows.len() as u64));
+        out.push(QueryTime {
+            q,
+            started,
+            seconds: started.elapsed().as_secs_f64(),
+            rows: rows.len() as u64,
+        });
     }
     Ok(out)
 }

@@ -28,6 +28,7 @@ pub(super) fn validation(
             config,
             "validation",
             None,
+            None,
             1,
             &format!("Q{q}"),
             secs,
@@ -59,25 +60,47 @@ pub(super) fn power_test(
     let started = Instant::now();
     let n = refresh::rf1(&mut *conn, set).context("power test RF1")?;
     power_refresh[0] = started.elapsed().as_secs_f64();
-    record(ctx, config, "power", Some(0), 1, "RF1", power_refresh[0], n)?;
+    record(
+        ctx,
+        config,
+        "power",
+        Some(0),
+        None,
+        1,
+        "RF1",
+        power_refresh[0],
+        n,
+    )?;
     let times = query_stream(&mut *conn, dialect, sf, 0, seed0)?;
-    for (q, secs, rows) in &times {
-        power_queries[(*q - 1) as usize] = *secs;
+    for t in &times {
+        power_queries[(t.q - 1) as usize] = t.seconds;
+        let q = format!("Q{}", t.q);
         record(
             ctx,
             config,
             "power",
             Some(0),
+            None,
             1,
-            &format!("Q{q}"),
-            *secs,
-            *rows,
+            &q,
+            t.seconds,
+            t.rows,
         )?;
     }
     let started = Instant::now();
     let n = refresh::rf2(&mut *conn, set).context("power test RF2")?;
     power_refresh[1] = started.elapsed().as_secs_f64();
-    record(ctx, config, "power", Some(0), 1, "RF2", power_refresh[1], n)?;
+    record(
+        ctx,
+        config,
+        "power",
+        Some(0),
+        None,
+        1,
+        "RF2",
+        power_refresh[1],
+        n,
+    )?;
     let power_secs = power_refresh.iter().sum::<f64>() + power_queries.iter().sum::<f64>();
     eprintln!("  power test: {power_secs:.2} s");
 

@@ -1,7 +1,7 @@
 //! The throughput test: S query streams, each on its own connection and thread, beside one
 //! refresh stream of S RF1/RF2 pairs, all released together.
 
-use super::{query_stream, record, refresh, Config};
+use super::{query_stream, record, refresh, Config, QueryTime};
 use crate::engine::sql::SqlDatabase;
 use crate::measure::progress::Progress;
 use crate::measure::runner::run_step;
@@ -19,56 +19,97 @@ pub(super) fn throughput_test(
     ctx: &mut RunContext,
 ) -> Result<f64> {
     super::check_interrupt()?;
-    let (finished, ts) = run_streams(config, streams, db, sets, ctx.seed)?;
+    let Streams {
+        finished,
+        ts,
+        released: t0,
+    } = run_streams(config, streams, db, sets, ctx)?;
+    // Seconds from the release of the streams: the report draws them as a timeline.
+    let since = |t: Instant| t.saturating_duration_since(t0).as_secs_f64();
     for (stream, times) in finished {
         match times {
             Times::Queries(times) => {
-                for (q, secs, rows) in times {
-                    let q = format!("Q{q}");
-                    record(ctx, config, "throughput", Some(stream), 1, &q, secs, rows)?;
+                for t in times {
+                    let (q, at) = (format!("Q{}", t.q), Some(since(t.started)));
+                    let stream = Some(stream);
+                    record(
+                        ctx,
+                        config,
+                        "throughput",
+                        stream,
+                        at,
+                        1,
+                        &q,
+                        t.seconds,
+                        t.rows,
+                    )?;
                 }
             }
             Times::Refresh(times) => {
-                for (k, (rf1, n1, rf2, n2)) in times.into_iter().enumerate() {
+                for (k, (rf1, rf2)) in times.into_iter().enumerate() {
                     let pair = Some(k + 1);
-                    record(ctx, config, "refresh stream", pair, 1, "RF1", rf1, n1)?;
-                    record(ctx, config, "refresh stream", pair, 1, "RF2", rf2, n2)?;
+                    for (step, t) in [("RF1", rf1), ("RF2", rf2)] {
+                        let at = Some(since(t.started));
+                        let test = "refresh stream";
+                        record(ctx, config, test, pair, at, 1, step, t.seconds, t.rows)?;
+                    }
                 }
             }
         }
     }
     let queries = (22 * streams) as u64;
-    record(ctx, config, "throughput", None, streams, "Ts", ts, queries)?;
+    record(
+        ctx,
+        config,
+        "throughput",
+        None,
+        None,
+        streams,
+        "Ts",
+        ts,
+        queries,
+    )?;
     eprintln!("  throughput test: {streams} streams in {ts:.2} s");
     Ok(ts)
 }
 
-/// What one stream did: a query stream's (query, seconds, rows), or the refresh stream's
-/// (RF1 seconds, rows, RF2 seconds, rows) per pair.
+/// What the streams did, in stream order; Ts; the moment they were released.
+struct Streams {
+    finished: Vec<(usize, Times)>,
+    ts: f64,
+    released: Instant,
+}
+
+/// What one stream did: a query stream's queries, or the refresh stream's (RF1, RF2) pairs.
 enum Times {
-    Queries(Vec<(u8, f64, u64)>),
-    Refresh(Vec<(f64, u64, f64, u64)>),
+    Queries(Vec<QueryTime>),
+    Refresh(Vec<(QueryTime, QueryTime)>),
 }
 
 /// The refresh stream (worker 0) and the query streams (workers 1..=S), each on its own
 /// connection, opened untimed and released together by the measurement core; returns what each
-/// stream did, in stream order, and Ts: from the release to the end of the last stream.
+/// stream did, in stream order, Ts (from the release to the end of the last stream) and the
+/// moment of the release.
 fn run_streams(
     config: Config,
     streams: usize,
     db: &dyn SqlDatabase,
     sets: &[refresh::RefreshSet],
-    seed0: u64,
-) -> Result<(Vec<(usize, Times)>, f64)> {
+    ctx: &RunContext,
+) -> Result<Streams> {
     let (dialect, sf) = (config.engine.dialect(), config.sf);
     let finished: Mutex<Vec<(usize, Times)>> = Mutex::new(Vec::new());
+    let released: Mutex<Option<Instant>> = Mutex::new(None);
     let progress = Progress::hidden();
+    let seed0 = ctx.seed;
     let outcome = run_step(
         streams + 1,
+        &ctx.timing,
         &progress,
         |_| db.connect(),
         |conn, worker| {
             let stream = worker.index;
+            *released.lock().unwrap() = Some(worker.step_start());
             let times = if stream == 0 {
                 Times::Refresh(refresh_stream(conn.as_mut(), sets)?)
             } else {
@@ -86,24 +127,39 @@ fn run_streams(
     finished.sort_by_key(|(stream, _)| *stream);
     // The query streams first, as the result file has always listed them.
     finished.rotate_left(1);
-    Ok((finished, outcome.seconds))
+    let t0 = released.into_inner().unwrap().unwrap_or_else(Instant::now);
+    Ok(Streams {
+        finished,
+        ts: outcome.seconds,
+        released: t0,
+    })
 }
 
 /// The refresh stream: an RF1 and an RF2 for each set, timed one by one.
 fn refresh_stream(
     c: &mut dyn crate::engine::SqlConnection,
     sets: &[refresh::RefreshSet],
-) -> Result<Vec<(f64, u64, f64, u64)>> {
+) -> Result<Vec<(QueryTime, QueryTime)>> {
+    let timed = |q: u8, f: &mut dyn FnMut() -> Result<u64>| -> Result<QueryTime> {
+        let started = Instant::now();
+        let rows = f()?;
+        let seconds = started.elapsed().as_secs_f64();
+        Ok(QueryTime {
+            q,
+            started,
+            seconds,
+            rows,
+        })
+    };
     let mut times = Vec::new();
     for set in sets {
-        let s = Instant::now();
-        let n1 = refresh::rf1(c, set)
-            .with_context(|| format!("throughput test RF1 of set {}", set.set))?;
-        let rf1 = s.elapsed().as_secs_f64();
-        let s = Instant::now();
-        let n2 = refresh::rf2(c, set)
-            .with_context(|| format!("throughput test RF2 of set {}", set.set))?;
-        times.push((rf1, n1, s.elapsed().as_secs_f64(), n2));
+        let rf1 = timed(1, &mut || {
+            refresh::rf1(c, set).with_context(|| format!("throughput test RF1 of set {}", set.set))
+        })?;
+        let rf2 = timed(2, &mut || {
+            refresh::rf2(c, set).with_context(|| format!("throughput test RF2 of set {}", set.set))
+        })?;
+        times.push((rf1, rf2));
     }
     Ok(times)
 }

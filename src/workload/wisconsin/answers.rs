@@ -6,7 +6,7 @@ use super::queries::{self, relations, Kind, Query, RunConstants, TMP};
 use super::Config;
 use crate::engine::sql::{Row, SqlConnection, SqlValue};
 use crate::measure::runner::StepOutcome;
-use crate::results::{Measurement, MeasurementKey};
+use crate::results::MeasurementKey;
 use crate::workload::RunContext;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
@@ -259,10 +259,8 @@ pub(super) fn run_query(
         let mut latency = crate::measure::latency::new_histogram();
         latency.saturating_record(((timed.seconds * 1e9) as u64).max(1));
         outcomes.push(StepOutcome {
-            seconds: timed.seconds,
-            ops: timed.answer.rows,
-            retries: 0,
             latency,
+            ..StepOutcome::whole(timed.seconds, timed.answer.rows)
         });
     }
     let mut config_map = BTreeMap::new();
@@ -286,8 +284,7 @@ pub(super) fn run_query(
         step: q.step(),
         config: config_map,
     };
-    ctx.recorder
-        .measurement(Measurement::from_runs(key, &outcomes))?;
+    ctx.measured(key, &outcomes)?;
     if !problems.is_empty() {
         answers.wrong += 1;
         let text = format!(

@@ -346,6 +346,8 @@ mod tests {
             data_dir: None,
             url: None,
             parameters: serde_json::json!({}),
+            timing: Default::default(),
+            hlog: None,
         })
         .unwrap();
         let (_db, mut c) = loaded_sqlite(dir.path());
