@@ -197,8 +197,16 @@ fn keep_data_writes_tbl_files_and_show_and_report_draw_the_tables() {
         "tables as HTML"
     );
     assert!(page.contains("derived from TPC-H"), "the disclaimer");
-    // The power test's bars, the metrics' bars and, over two SFs, load and power per SF.
-    assert!(page.contains("data-charts=\"4\""), "four charts");
+    // The power test's bars, the metrics' bars, over two SFs load and power per SF, and each
+    // SF's throughput test streams as a timeline.
+    assert!(page.contains("data-charts=\"6\""), "six charts");
+    for sf in ["0.01", "0.02"] {
+        let title = format!("sqlite sync SF {sf}: throughput test streams");
+        assert!(page.contains(&title), "{title}");
+    }
+    for lane in [">stream 1</text>", ">refresh</text>"] {
+        assert!(page.contains(lane), "the timeline's lane {lane}");
+    }
     for title in [
         "tpch power test: seconds per query",
         "tpch metrics, DBT-3",

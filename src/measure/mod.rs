@@ -10,6 +10,7 @@ pub mod progress;
 pub mod runner;
 pub mod stats;
 pub mod timing;
+mod worker;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

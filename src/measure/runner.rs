@@ -5,15 +5,17 @@
 //! the intervals (`intervals.rs`). The step's time runs from the end of the warm-up to the end
 //! of the last worker.
 
-use super::intervals::{Collector, EncodedInterval, Grid, IntervalFigure, Slot};
+use super::intervals::{Collector, EncodedInterval, Grid, IntervalFigure};
 use super::latency::new_histogram;
 use super::progress::Progress;
-use super::timing::{wait_until, Pace, Timing};
+use super::timing::Timing;
+use super::worker::Done;
+pub use super::worker::Worker;
 use super::{interrupted, Interrupted};
 use anyhow::{anyhow, bail, Result};
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Barrier, Mutex};
+use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 /// What one timed step of N workers produced.
@@ -78,162 +80,6 @@ impl StepOutcome {
     }
 }
 
-/// Progress is published in chunks so that workers do not contend on a shared counter.
-const PROGRESS_CHUNK: u64 = 1024;
-
-/// A worker's own counters; passed to the step body.
-pub struct Worker<'a> {
-    pub index: usize,
-    unpublished: u64,
-    retries: u64,
-    slot: Slot,
-    grid: Grid,
-    collector: &'a Mutex<Collector>,
-    pace: Option<Pace>,
-    deadline: Option<Instant>,
-    latency_limit: Option<Duration>,
-    late: u64,
-    skipped: u64,
-    service: Option<Histogram<u64>>,
-    lag: Option<Histogram<u64>>,
-    progress: &'a Progress,
-    stop: &'a AtomicBool,
-}
-
-impl Worker<'_> {
-    /// Runs `unit` (one operation or transaction of `ops` operations), recording its latency;
-    /// in an open loop, first waits for its intended start.
-    #[inline]
-    pub fn timed<T>(&mut self, ops: u64, unit: impl FnOnce() -> Result<T>) -> Result<T> {
-        let intended = self.next_start();
-        let start = Instant::now();
-        let out = unit()?;
-        self.done(ops, intended.unwrap_or(start), start, Instant::now());
-        Ok(out)
-    }
-
-    /// As `timed`, for a unit that may be left out: in an open loop with a latency limit, a
-    /// unit already later than the limit at its turn is skipped (None), as pgbench does.
-    #[inline]
-    pub fn timed_or_skipped<T>(
-        &mut self,
-        ops: u64,
-        unit: impl FnOnce() -> Result<T>,
-    ) -> Result<Option<T>> {
-        let intended = self.next_start();
-        let start = Instant::now();
-        if let (Some(intended), Some(limit)) = (intended, self.latency_limit) {
-            if start.duration_since(intended) > limit {
-                if start >= self.grid.base {
-                    self.skipped += 1;
-                }
-                return Ok(None);
-            }
-        }
-        let out = unit()?;
-        self.done(ops, intended.unwrap_or(start), start, Instant::now());
-        Ok(Some(out))
-    }
-
-    /// Open loop: waits for the next intended start and returns it.
-    #[inline]
-    fn next_start(&mut self) -> Option<Instant> {
-        let pace = self.pace.as_mut()?;
-        let intended = pace.take();
-        let stop = self.stop;
-        wait_until(intended, || stop.load(Ordering::Relaxed) || interrupted());
-        Some(intended)
-    }
-
-    #[inline]
-    fn done(&mut self, ops: u64, intended: Instant, start: Instant, end: Instant) {
-        if end >= self.slot.ends {
-            self.move_on(end);
-        }
-        let ns = end.duration_since(intended).as_nanos() as u64;
-        self.slot.latency.saturating_record(ns.max(1));
-        if self.slot.index >= 0 {
-            if self.latency_limit.is_some_and(|l| ns > l.as_nanos() as u64) {
-                self.late += 1;
-            }
-            if let (Some(service), Some(lag)) = (&mut self.service, &mut self.lag) {
-                service.saturating_record((end - start).as_nanos().max(1) as u64);
-                lag.saturating_record((start - intended).as_nanos().max(1) as u64);
-            }
-        }
-        if self.pace.is_some() {
-            let lag = (start - intended).as_nanos() as u64;
-            self.slot.lag_max_ns = self.slot.lag_max_ns.max(lag);
-        }
-        self.count_in_slot(ops);
-    }
-
-    /// Counts operations done without timing each (a bulk scan, for instance).
-    #[inline]
-    pub fn count(&mut self, ops: u64) {
-        let now = Instant::now();
-        if now >= self.slot.ends {
-            self.move_on(now);
-        }
-        self.count_in_slot(ops);
-    }
-
-    #[inline]
-    fn count_in_slot(&mut self, ops: u64) {
-        self.slot.ops += ops;
-        self.unpublished += ops;
-        if self.unpublished >= PROGRESS_CHUNK {
-            self.progress.add(self.unpublished);
-            self.unpublished = 0;
-        }
-    }
-
-    /// Hands the finished interval over and moves into the one `t` falls in.
-    #[cold]
-    fn move_on(&mut self, t: Instant) {
-        let next = self.grid.index_of(t);
-        self.collector
-            .lock()
-            .unwrap()
-            .hand_over(self.index, &mut self.slot, next);
-        self.slot.index = next;
-        self.slot.ends = self.grid.start_of(next + 1);
-    }
-
-    pub fn retried(&mut self) {
-        self.retries += 1;
-    }
-
-    /// When the step's workers were released.
-    pub fn step_start(&self) -> Instant {
-        self.grid.t0
-    }
-
-    /// Seconds since the step's workers were released.
-    pub fn elapsed(&self) -> f64 {
-        self.grid.t0.elapsed().as_secs_f64()
-    }
-
-    /// True when the step should end early: another worker failed, or the user pressed Ctrl-C.
-    #[inline]
-    pub fn should_stop(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) || interrupted()
-    }
-
-    /// Whether to start another unit: not stopping, and (a step that runs for a time) its next
-    /// start, intended or now, is before the step's end.
-    #[inline]
-    pub fn more(&self) -> bool {
-        if self.should_stop() {
-            return false;
-        }
-        match self.deadline {
-            None => true,
-            Some(deadline) => self.pace.as_ref().map_or_else(Instant::now, Pace::peek) < deadline,
-        }
-    }
-}
-
 /// Runs a step on `threads` workers, clocked by `timing`. `setup(i)` builds worker i's state in
 /// its own thread (untimed); `body(state, worker)` is the timed part. The calling thread merges
 /// the intervals as workers move past them and prints a line per interval when asked.
@@ -249,95 +95,24 @@ where
     Body: Fn(&mut S, &mut Worker) -> Result<()> + Sync,
 {
     assert!(threads > 0, "a step needs at least one worker");
-    let barrier = Barrier::new(threads + 1);
-    let stop = AtomicBool::new(false);
-    let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-    let fail = |e: anyhow::Error| {
-        stop.store(true, Ordering::SeqCst);
-        let mut slot = first_error.lock().unwrap();
-        if slot.is_none() {
-            *slot = Some(e);
-        }
+    let step = Step {
+        threads,
+        timing,
+        progress,
+        barrier: Barrier::new(threads + 1),
+        stop: AtomicBool::new(false),
+        first_error: Mutex::new(None),
+        clock: OnceLock::new(),
     };
-    // The workers set up, then wait; the clock starts when all are ready.
-    let grid_cell: std::sync::OnceLock<Grid> = std::sync::OnceLock::new();
-    let collector_cell: std::sync::OnceLock<Mutex<Collector>> = std::sync::OnceLock::new();
-    let mut started = SystemTime::now();
-
     let done: Vec<Option<Done>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|index| {
-                let (barrier, stop, fail, setup, body) = (&barrier, &stop, &fail, &setup, &body);
-                let (grid_cell, collector_cell) = (&grid_cell, &collector_cell);
-                scope.spawn(move || {
-                    let state = setup(index);
-                    // Everyone reaches the barriers, even a worker whose setup failed, so that
-                    // no thread waits forever.
-                    let mut state = match state {
-                        Ok(s) => {
-                            barrier.wait();
-                            s
-                        }
-                        Err(e) => {
-                            fail(e.context(format!("worker {index} could not start")));
-                            barrier.wait();
-                            barrier.wait();
-                            return None;
-                        }
-                    };
-                    barrier.wait(); // the clock is set
-                    if stop.load(Ordering::SeqCst) {
-                        return None;
-                    }
-                    let grid = *grid_cell
-                        .get()
-                        .expect("the clock is set before the release");
-                    let collector = collector_cell.get().expect("set with the clock");
-                    let mut worker =
-                        Worker::new(index, threads, timing, grid, collector, progress, stop);
-                    let result = body(&mut state, &mut worker);
-                    let end = Instant::now();
-                    progress.add(worker.unpublished);
-                    collector
-                        .lock()
-                        .unwrap()
-                        .worker_done(index, &mut worker.slot, end);
-                    drop(state); // closes the worker's handle outside the timed span
-                    match result {
-                        Ok(()) => Some(Done {
-                            retries: worker.retries,
-                            late: worker.late,
-                            skipped: worker.skipped,
-                            service: worker.service,
-                            lag: worker.lag,
-                        }),
-                        Err(e) => {
-                            fail(e);
-                            None
-                        }
-                    }
-                })
+                let (step, setup, body) = (&step, &setup, &body);
+                scope.spawn(move || step.worker(index, setup, body))
             })
             .collect();
-        // Every worker is set up: start the clock and release them.
-        barrier.wait();
-        let t0 = Instant::now();
-        started = SystemTime::now();
-        let grid = Grid {
-            t0,
-            base: t0 + timing.warmup,
-            interval: timing.interval,
-        };
-        let _ = grid_cell.set(grid);
-        let collector = Collector::new(
-            grid,
-            threads,
-            timing.keep_histograms,
-            timing.schedule.is_some(),
-        );
-        let _ = collector_cell.set(Mutex::new(collector));
-        barrier.wait();
-        let collector = collector_cell.get().unwrap();
+        step.release();
+        let (_, collector) = step.clock.get().expect("set by the release");
         let mut lines = IntervalLines::new(timing, progress);
         while !handles.iter().all(|h| h.is_finished()) {
             std::thread::sleep(COLLECT_EVERY);
@@ -352,18 +127,107 @@ where
     });
     progress.finish();
 
-    if let Some(e) = first_error.into_inner().unwrap() {
+    if let Some(e) = step.first_error.into_inner().unwrap() {
         return Err(e);
     }
     if interrupted() {
         return Err(anyhow!(Interrupted));
     }
-    let collector = collector_cell
-        .into_inner()
-        .expect("the clock was set")
-        .into_inner()
-        .unwrap();
-    merge(done, collector, timing, started)
+    let (grid, collector) = step.clock.into_inner().expect("the clock was set");
+    merge(done, collector.into_inner().unwrap(), timing, grid)
+}
+
+/// What the workers of a step share.
+struct Step<'a> {
+    threads: usize,
+    timing: &'a Timing,
+    progress: &'a Progress,
+    barrier: Barrier,
+    stop: AtomicBool,
+    first_error: Mutex<Option<anyhow::Error>>,
+    /// Set when every worker is ready: the step's clock, and the collector of its intervals.
+    clock: OnceLock<(Clock, Mutex<Collector>)>,
+}
+
+/// When the step started, on both clocks.
+#[derive(Clone, Copy)]
+struct Clock {
+    grid: Grid,
+    started: SystemTime,
+}
+
+impl Step<'_> {
+    fn fail(&self, e: anyhow::Error) {
+        self.stop.store(true, Ordering::SeqCst);
+        let mut slot = self.first_error.lock().unwrap();
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+    }
+
+    /// Every worker is set up: starts the clock and releases them.
+    fn release(&self) {
+        self.barrier.wait();
+        let t0 = Instant::now();
+        let grid = Grid {
+            t0,
+            base: t0 + self.timing.warmup,
+            interval: self.timing.interval,
+        };
+        let (keep, open) = (self.timing.keep_histograms, self.timing.schedule.is_some());
+        let collector = Collector::new(grid, self.threads, keep, open);
+        let clock = Clock {
+            grid,
+            started: SystemTime::now(),
+        };
+        let _ = self.clock.set((clock, Mutex::new(collector)));
+        self.barrier.wait();
+    }
+
+    /// Worker `index`'s thread: its setup (untimed), the release, its timed body.
+    fn worker<S>(
+        &self,
+        index: usize,
+        setup: &(dyn Fn(usize) -> Result<S> + Sync),
+        body: &(dyn Fn(&mut S, &mut Worker) -> Result<()> + Sync),
+    ) -> Option<Done> {
+        // Everyone reaches both barriers, even a worker whose setup failed, so that no thread
+        // waits forever.
+        let state = setup(index);
+        self.barrier.wait();
+        self.barrier.wait(); // the clock is set
+        let mut state = match state {
+            Ok(s) => s,
+            Err(e) => {
+                self.fail(e.context(format!("worker {index} could not start")));
+                return None;
+            }
+        };
+        if self.stop.load(Ordering::SeqCst) {
+            return None;
+        }
+        let (clock, collector) = self.clock.get().expect("set before the release");
+        let (timing, progress) = (self.timing, self.progress);
+        let mut worker = Worker::new(
+            index,
+            self.threads,
+            timing,
+            clock.grid,
+            collector,
+            progress,
+            &self.stop,
+        );
+        let result = body(&mut state, &mut worker);
+        let done = worker.finish(Instant::now());
+        drop(state); // closes the worker's handle outside the timed span
+        match result {
+            Ok(()) => Some(done),
+            Err(e) => {
+                self.fail(e);
+                None
+            }
+        }
+    }
 }
 
 /// How often the calling thread merges finished intervals.
@@ -422,66 +286,13 @@ pub fn interval_line(f: &IntervalFigure) -> String {
     line
 }
 
-impl<'a> Worker<'a> {
-    fn new(
-        index: usize,
-        workers: usize,
-        timing: &Timing,
-        grid: Grid,
-        collector: &'a Mutex<Collector>,
-        progress: &'a Progress,
-        stop: &'a AtomicBool,
-    ) -> Worker<'a> {
-        let open = timing.schedule.is_some();
-        Worker {
-            index,
-            unpublished: 0,
-            retries: 0,
-            slot: grid.slot_at(grid.t0),
-            grid,
-            collector,
-            pace: (timing.schedule.as_ref()).map(|s| Pace::new(s, index, workers, grid.t0)),
-            deadline: timing.duration.map(|d| grid.t0 + d),
-            latency_limit: timing.latency_limit,
-            late: 0,
-            skipped: 0,
-            service: open.then(new_histogram),
-            lag: open.then(new_histogram),
-            progress,
-            stop,
-        }
-    }
-}
-
-/// What one worker counted beside the intervals.
-struct Done {
-    retries: u64,
-    late: u64,
-    skipped: u64,
-    service: Option<Histogram<u64>>,
-    lag: Option<Histogram<u64>>,
-}
-
-impl Done {
-    /// Stands for a worker that panicked: `merge` reports it as an error.
-    fn panicked() -> Done {
-        Done {
-            retries: u64::MAX,
-            late: 0,
-            skipped: 0,
-            service: None,
-            lag: None,
-        }
-    }
-}
-
 /// The step as one outcome: from the end of the warm-up to the last worker's end, every
 /// counted operation and latency (the collector's), and the workers' own counters.
 fn merge(
     done: Vec<Option<Done>>,
     collector: Collector,
     timing: &Timing,
-    started: SystemTime,
+    clock: Clock,
 ) -> Result<StepOutcome> {
     let threads = done.len();
     let done: Vec<Done> = done.into_iter().flatten().collect();
@@ -527,7 +338,7 @@ fn merge(
         latency: collector.latency,
         intervals: collector.figures,
         encoded: collector.encoded,
-        started,
+        started: clock.started,
         late: (timing.latency_limit).map(|_| done.iter().map(|d| d.late).sum()),
         open_loop,
     })

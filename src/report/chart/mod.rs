@@ -168,6 +168,20 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// A grey band over the x range `from..to`, named.
+fn shaded(out: &mut String, xs: &Scale, (from, to, name): (f64, f64, &str)) {
+    let (a, b) = (xs.px(from.max(xs.min)), xs.px(to));
+    let _ = write!(
+        out,
+        r##"<rect x="{a:.1}" y="{TOP}" width="{w:.1}" height="{h}" fill="#000" fill-opacity="0.07"/><text x="{tx:.1}" y="{ty}" class="tick" text-anchor="middle">{n}</text>"##,
+        w = (b - a).max(0.0),
+        h = HEIGHT - BOTTOM - TOP,
+        tx = (a + b) / 2.0,
+        ty = TOP + 12.0,
+        n = escape(name),
+    );
+}
+
 /// Published lines are grey; each gets its own dash so several can be told apart.
 const PUBLISHED_DASHES: [&str; 4] = ["6 4", "2 3", "10 3 2 3", "12 6"];
 
@@ -309,17 +323,8 @@ pub fn lines_shaded(
         x_ticks.to_vec()
     };
     x_axis(&mut out, &xs, &ticks);
-    if let Some((from, to, name)) = shade {
-        let (a, b) = (xs.px(from.max(xs.min)), xs.px(to));
-        let _ = write!(
-            out,
-            r##"<rect x="{a:.1}" y="{TOP}" width="{w:.1}" height="{h}" fill="#000" fill-opacity="0.07"/><text x="{tx:.1}" y="{ty}" class="tick" text-anchor="middle">{n}</text>"##,
-            w = (b - a).max(0.0),
-            h = HEIGHT - BOTTOM - TOP,
-            tx = (a + b) / 2.0,
-            ty = TOP + 12.0,
-            n = escape(name),
-        );
+    if let Some(shade) = shade {
+        shaded(&mut out, &xs, shade);
     }
     let mut keys = Vec::new();
     let mut published_seen = 0;

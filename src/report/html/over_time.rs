@@ -4,59 +4,17 @@
 
 use super::super::chart::{self, AxisKind, Bar, Labels, Lane, LineSeries};
 use super::super::over_time::{load_curves, open_loop_table, series_by_step, tpch_timelines};
+use crate::measure::intervals::IntervalFigure;
 use crate::results::RunResult;
 
 /// The section's HTML and how many charts it drew.
 pub(super) fn over_time(r: &RunResult) -> (String, usize) {
-    let mut s = String::new();
-    let mut charts = 0;
-    let warmup = r.timing.as_ref().map_or(0.0, |t| t.warmup_s);
-    for (step, series) in series_by_step(r) {
-        let shade = (warmup > 0.0).then_some((0.0, warmup, "warm-up"));
-        let line = |pick: &dyn Fn(&crate::measure::intervals::IntervalFigure) -> f64| {
-            (series.iter())
-                .map(|s| LineSeries {
-                    name: s.label.clone(),
-                    points: (s.intervals.iter())
-                        .map(|f| (f.t_s + f.seconds, pick(f), 0.0))
-                        .collect(),
-                    published: false,
-                })
-                .collect::<Vec<_>>()
-        };
-        let title = format!("{step}: throughput per interval");
-        let labels = Labels {
-            title: &title,
-            x: "seconds into the step (end of each interval)",
-            y: "ops/s",
-        };
-        let ops = line(&|f| f.ops_per_sec);
-        s.push_str(&chart::lines_shaded(
-            &labels,
-            &ops,
-            AxisKind::Linear,
-            AxisKind::Linear,
-            &[],
-            shade,
-        ));
-        let title = format!("{step}: p99 latency per interval");
-        let labels = Labels {
-            title: &title,
-            x: "seconds into the step (end of each interval)",
-            y: "p99 latency, ms",
-        };
-        let p99 = line(&|f| f.p99_us / 1000.0);
-        let y_kind = wide_range(&p99);
-        s.push_str(&chart::lines_shaded(
-            &labels,
-            &p99,
-            AxisKind::Linear,
-            y_kind,
-            &[],
-            shade,
-        ));
-        charts += 2;
-    }
+    // An anchor for links (and the README's screenshot).
+    let mut s = format!(
+        "<span id=\"over-time-{}\"></span>",
+        super::escape(&r.run_id)
+    );
+    let mut charts = time_charts(r, &mut s);
     let open = open_loop_table(r);
     if !open.is_empty() {
         s.push_str(&open.html());
@@ -67,20 +25,64 @@ pub(super) fn over_time(r: &RunResult) -> (String, usize) {
              loop would have reported. Lag: how late operations started.</p>",
         );
     }
+    charts += load_charts(r, &mut s);
+    charts += timelines(r, &mut s);
+    (s, charts)
+}
+
+/// Throughput and p99 per interval for each step, one line per configuration, the warm-up
+/// shaded.
+fn time_charts(r: &RunResult, s: &mut String) -> usize {
+    let mut charts = 0;
+    let warmup = r.timing.as_ref().map_or(0.0, |t| t.warmup_s);
+    let shade = (warmup > 0.0).then_some((0.0, warmup, "warm-up"));
+    let x = "seconds into the step (end of each interval)";
+    for (step, series) in series_by_step(r) {
+        let line = |pick: &dyn Fn(&IntervalFigure) -> f64| {
+            (series.iter())
+                .map(|s| LineSeries {
+                    name: s.label.clone(),
+                    points: (s.intervals.iter())
+                        .map(|f| (f.t_s + f.seconds, pick(f), 0.0))
+                        .collect(),
+                    published: false,
+                })
+                .collect::<Vec<_>>()
+        };
+        for (what, y, points) in [
+            ("throughput", "ops/s", line(&|f| f.ops_per_sec)),
+            (
+                "p99 latency",
+                "p99 latency, ms",
+                line(&|f| f.p99_us / 1000.0),
+            ),
+        ] {
+            let title = format!("{step}: {what} per interval");
+            let labels = Labels {
+                title: &title,
+                x,
+                y,
+            };
+            let y_kind = wide_range(&points);
+            let chart = chart::lines_shaded(&labels, &points, AxisKind::Linear, y_kind, &[], shade);
+            s.push_str(&chart);
+            charts += 1;
+        }
+    }
+    charts
+}
+
+/// Latency (p50 and p99 from the intended start) against the rate asked, per step.
+fn load_charts(r: &RunResult, s: &mut String) -> usize {
+    let mut charts = 0;
     for (step, curves) in load_curves(r) {
         let mut series = Vec::new();
         for c in &curves {
-            for (what, pick) in [("p50", 0), ("p99", 1)] {
+            for (what, p99) in [("p50", false), ("p99", true)] {
                 series.push(LineSeries {
                     name: format!("{} {what}", c.label),
                     points: (c.points.iter())
-                        .map(|p| {
-                            (
-                                p.rate,
-                                if pick == 0 { p.p50_us } else { p.p99_us } / 1000.0,
-                                0.0,
-                            )
-                        })
+                        .map(|p| (p.rate, if p99 { p.p99_us } else { p.p50_us } / 1000.0, 0.0))
                         .collect(),
                     published: false,
                 });
@@ -102,6 +104,12 @@ pub(super) fn over_time(r: &RunResult) -> (String, usize) {
         ));
         charts += 1;
     }
+    charts
+}
+
+/// The TPC-H throughput test's streams: which query each ran when.
+fn timelines(r: &RunResult, s: &mut String) -> usize {
+    let mut charts = 0;
     for (config, lanes) in tpch_timelines(r) {
         let lanes: Vec<Lane> = lanes
             .into_iter()
@@ -130,7 +138,7 @@ pub(super) fn over_time(r: &RunResult) -> (String, usize) {
         s.push_str(&chart::timeline(&labels, &lanes));
         charts += 1;
     }
-    (s, charts)
+    charts
 }
 
 /// A log axis when the positive values span more than two decades.

@@ -54,17 +54,7 @@ pub(super) fn load_test(
             "  load {table}: {rows} rows in {}",
             crate::units::duration(secs)
         );
-        record(
-            ctx,
-            config,
-            "load",
-            None,
-            None,
-            1,
-            &format!("load {table}"),
-            secs,
-            rows,
-        )?;
+        record_load(ctx, config, &format!("load {table}"), secs, rows)?;
     }
     let tables_secs = load_started.elapsed().as_secs_f64();
     let started = Instant::now();
@@ -84,53 +74,24 @@ pub(super) fn load_test(
     eprintln!(
         "  load test: tables {tables_secs:.2} s, keys/indexes {keys_secs:.2} s, statistics {stats_secs:.2} s"
     );
-    record(
-        ctx,
-        config,
-        "load",
-        None,
-        None,
-        1,
-        "load tables",
-        tables_secs,
-        8,
-    )?;
-    record(
-        ctx,
-        config,
-        "load",
-        None,
-        None,
-        1,
-        "load keys",
-        keys_secs,
-        1,
-    )?;
-    record(
-        ctx,
-        config,
-        "load",
-        None,
-        None,
-        1,
-        "load statistics",
-        stats_secs,
-        1,
-    )?;
-    record(
-        ctx,
-        config,
-        "load",
-        None,
-        None,
-        1,
-        "load total",
-        load_secs,
-        1,
-    )?;
+    record_load(ctx, config, "load tables", tables_secs, 8)?;
+    record_load(ctx, config, "load keys", keys_secs, 1)?;
+    record_load(ctx, config, "load statistics", stats_secs, 1)?;
+    record_load(ctx, config, "load total", load_secs, 1)?;
     if let Some(dir) = &keep_dir {
         ctx.recorder
             .note(format!("{}: .tbl files kept in {}", config, dir.display()));
     }
     Ok(())
+}
+
+/// Records one timed part of the load test.
+fn record_load(
+    ctx: &mut RunContext,
+    config: Config,
+    step: &str,
+    secs: f64,
+    rows: u64,
+) -> Result<()> {
+    record(ctx, config, "load", None, None, 1, step, secs, rows)
 }

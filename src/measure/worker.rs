@@ -1,0 +1,235 @@
+//! A worker of a timed step: its own counters and histograms, the body's handle on the clock.
+//! In an open loop `timed` waits for each unit's intended start and counts latency from it.
+
+use super::interrupted;
+use super::intervals::{Collector, Grid, Slot};
+use super::latency::new_histogram;
+use super::progress::Progress;
+use super::timing::{wait_until, Pace, Timing};
+use anyhow::Result;
+use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Progress is published in chunks so that workers do not contend on a shared counter.
+const PROGRESS_CHUNK: u64 = 1024;
+
+/// A worker's own counters; passed to the step body.
+pub struct Worker<'a> {
+    pub index: usize,
+    unpublished: u64,
+    retries: u64,
+    slot: Slot,
+    grid: Grid,
+    collector: &'a Mutex<Collector>,
+    pace: Option<Pace>,
+    deadline: Option<Instant>,
+    latency_limit: Option<Duration>,
+    late: u64,
+    skipped: u64,
+    service: Option<Histogram<u64>>,
+    lag: Option<Histogram<u64>>,
+    progress: &'a Progress,
+    stop: &'a AtomicBool,
+}
+
+impl Worker<'_> {
+    /// Runs `unit` (one operation or transaction of `ops` operations), recording its latency;
+    /// in an open loop, first waits for its intended start.
+    #[inline]
+    pub fn timed<T>(&mut self, ops: u64, unit: impl FnOnce() -> Result<T>) -> Result<T> {
+        let intended = self.next_start();
+        let start = Instant::now();
+        let out = unit()?;
+        self.done(ops, intended.unwrap_or(start), start, Instant::now());
+        Ok(out)
+    }
+
+    /// As `timed`, for a unit that may be left out: in an open loop with a latency limit, a
+    /// unit already later than the limit at its turn is skipped (None), as pgbench does.
+    #[inline]
+    pub fn timed_or_skipped<T>(
+        &mut self,
+        ops: u64,
+        unit: impl FnOnce() -> Result<T>,
+    ) -> Result<Option<T>> {
+        let intended = self.next_start();
+        let start = Instant::now();
+        if let (Some(intended), Some(limit)) = (intended, self.latency_limit) {
+            if start.duration_since(intended) > limit {
+                if start >= self.grid.base {
+                    self.skipped += 1;
+                }
+                return Ok(None);
+            }
+        }
+        let out = unit()?;
+        self.done(ops, intended.unwrap_or(start), start, Instant::now());
+        Ok(Some(out))
+    }
+
+    /// Open loop: waits for the next intended start and returns it.
+    #[inline]
+    fn next_start(&mut self) -> Option<Instant> {
+        let pace = self.pace.as_mut()?;
+        let intended = pace.take();
+        let stop = self.stop;
+        wait_until(intended, || stop.load(Ordering::Relaxed) || interrupted());
+        Some(intended)
+    }
+
+    #[inline]
+    fn done(&mut self, ops: u64, intended: Instant, start: Instant, end: Instant) {
+        if end >= self.slot.ends {
+            self.move_on(end);
+        }
+        let ns = end.duration_since(intended).as_nanos() as u64;
+        self.slot.latency.saturating_record(ns.max(1));
+        if self.slot.index >= 0 {
+            if self.latency_limit.is_some_and(|l| ns > l.as_nanos() as u64) {
+                self.late += 1;
+            }
+            if let (Some(service), Some(lag)) = (&mut self.service, &mut self.lag) {
+                service.saturating_record((end - start).as_nanos().max(1) as u64);
+                lag.saturating_record((start - intended).as_nanos().max(1) as u64);
+            }
+        }
+        if self.pace.is_some() {
+            let lag = (start - intended).as_nanos() as u64;
+            self.slot.lag_max_ns = self.slot.lag_max_ns.max(lag);
+        }
+        self.count_in_slot(ops);
+    }
+
+    /// Counts operations done without timing each (a bulk scan, for instance).
+    #[inline]
+    pub fn count(&mut self, ops: u64) {
+        let now = Instant::now();
+        if now >= self.slot.ends {
+            self.move_on(now);
+        }
+        self.count_in_slot(ops);
+    }
+
+    #[inline]
+    fn count_in_slot(&mut self, ops: u64) {
+        self.slot.ops += ops;
+        self.unpublished += ops;
+        if self.unpublished >= PROGRESS_CHUNK {
+            self.progress.add(self.unpublished);
+            self.unpublished = 0;
+        }
+    }
+
+    /// Hands the finished interval over and moves into the one `t` falls in.
+    #[cold]
+    fn move_on(&mut self, t: Instant) {
+        let next = self.grid.index_of(t);
+        self.collector
+            .lock()
+            .unwrap()
+            .hand_over(self.index, &mut self.slot, next);
+        self.slot.index = next;
+        self.slot.ends = self.grid.start_of(next + 1);
+    }
+
+    /// The body returned at `end`: hands the last interval over and keeps the counters.
+    pub(super) fn finish(mut self, end: Instant) -> Done {
+        self.progress.add(self.unpublished);
+        (self.collector.lock().unwrap()).worker_done(self.index, &mut self.slot, end);
+        Done {
+            retries: self.retries,
+            late: self.late,
+            skipped: self.skipped,
+            service: self.service,
+            lag: self.lag,
+        }
+    }
+
+    pub fn retried(&mut self) {
+        self.retries += 1;
+    }
+
+    /// When the step's workers were released.
+    pub fn step_start(&self) -> Instant {
+        self.grid.t0
+    }
+
+    /// Seconds since the step's workers were released.
+    pub fn elapsed(&self) -> f64 {
+        self.grid.t0.elapsed().as_secs_f64()
+    }
+
+    /// True when the step should end early: another worker failed, or the user pressed Ctrl-C.
+    #[inline]
+    pub fn should_stop(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || interrupted()
+    }
+
+    /// Whether to start another unit: not stopping, and (a step that runs for a time) its next
+    /// start, intended or now, is before the step's end.
+    #[inline]
+    pub fn more(&self) -> bool {
+        if self.should_stop() {
+            return false;
+        }
+        match self.deadline {
+            None => true,
+            Some(deadline) => self.pace.as_ref().map_or_else(Instant::now, Pace::peek) < deadline,
+        }
+    }
+}
+
+impl<'a> Worker<'a> {
+    pub(super) fn new(
+        index: usize,
+        workers: usize,
+        timing: &Timing,
+        grid: Grid,
+        collector: &'a Mutex<Collector>,
+        progress: &'a Progress,
+        stop: &'a AtomicBool,
+    ) -> Worker<'a> {
+        let open = timing.schedule.is_some();
+        Worker {
+            index,
+            unpublished: 0,
+            retries: 0,
+            slot: grid.slot_at(grid.t0),
+            grid,
+            collector,
+            pace: (timing.schedule.as_ref()).map(|s| Pace::new(s, index, workers, grid.t0)),
+            deadline: timing.duration.map(|d| grid.t0 + d),
+            latency_limit: timing.latency_limit,
+            late: 0,
+            skipped: 0,
+            service: open.then(new_histogram),
+            lag: open.then(new_histogram),
+            progress,
+            stop,
+        }
+    }
+}
+
+/// What one worker counted beside the intervals.
+pub(super) struct Done {
+    pub retries: u64,
+    pub late: u64,
+    pub skipped: u64,
+    pub service: Option<Histogram<u64>>,
+    pub lag: Option<Histogram<u64>>,
+}
+
+impl Done {
+    /// Stands for a worker that panicked: `merge` reports it as an error.
+    pub(super) fn panicked() -> Done {
+        Done {
+            retries: u64::MAX,
+            late: 0,
+            skipped: 0,
+            service: None,
+            lag: None,
+        }
+    }
+}
