@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 batches="${1:-2000000}"; rounds="${ROUNDS:-5}"
 new="${HAKARI:-$HAKARI_BIN}"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-kv=(run kv --engine null --durability none --batches "$batches" --batch-size 10 --txn-size op --runs 1)
+kv=(run kv --engine null --durability none --batch-size 10 --txn-size op --runs 1)
 steps() { # RESULT-DIR: "step ops/s" per line
   python3 -c "import json,glob
 for m in json.load(open(glob.glob('$1/*.json')[0]))['measurements']: print(m['step'], m['ops_per_sec_mean'])"
@@ -23,8 +23,8 @@ if [ -n "${HAKARI_OLD:-}" ]; then
     # Alternate which goes first.
     if [ $((r % 2)) = 1 ]; then order="old new"; else order="new old"; fi
     for side in $order; do
-      if [ "$side" = old ]; then "$HAKARI_OLD" "${kv[@]}" --out "$work/old-$r" >/dev/null 2>&1
-      else "$new" "${kv[@]}" --interval 1 --out "$work/new-$r" >/dev/null 2>&1; fi
+      if [ "$side" = old ]; then "$HAKARI_OLD" "${kv[@]}" --batches "$batches" --out "$work/old-$r" >/dev/null 2>&1
+      else "$new" "${kv[@]}" --batches "$batches" --interval 1 --out "$work/new-$r" >/dev/null 2>&1; fi
       steps "$work/$side-$r" | sed "s/^/$side $r /" >> "$work/overhead.txt"
     done
   done

@@ -6,8 +6,8 @@
 #   2. rate accuracy: hakari --rate at 50% and 90% of the closed-loop TPS it measured (achieved
 #      / asked);
 #   3. latency at a fixed rate (50% of capacity): pgbench -R -l (its per-transaction log; with
-#      --rate, pgbench's `time` counts from the scheduled start) against hakari --rate: p50 and
-#      p99 of each, and their ratios.
+#      --rate, pgbench's `time` counts from the scheduled start) against hakari --rate --arrival
+#      poisson (pgbench's arrivals are a Poisson process): p50 and p99 of each, and their ratios.
 #   ROUNDS=3 bench/timing_pgbench.sh [SECONDS] [CLIENTS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +53,8 @@ for r in $(seq "$rounds"); do
   rm -f "$work"/pgbench_log.*
   (cd "$work" && "${pgb[@]}" -R "$rate" -l hakari_bench >/dev/null 2>&1)
   read -r p50 p99 n < <(pg_percentiles "$work"/pgbench_log.*)
-  "${hk[@]}" --rate "$rate" --out "$work/fixed-$r" >/dev/null 2>&1
+  # pgbench -R spaces its starts as a Poisson process: the same arrivals here.
+  "${hk[@]}" --rate "$rate" --arrival poisson --out "$work/fixed-$r" >/dev/null 2>&1
   h50=$(figure "$work/fixed-$r" "m['latency']['p50_us']")
   h99=$(figure "$work/fixed-$r" "m['latency']['p99_us']")
   s99=$(figure "$work/fixed-$r" "m['open_loop']['service']['p99_us']")

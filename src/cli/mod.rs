@@ -168,9 +168,10 @@ pub struct WorkloadArgs<F: Args> {
     #[command(flatten)]
     common: CommonArgs,
     #[command(flatten)]
-    timing: TimingArgs,
-    #[command(flatten)]
     flags: F,
+    // Last: its heading would otherwise carry over to the workload's own flags.
+    #[command(flatten)]
+    timing: TimingArgs,
 }
 
 impl<F: Args> WorkloadArgs<F> {

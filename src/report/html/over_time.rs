@@ -9,11 +9,7 @@ use crate::results::RunResult;
 
 /// The section's HTML and how many charts it drew.
 pub(super) fn over_time(r: &RunResult) -> (String, usize) {
-    // An anchor for links (and the README's screenshot).
-    let mut s = format!(
-        "<span id=\"over-time-{}\"></span>",
-        super::escape(&r.run_id)
-    );
+    let mut s = String::new();
     let mut charts = time_charts(r, &mut s);
     let open = open_loop_table(r);
     if !open.is_empty() {
@@ -27,7 +23,15 @@ pub(super) fn over_time(r: &RunResult) -> (String, usize) {
     }
     charts += load_charts(r, &mut s);
     charts += timelines(r, &mut s);
-    (s, charts)
+    if s.is_empty() {
+        return (s, 0);
+    }
+    // An anchor for links to this run's charts.
+    let anchor = format!(
+        "<span id=\"over-time-{}\"></span>",
+        super::escape(&r.run_id)
+    );
+    (anchor + &s, charts)
 }
 
 /// Throughput and p99 per interval for each step, one line per configuration, the warm-up
