@@ -34,11 +34,16 @@ pub enum AxisKind {
 /// A log value axis when the bars' positive values span more than two decades (a linear one
 /// would flatten the small ones to nothing), else linear.
 pub fn value_axis(series: &[BarSeries]) -> AxisKind {
-    let values = series
-        .iter()
-        .flat_map(|s| s.values.iter().flatten().map(|v| v.0))
-        .filter(|v| *v > 0.0);
-    let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+    axis_for(
+        series
+            .iter()
+            .flat_map(|s| s.values.iter().flatten().map(|v| v.0)),
+    )
+}
+
+/// A log axis when `values`' positive ones span more than two decades, else linear.
+pub fn axis_for(values: impl Iterator<Item = f64>) -> AxisKind {
+    let (lo, hi) = (values.filter(|v| *v > 0.0)).fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
         (lo.min(v), hi.max(v))
     });
     if hi / lo > 100.0 {

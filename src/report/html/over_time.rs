@@ -145,18 +145,7 @@ fn timelines(r: &RunResult, s: &mut String) -> usize {
     charts
 }
 
-/// A log axis when the positive values span more than two decades.
+/// A log axis when the lines' values span more than two decades.
 fn wide_range(series: &[LineSeries]) -> AxisKind {
-    let values = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .filter(|v| *v > 0.0);
-    let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    });
-    if hi / lo > 100.0 {
-        AxisKind::Log
-    } else {
-        AxisKind::Linear
-    }
+    chart::axis_for(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)))
 }
