@@ -2,7 +2,7 @@
 //! each timed.
 
 use super::presets::{sf_label, TpchParams};
-use super::{check_interrupt, data, record, Config};
+use super::{check_interrupt, data, record, Config, Part};
 use crate::engine::sql::SqlConnection;
 use crate::workload::RunContext;
 use anyhow::{Context, Result};
@@ -54,7 +54,14 @@ pub(super) fn load_test(
             "  load {table}: {rows} rows in {}",
             crate::units::duration(secs)
         );
-        record_load(ctx, config, &format!("load {table}"), secs, rows)?;
+        record(
+            ctx,
+            config,
+            Part::of("load"),
+            &format!("load {table}"),
+            secs,
+            rows,
+        )?;
     }
     let tables_secs = load_started.elapsed().as_secs_f64();
     let started = Instant::now();
@@ -74,24 +81,20 @@ pub(super) fn load_test(
     eprintln!(
         "  load test: tables {tables_secs:.2} s, keys/indexes {keys_secs:.2} s, statistics {stats_secs:.2} s"
     );
-    record_load(ctx, config, "load tables", tables_secs, 8)?;
-    record_load(ctx, config, "load keys", keys_secs, 1)?;
-    record_load(ctx, config, "load statistics", stats_secs, 1)?;
-    record_load(ctx, config, "load total", load_secs, 1)?;
+    record(ctx, config, Part::of("load"), "load tables", tables_secs, 8)?;
+    record(ctx, config, Part::of("load"), "load keys", keys_secs, 1)?;
+    record(
+        ctx,
+        config,
+        Part::of("load"),
+        "load statistics",
+        stats_secs,
+        1,
+    )?;
+    record(ctx, config, Part::of("load"), "load total", load_secs, 1)?;
     if let Some(dir) = &keep_dir {
         ctx.recorder
             .note(format!("{}: .tbl files kept in {}", config, dir.display()));
     }
     Ok(())
-}
-
-/// Records one timed part of the load test.
-fn record_load(
-    ctx: &mut RunContext,
-    config: Config,
-    step: &str,
-    secs: f64,
-    rows: u64,
-) -> Result<()> {
-    record(ctx, config, "load", None, None, 1, step, secs, rows)
 }

@@ -147,20 +147,61 @@ fn drop_tables(db: &dyn SqlDatabase) -> Result<()> {
     Ok(())
 }
 
+/// Which part of which test a timed figure belongs to.
+#[derive(Clone, Copy)]
+pub(super) struct Part<'a> {
+    test: &'a str,
+    stream: Option<usize>,
+    /// Where it started in its test, for the throughput test's timeline.
+    start_s: Option<f64>,
+    threads: usize,
+}
+
+impl<'a> Part<'a> {
+    /// A part of `test` run by one stream that has no number.
+    pub fn of(test: &'a str) -> Part<'a> {
+        Part {
+            test,
+            stream: None,
+            start_s: None,
+            threads: 1,
+        }
+    }
+
+    pub fn stream(self, stream: usize) -> Part<'a> {
+        Part {
+            stream: Some(stream),
+            ..self
+        }
+    }
+
+    pub fn at(self, start_s: f64) -> Part<'a> {
+        Part {
+            start_s: Some(start_s),
+            ..self
+        }
+    }
+
+    pub fn threads(self, threads: usize) -> Part<'a> {
+        Part { threads, ..self }
+    }
+}
+
 /// Records one timed interval as a measurement.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn record(
     ctx: &mut RunContext,
     config: Config,
-    test: &str,
-    stream: Option<usize>,
-    // Where it started in its test, for the throughput test's timeline.
-    start_s: Option<f64>,
-    threads: usize,
+    part: Part,
     step: &str,
     seconds: f64,
     ops: u64,
 ) -> Result<()> {
+    let Part {
+        test,
+        stream,
+        start_s,
+        threads,
+    } = part;
     let mut map = BTreeMap::new();
     map.insert("sf".into(), Value::from(config.sf));
     map.insert("test".into(), Value::from(test));

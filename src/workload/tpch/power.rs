@@ -1,7 +1,7 @@
 //! The qualification run (answers checked) and the power test: RF1, the 22 queries of stream 0,
 //! RF2, on one connection.
 
-use super::{check_interrupt, record, Config};
+use super::{check_interrupt, record, Config, Part};
 use super::{queries, query_stream, refresh, validate};
 use crate::engine::sql::SqlConnection;
 use crate::workload::RunContext;
@@ -26,10 +26,7 @@ pub(super) fn validation(
         record(
             ctx,
             config,
-            "validation",
-            None,
-            None,
-            1,
+            Part::of("validation"),
             &format!("Q{q}"),
             secs,
             rows.len() as u64,
@@ -57,50 +54,21 @@ pub(super) fn power_test(
     let seed0 = ctx.seed;
     let mut power_queries = vec![0.0; 22];
     let mut power_refresh = [0.0; 2];
+    let part = Part::of("power").stream(0);
     let started = Instant::now();
     let n = refresh::rf1(&mut *conn, set).context("power test RF1")?;
     power_refresh[0] = started.elapsed().as_secs_f64();
-    record(
-        ctx,
-        config,
-        "power",
-        Some(0),
-        None,
-        1,
-        "RF1",
-        power_refresh[0],
-        n,
-    )?;
+    record(ctx, config, part, "RF1", power_refresh[0], n)?;
     let times = query_stream(&mut *conn, dialect, sf, 0, seed0)?;
     for t in &times {
         power_queries[(t.q - 1) as usize] = t.seconds;
         let q = format!("Q{}", t.q);
-        record(
-            ctx,
-            config,
-            "power",
-            Some(0),
-            None,
-            1,
-            &q,
-            t.seconds,
-            t.rows,
-        )?;
+        record(ctx, config, part, &q, t.seconds, t.rows)?;
     }
     let started = Instant::now();
     let n = refresh::rf2(&mut *conn, set).context("power test RF2")?;
     power_refresh[1] = started.elapsed().as_secs_f64();
-    record(
-        ctx,
-        config,
-        "power",
-        Some(0),
-        None,
-        1,
-        "RF2",
-        power_refresh[1],
-        n,
-    )?;
+    record(ctx, config, part, "RF2", power_refresh[1], n)?;
     let power_secs = power_refresh.iter().sum::<f64>() + power_queries.iter().sum::<f64>();
     eprintln!("  power test: {power_secs:.2} s");
 

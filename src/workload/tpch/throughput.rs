@@ -1,7 +1,7 @@
 //! The throughput test: S query streams, each on its own connection and thread, beside one
 //! refresh stream of S RF1/RF2 pairs, all released together.
 
-use super::{query_stream, record, refresh, Config, QueryTime};
+use super::{query_stream, record, refresh, Config, Part, QueryTime};
 use crate::engine::sql::SqlDatabase;
 use crate::measure::progress::Progress;
 use crate::measure::runner::run_step;
@@ -30,45 +30,25 @@ pub(super) fn throughput_test(
         match times {
             Times::Queries(times) => {
                 for t in times {
-                    let (q, at) = (format!("Q{}", t.q), Some(since(t.started)));
-                    let stream = Some(stream);
-                    record(
-                        ctx,
-                        config,
-                        "throughput",
-                        stream,
-                        at,
-                        1,
-                        &q,
-                        t.seconds,
-                        t.rows,
-                    )?;
+                    let part = Part::of("throughput").stream(stream).at(since(t.started));
+                    let q = format!("Q{}", t.q);
+                    record(ctx, config, part, &q, t.seconds, t.rows)?;
                 }
             }
             Times::Refresh(times) => {
                 for (k, (rf1, rf2)) in times.into_iter().enumerate() {
-                    let pair = Some(k + 1);
                     for (step, t) in [("RF1", rf1), ("RF2", rf2)] {
-                        let at = Some(since(t.started));
-                        let test = "refresh stream";
-                        record(ctx, config, test, pair, at, 1, step, t.seconds, t.rows)?;
+                        let part = Part::of("refresh stream").stream(k + 1);
+                        let part = part.at(since(t.started));
+                        record(ctx, config, part, step, t.seconds, t.rows)?;
                     }
                 }
             }
         }
     }
     let queries = (22 * streams) as u64;
-    record(
-        ctx,
-        config,
-        "throughput",
-        None,
-        None,
-        streams,
-        "Ts",
-        ts,
-        queries,
-    )?;
+    let part = Part::of("throughput").threads(streams);
+    record(ctx, config, part, "Ts", ts, queries)?;
     eprintln!("  throughput test: {streams} streams in {ts:.2} s");
     Ok(ts)
 }
