@@ -17,6 +17,7 @@ use crate::workload::session::flags::SessionFlags;
 use crate::workload::tpcb::flags::TpcbFlags;
 use crate::workload::tpch::flags::TpchFlags;
 use crate::workload::wisconsin::flags::WisconsinFlags;
+use crate::workload::ycsb::flags::YcsbFlags;
 use anyhow::Result;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
@@ -160,6 +161,10 @@ enum Workload {
     Tpch(WorkloadArgs<TpchFlags>),
     /// The 32 Wisconsin benchmark queries on the standard relations (paper 000 table 7).
     Wisconsin(WorkloadArgs<WisconsinFlags>),
+    /// YCSB's core workloads A-F (or a custom mix) on every engine: a load phase, then reads,
+    /// updates, inserts, short scans and read-modify-writes on records chosen by YCSB's own
+    /// generators; ops/s and latency per phase and per operation.
+    Ycsb(WorkloadArgs<YcsbFlags>),
 }
 
 /// A workload's command line: the flags every run shares, then the workload's own.
@@ -402,6 +407,9 @@ fn dispatch(command: Command) -> Result<i32> {
                 run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
             }
             Some(Workload::Wisconsin(a)) => {
+                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
+            }
+            Some(Workload::Ycsb(a)) => {
                 run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
             }
         },

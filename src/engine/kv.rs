@@ -113,6 +113,40 @@ pub trait KvSession {
     /// Reads every record in key order (with a bulk buffer where the engine has one) and
     /// returns how many it read. `visit` sees each key and value.
     fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64>;
+    /// Reads up to `count` records in key order from the first key at or after `start`, and
+    /// returns how many it read. Offered where [`KvEngine::ordered_scan`] is.
+    fn scan_from(
+        &mut self,
+        _start: &[u8],
+        _count: u64,
+        _visit: &mut dyn FnMut(&[u8], &[u8]),
+    ) -> Result<u64> {
+        anyhow::bail!("this store cannot read in key order")
+    }
+    /// Records of named fields, for a store that keeps them natively (Redis hashes). None
+    /// (every other store): a workload with such records keeps them encoded in one value.
+    fn fields(&mut self) -> Option<&mut dyn FieldRecords> {
+        None
+    }
+}
+
+/// What a scan of records of fields hands each record to: its key and its fields in order.
+pub type VisitFields<'a> = dyn FnMut(&[u8], &[Vec<u8>]) + 'a;
+
+/// Records of fields `field0..fieldN` under one key, where a store has them natively, with the
+/// range scan such a store keeps beside them (YCSB's redis binding: a sorted set of the keys).
+pub trait FieldRecords {
+    fn insert(&mut self, key: &[u8], fields: &[Vec<u8>]) -> Result<()>;
+    /// Reads every field into `out`, in field order; false when the record is absent.
+    fn read(&mut self, key: &[u8], out: &mut Vec<Vec<u8>>) -> Result<bool>;
+    fn update(&mut self, key: &[u8], field: usize, value: &[u8]) -> Result<()>;
+    /// Up to `count` records in key order from the first key at or after `start`.
+    fn scan(
+        &mut self,
+        start: &[u8],
+        count: u64,
+        visit: &mut VisitFields,
+    ) -> Result<u64>;
 }
 
 /// A key-value engine as registered: what it offers and how to open it.
@@ -144,6 +178,11 @@ pub trait KvEngine: Sync {
     /// workload and the crash test leave them out.
     fn ordered_scan(&self) -> bool {
         true
+    }
+    /// Whether a range of records can be read from a key on: in key order, or through an index
+    /// of the keys the store keeps beside records of fields (Redis).
+    fn range_scan(&self) -> bool {
+        self.ordered_scan()
     }
     fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>>;
 }

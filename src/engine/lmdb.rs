@@ -156,6 +156,22 @@ impl KvSession for LmdbSession<'_> {
         let db = self.db;
         Ok(db.delete(self.writer()?, key)?)
     }
+    fn scan_from(
+        &mut self,
+        start: &[u8],
+        count: u64,
+        visit: &mut dyn FnMut(&[u8], &[u8]),
+    ) -> Result<u64> {
+        use std::ops::Bound;
+        let range = (Bound::Included(start), Bound::Unbounded);
+        let mut n = 0;
+        for item in self.db.range(self.reader()?, &range)?.take(count as usize) {
+            let (k, v) = item?;
+            visit(k, v);
+            n += 1;
+        }
+        Ok(n)
+    }
     fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
         let txn = self.env.read_txn()?;
         let mut n = 0;

@@ -180,6 +180,9 @@ pub enum Takes {
     /// Anything that keeps records: SQL engines first (so `sqlite` means its table), then the
     /// key-value stores and caches that keep data (the session workload).
     Records,
+    /// Every engine: SQL first (so `sqlite` means its table), then every key-value store and
+    /// cache, `null` included (the YCSB workload).
+    Any,
     /// Engines a crash can be done to: ordered key-value stores that keep data (their committing
     /// process is killed), and SQL engines with a private server (the server is killed).
     Crashable,
@@ -199,6 +202,11 @@ impl Takes {
                 let kv = kv.filter(|e| e.keeps_data() && !sql.iter().any(|s| s.name() == e.name()));
                 sql.iter().copied().chain(kv).collect()
             }
+            Takes::Any => {
+                let sql: Vec<Engine> = sql.collect();
+                let kv = kv.filter(|e| !sql.iter().any(|s| s.name() == e.name()));
+                sql.iter().copied().chain(kv).collect()
+            }
             Takes::Crashable => kv
                 .filter(|e| e.is_ordered_kv() && e.keeps_data())
                 .chain(sql.filter(|e| e.private_server().is_some()))
@@ -211,6 +219,7 @@ impl Takes {
             Takes::OrderedKv => "for key-value workloads",
             Takes::Sql => "for SQL workloads",
             Takes::Records => "for the session workload",
+            Takes::Any => "for the YCSB workload",
             Takes::Crashable => "for the crash test",
         }
     }

@@ -2,7 +2,7 @@
 //! `--url` the server's own persistence settings must match the level asked for (hakari does not
 //! reconfigure a server it did not start); otherwise a private server is started for the run.
 
-use super::kv::{KvEngine, KvOptions, KvSession, KvStore};
+use super::kv::{FieldRecords, KvEngine, KvOptions, KvSession, KvStore, VisitFields};
 use crate::durability::Durability;
 use crate::results::redact::redact;
 use crate::server::redis as server;
@@ -18,6 +18,10 @@ pub struct Redis;
 impl KvEngine for Redis {
     fn ordered_scan(&self) -> bool {
         false
+    }
+    /// Records of fields keep their keys in a sorted set, so ranges of them can be read.
+    fn range_scan(&self) -> bool {
+        true
     }
     fn version(&self) -> String {
         crate::server::installed_version("redis-server", "--version", |out| {
@@ -161,5 +165,76 @@ impl KvSession for RedisSession {
     }
     fn scan(&mut self, _visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
         bail!("redis keeps no key order: ordered scans are not offered")
+    }
+    fn fields(&mut self) -> Option<&mut dyn FieldRecords> {
+        Some(self)
+    }
+}
+
+/// The sorted set (every score 0, so ordered by key) that indexes records of fields, as YCSB's
+/// redis binding keeps one for its scans.
+const INDEX: &[u8] = b"hakari:index";
+
+fn field_name(i: usize) -> String {
+    format!("field{i}")
+}
+
+/// A hash's fields in field order, from HGETALL's name-value pairs.
+fn in_field_order(pairs: Vec<(String, Vec<u8>)>, out: &mut Vec<Vec<u8>>) -> Result<()> {
+    out.clear();
+    out.resize(pairs.len(), Vec::new());
+    for (name, value) in pairs {
+        let i: usize = (name.strip_prefix("field"))
+            .and_then(|n| n.parse().ok())
+            .filter(|i| *i < out.len())
+            .with_context(|| format!("a record holds an unexpected field '{name}'"))?;
+        out[i] = value;
+    }
+    Ok(())
+}
+
+impl FieldRecords for RedisSession {
+    fn insert(&mut self, key: &[u8], fields: &[Vec<u8>]) -> Result<()> {
+        let items: Vec<(String, &[u8])> = (fields.iter().enumerate())
+            .map(|(i, f)| (field_name(i), f.as_slice()))
+            .collect();
+        let _: () = redis::pipe()
+            .atomic()
+            .hset_multiple(prefixed(key), &items)
+            .ignore()
+            .zadd(INDEX, key, 0)
+            .ignore()
+            .query(&mut self.con)?;
+        Ok(())
+    }
+    fn read(&mut self, key: &[u8], out: &mut Vec<Vec<u8>>) -> Result<bool> {
+        let pairs: Vec<(String, Vec<u8>)> = self.con.hgetall(prefixed(key))?;
+        in_field_order(pairs, out)?;
+        Ok(!out.is_empty())
+    }
+    fn update(&mut self, key: &[u8], field: usize, value: &[u8]) -> Result<()> {
+        let _: () = self.con.hset(prefixed(key), field_name(field), value)?;
+        Ok(())
+    }
+    fn scan(
+        &mut self,
+        start: &[u8],
+        count: u64,
+        visit: &mut VisitFields,
+    ) -> Result<u64> {
+        let from = [b"[", start].concat();
+        let keys: Vec<Vec<u8>> =
+            (self.con).zrangebylex_limit(INDEX, from, "+", 0, count as isize)?;
+        let mut pipe = redis::pipe();
+        for k in &keys {
+            pipe.hgetall(prefixed(k));
+        }
+        let records: Vec<Vec<(String, Vec<u8>)>> = pipe.query(&mut self.con)?;
+        let mut fields = Vec::new();
+        for (k, pairs) in keys.iter().zip(records) {
+            in_field_order(pairs, &mut fields)?;
+            visit(k, &fields);
+        }
+        Ok(keys.len() as u64)
     }
 }

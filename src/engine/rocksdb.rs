@@ -176,6 +176,26 @@ impl KvSession for RocksSession<'_> {
         }
         Ok(true)
     }
+    fn scan_from(
+        &mut self,
+        start: &[u8],
+        count: u64,
+        visit: &mut dyn FnMut(&[u8], &[u8]),
+    ) -> Result<u64> {
+        let mut it = self.store.db.raw_iterator();
+        it.seek(start);
+        let mut n = 0;
+        while n < count {
+            let (Some(k), Some(v)) = (it.key(), it.value()) else {
+                break;
+            };
+            visit(k, v);
+            n += 1;
+            it.next();
+        }
+        it.status()?;
+        Ok(n)
+    }
     fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
         let mut it = self.store.db.raw_iterator();
         it.seek_to_first();

@@ -40,6 +40,8 @@ pub struct StepOutcome {
     pub late: Option<u64>,
     /// Open loop: what it measured besides the latency.
     pub open_loop: Option<OpenLoopOutcome>,
+    /// The counted latency of each kind of unit a body timed with `timed_as`, by its index.
+    pub by_kind: Vec<Histogram<u64>>,
 }
 
 /// What an open loop measures besides the latency from the intended start.
@@ -76,6 +78,7 @@ impl StepOutcome {
             started: SystemTime::now(),
             late: None,
             open_loop: None,
+            by_kind: Vec::new(),
         }
     }
 }
@@ -328,6 +331,13 @@ fn merge(
             skipped: done.iter().map(|d| d.skipped).sum(),
         }
     });
+    let mut by_kind: Vec<Histogram<u64>> = Vec::new();
+    for d in &done {
+        by_kind.resize_with(by_kind.len().max(d.kinds.len()), new_histogram);
+        for (into, h) in by_kind.iter_mut().zip(&d.kinds) {
+            into.add(h).expect("histograms of one precision merge");
+        }
+    }
     Ok(StepOutcome {
         seconds: end
             .duration_since(base)
@@ -341,6 +351,7 @@ fn merge(
         started: clock.started,
         late: (timing.latency_limit).map(|_| done.iter().map(|d| d.late).sum()),
         open_loop,
+        by_kind,
     })
 }
 

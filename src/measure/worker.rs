@@ -30,6 +30,8 @@ pub struct Worker<'a> {
     skipped: u64,
     service: Option<Histogram<u64>>,
     lag: Option<Histogram<u64>>,
+    /// Counted latency per kind of unit, for bodies that run several kinds (`timed_as`).
+    kinds: Vec<Histogram<u64>>,
     progress: &'a Progress,
     stop: &'a AtomicBool,
 }
@@ -43,6 +45,30 @@ impl Worker<'_> {
         let start = Instant::now();
         let out = unit()?;
         self.done(ops, intended.unwrap_or(start), start, Instant::now());
+        Ok(out)
+    }
+
+    /// As `timed`, for a unit of kind `kind` (an index the body chose: read, update, ...):
+    /// its latency also goes to that kind's own histogram (`StepOutcome::by_kind`).
+    #[inline]
+    pub fn timed_as<T>(
+        &mut self,
+        kind: usize,
+        ops: u64,
+        unit: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        let intended = self.next_start();
+        let start = Instant::now();
+        let out = unit()?;
+        let (intended, end) = (intended.unwrap_or(start), Instant::now());
+        self.done(ops, intended, start, end);
+        if self.slot.index >= 0 {
+            if kind >= self.kinds.len() {
+                self.kinds.resize_with(kind + 1, new_histogram);
+            }
+            let ns = end.duration_since(intended).as_nanos() as u64;
+            self.kinds[kind].saturating_record(ns.max(1));
+        }
         Ok(out)
     }
 
@@ -144,6 +170,7 @@ impl Worker<'_> {
             skipped: self.skipped,
             service: self.service,
             lag: self.lag,
+            kinds: self.kinds,
         }
     }
 
@@ -206,6 +233,7 @@ impl<'a> Worker<'a> {
             skipped: 0,
             service: open.then(new_histogram),
             lag: open.then(new_histogram),
+            kinds: Vec::new(),
             progress,
             stop,
         }
@@ -219,6 +247,7 @@ pub(super) struct Done {
     pub skipped: u64,
     pub service: Option<Histogram<u64>>,
     pub lag: Option<Histogram<u64>>,
+    pub kinds: Vec<Histogram<u64>>,
 }
 
 impl Done {
@@ -230,6 +259,7 @@ impl Done {
             skipped: 0,
             service: None,
             lag: None,
+            kinds: Vec::new(),
         }
     }
 }

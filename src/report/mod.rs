@@ -17,6 +17,7 @@ pub mod terminal;
 pub mod throughput;
 pub mod tpch;
 pub mod wisconsin;
+pub mod ycsb;
 
 use crate::results::{Measurement, RunResult};
 use crate::workload::kv::presets::KvParams;
@@ -24,6 +25,7 @@ use crate::workload::session::SessionParams;
 use crate::workload::tpcb::presets::TpcbParams;
 use crate::workload::tpch::presets::TpchParams;
 use crate::workload::wisconsin::Wisconsin;
+use crate::workload::ycsb::presets::YcsbParams;
 use crate::workload::Workload as _;
 
 /// Which workload's tables and charts a run gets, from the name its result file records.
@@ -34,6 +36,7 @@ pub enum Shape {
     Session,
     Tpch,
     Wisconsin,
+    Ycsb,
     Crashtest,
     /// A workload this version does not know: shown as plain throughput.
     Other,
@@ -47,6 +50,7 @@ impl Shape {
             (SessionParams::NAME, Shape::Session),
             (TpchParams::NAME, Shape::Tpch),
             (Wisconsin::NAME, Shape::Wisconsin),
+            (YcsbParams::NAME, Shape::Ycsb),
             (crate::crashtest::NAME, Shape::Crashtest),
         ];
         shapes

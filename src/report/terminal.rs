@@ -131,6 +131,7 @@ fn throughput_table(r: &RunResult) -> String {
     match Shape::of(r) {
         Shape::Tpcb => return by_clients_table(&View::of(r)),
         Shape::Session => return super::session::tables(r),
+        Shape::Ycsb => return super::ycsb::render(r),
         _ => {}
     }
     let view = View::of(r);

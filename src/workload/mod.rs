@@ -11,6 +11,7 @@ pub(crate) mod statement_log;
 pub mod tpcb;
 pub mod tpch;
 pub mod wisconsin;
+pub mod ycsb;
 
 pub use context::{ContextOptions, RunContext};
 
@@ -105,6 +106,47 @@ pub fn engine_levels<C>(
     Ok(Plan { configs, notes })
 }
 
+/// As [`engine_levels`], with one default level: each engine runs at `preferred` where it offers
+/// it, else at the first level it offers, with a note saying so.
+pub fn preferred_levels<C>(
+    engines: &[Engine],
+    named: Option<&[Durability]>,
+    preferred: Durability,
+    threads: &[usize],
+    make: impl Fn(Engine, Durability, usize) -> Option<C>,
+) -> Result<Plan<C>> {
+    let mut plan = Plan {
+        configs: Vec::new(),
+        notes: Vec::new(),
+    };
+    for &engine in engines {
+        let offered = engine.offered();
+        let default = if offered.contains(&preferred) {
+            preferred
+        } else {
+            let Some(&level) = offered.first() else {
+                anyhow::bail!("engine '{}' offers no durability level", engine.name());
+            };
+            if named.is_none() {
+                plan.notes.push(match offered.len() {
+                    1 => format!(
+                        "{} runs at {level}, the only level it offers",
+                        engine.name()
+                    ),
+                    _ => format!(
+                        "{} runs at {level}: it does not offer {preferred}",
+                        engine.name()
+                    ),
+                });
+            }
+            level
+        };
+        let one = engine_levels(&[engine], named, &[default], threads, &make)?;
+        plan.configs.extend(one.configs);
+    }
+    Ok(plan)
+}
+
 /// A SQL engine at a durability level: the configuration of workloads with no other dimension.
 #[derive(Clone, Copy)]
 pub struct SqlConfig {
@@ -142,6 +184,7 @@ mod tests {
             super::wisconsin::snapshot::statements(),
             super::session::snapshot::statements(),
             super::tpch::snapshot::statements(),
+            super::ycsb::store::snapshot(),
         ]
         .concat();
         let path = concat!(

@@ -75,6 +75,16 @@ extern "C" {
         ctx: *mut c_void,
         count: *mut u64,
     ) -> c_int;
+    fn hk_scan_from(
+        db: *mut Db,
+        txn: *mut DbTxn,
+        start: *const u8,
+        start_len: u32,
+        limit: u64,
+        visit: Visit,
+        ctx: *mut c_void,
+        count: *mut u64,
+    ) -> c_int;
     fn hk_settings(env: *mut DbEnv, db: *mut Db, out: *mut c_char, cap: usize) -> c_int;
 }
 
@@ -279,7 +289,7 @@ struct BdbSession<'s> {
 
 extern "C" fn visit_trampoline(ctx: *mut c_void, k: *const u8, klen: u32, v: *const u8, vlen: u32) {
     // SAFETY: ctx is the `&mut &mut dyn FnMut` passed below; k/v point at klen/vlen bytes of the
-    // bulk buffer, valid for this call.
+    // bulk buffer or the cursor's records, valid for this call.
     unsafe {
         let visit = &mut *(ctx as *mut &mut dyn FnMut(&[u8], &[u8]));
         visit(
@@ -361,6 +371,29 @@ impl KvSession for BdbSession<'_> {
             HK_NOTFOUND => Ok(false),
             ret => check(ret, "delete").map(|_| true),
         }
+    }
+    fn scan_from(
+        &mut self,
+        start: &[u8],
+        count: u64,
+        visit: &mut dyn FnMut(&[u8], &[u8]),
+    ) -> Result<u64> {
+        let mut read = 0u64;
+        let mut visit_ref: &mut dyn FnMut(&[u8], &[u8]) = visit;
+        let ret = unsafe {
+            hk_scan_from(
+                self.db,
+                self.txn,
+                start.as_ptr(),
+                start.len() as u32,
+                count,
+                visit_trampoline,
+                &mut visit_ref as *mut &mut dyn FnMut(&[u8], &[u8]) as *mut c_void,
+                &mut read,
+            )
+        };
+        check(ret, "range scan")?;
+        Ok(read)
     }
     fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
         let bytes = self.store.bulk_bytes.next_multiple_of(1024);

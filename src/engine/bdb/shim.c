@@ -9,6 +9,8 @@
 #include <db.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #define HK_NOTFOUND 1
@@ -172,6 +174,40 @@ int hk_scan_bulk(DB *db, void *buf, uint32_t bulk_bytes, hk_visit visit, void *c
             (*count)++;
         }
     }
+    cursor->close(cursor);
+    return ret == DB_NOTFOUND ? 0 : hk_code(ret);
+}
+
+/* Reads up to `limit` records in key order from the first key at or after `start`, inside
+ * `txn` when there is one. Key and data are reallocated by Berkeley DB as records grow. */
+int hk_scan_from(DB *db, DB_TXN *txn, const void *start, uint32_t start_len, uint64_t limit,
+                 hk_visit visit, void *ctx, uint64_t *count) {
+    DBC *cursor;
+    DBT key, data;
+    int ret = db->cursor(db, txn, &cursor, 0);
+    if (ret != 0) return hk_code(ret);
+    memset(&key, 0, sizeof key);
+    memset(&data, 0, sizeof data);
+    key.data = malloc(start_len > 0 ? start_len : 1);
+    if (key.data == NULL) {
+        cursor->close(cursor);
+        return hk_code(ENOMEM);
+    }
+    memcpy(key.data, start, start_len);
+    key.size = start_len;
+    key.flags = DB_DBT_REALLOC;
+    data.flags = DB_DBT_REALLOC;
+    *count = 0;
+    u_int32_t flag = DB_SET_RANGE;
+    while (*count < limit) {
+        ret = cursor->get(cursor, &key, &data, flag);
+        if (ret != 0) break;
+        visit(ctx, key.data, key.size, data.data, data.size);
+        (*count)++;
+        flag = DB_NEXT;
+    }
+    free(key.data);
+    free(data.data);
     cursor->close(cursor);
     return ret == DB_NOTFOUND ? 0 : hk_code(ret);
 }

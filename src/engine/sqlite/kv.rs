@@ -134,6 +134,22 @@ impl KvSession for SqliteSession {
             .map_err(classify)?;
         Ok(n > 0)
     }
+    fn scan_from(
+        &mut self,
+        start: &[u8],
+        count: u64,
+        visit: &mut dyn FnMut(&[u8], &[u8]),
+    ) -> Result<u64> {
+        let mut stmt =
+            (self.conn).prepare_cached("SELECT k, v FROM kv WHERE k >= ?1 ORDER BY k LIMIT ?2")?;
+        let mut rows = stmt.query(params![start, count as i64]).map_err(classify)?;
+        let mut n = 0;
+        while let Some(row) = rows.next().map_err(classify)? {
+            visit(row.get_ref(0)?.as_blob()?, row.get_ref(1)?.as_blob()?);
+            n += 1;
+        }
+        Ok(n)
+    }
     fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
         let mut stmt = self.conn.prepare_cached("SELECT k, v FROM kv ORDER BY k")?;
         let mut rows = stmt.query([]).map_err(classify)?;

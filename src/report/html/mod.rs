@@ -267,6 +267,7 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
         Shape::Crashtest => (crashtest_body(r), 0),
         Shape::Tpch => super::tpch::html(r),
         Shape::Wisconsin => wisconsin_section(r),
+        Shape::Ycsb => (super::ycsb::tables(r).iter().map(|t| t.html()).collect(), 0),
         Shape::Kv | Shape::Tpcb | Shape::Other => throughput_body(r, verdicts),
     };
     s.push_str(&body);

@@ -19,7 +19,7 @@ use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome};
 use crate::measure::timing::Timing;
 use crate::results::MeasurementKey;
-use crate::workload::{engine_levels, Plan, RunContext, StepLength, Workload};
+use crate::workload::{preferred_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use data::Codec;
 use rand::{Rng, SeedableRng};
@@ -84,26 +84,8 @@ impl Workload for SessionParams {
     /// Without named levels each engine runs at `sync`, or at the one level a cache offers.
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
         check(self)?;
-        let mut configs = Vec::new();
-        let mut notes = Vec::new();
-        for &engine in engines {
-            let offered = engine.offered();
-            let default = if offered.contains(&Durability::Sync) {
-                Durability::Sync
-            } else {
-                let l = *offered.first().context("an engine offers no level")?;
-                if named.is_none() {
-                    notes.push(format!(
-                        "{} runs at {l}, the only level it offers",
-                        engine.name()
-                    ));
-                }
-                l
-            };
-            let make = |engine, durability, _| Some(Config { engine, durability });
-            configs.extend(engine_levels(&[engine], named, &[default], &[1], make)?.configs);
-        }
-        Ok(Plan { configs, notes })
+        let make = |engine, durability, _| Some(Config { engine, durability });
+        preferred_levels(engines, named, Durability::Sync, &[1], make)
     }
 
     fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {

@@ -1,0 +1,162 @@
+//! The generators against the theory: each test draws many values and compares frequencies with
+//! what the distribution says, with a tolerance a wrong generator (another skew, no scrambling,
+//! a stale zeta) falls outside of.
+
+use super::*;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashMap;
+
+const DRAWS: usize = 1_000_000;
+
+fn rng() -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(7)
+}
+
+/// Share of draws equal to each value.
+fn shares(draws: impl Iterator<Item = u64>) -> HashMap<u64, f64> {
+    let mut counts: HashMap<u64, usize> = HashMap::new();
+    for v in draws {
+        *counts.entry(v).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .map(|(v, c)| (v, c as f64 / DRAWS as f64))
+        .collect()
+}
+
+fn close(got: f64, want: f64, tolerance: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= tolerance * want,
+        "{what}: got {got:.5}, theory {want:.5} (tolerance {:.0}%)",
+        tolerance * 100.0
+    );
+}
+
+/// The first keys YCSB's own load writes, in order, as its `basic` binding prints them
+/// (`INSERT usertable user6284781860667377211 [...]`): record 0, then record 1.
+#[test]
+fn key_hash_is_ycsbs() {
+    assert_eq!(fnv_hash64(0), 6_284_781_860_667_377_211);
+    assert_eq!(fnv_hash64(1), 8_517_097_267_634_966_620);
+}
+
+#[test]
+fn incremental_zeta_equals_zeta_from_scratch() {
+    let part = zeta(1_000, 0.99);
+    let grown = zeta_from(1_000, 250_000, 0.99, part);
+    assert!((grown - zeta(250_000, 0.99)).abs() < 1e-9);
+    // The scrambled generator's constant is zeta(10^10) at 0.99; a prefix of it is known here.
+    assert!(zeta(10_000_000, 0.99) < SCRAMBLED_ZETAN);
+}
+
+/// Gray's generator gives item 0 and item 1 their exact zipfian share and the rest a close
+/// approximation; the hottest ten together are checked against the exact law.
+#[test]
+fn zipfian_matches_the_law_for_the_hottest_items() {
+    let n = 1_000;
+    let mut z = Zipfian::new(0, n, ZIPFIAN_CONSTANT);
+    let mut r = rng();
+    let s = shares((0..DRAWS).map(|_| z.next(&mut r)));
+    let zn = zeta(n, ZIPFIAN_CONSTANT);
+    let law = |i: u64| 1.0 / ((i + 1) as f64).powf(ZIPFIAN_CONSTANT) / zn;
+    close(s[&0], law(0), 0.02, "item 0");
+    close(s[&1], law(1), 0.03, "item 1");
+    let top: f64 = (0..10).map(|i| s.get(&i).copied().unwrap_or(0.0)).sum();
+    let top_law: f64 = (0..10).map(law).sum();
+    close(top, top_law, 0.05, "items 0-9");
+    assert!(s.keys().all(|&v| v < n));
+}
+
+/// Growing the item count between draws (as "latest" does while inserts land) gives the same
+/// law as a generator made for the larger count.
+#[test]
+fn zipfian_grown_in_place_draws_as_a_fresh_one() {
+    let mut z = Zipfian::new(0, 100, ZIPFIAN_CONSTANT);
+    let mut r = rng();
+    for _ in 0..10 {
+        z.next_of(&mut r, 100);
+    }
+    let s = shares((0..DRAWS).map(|_| z.next_of(&mut r, 5_000)));
+    assert!((z.zetan() - zeta(5_000, ZIPFIAN_CONSTANT)).abs() < 1e-9);
+    let law0 = 1.0 / zeta(5_000, ZIPFIAN_CONSTANT);
+    close(s[&0], law0, 0.02, "item 0 after growth");
+}
+
+/// The scrambled zipfian keeps the skew (the hottest record takes 1/zeta(10^10) of the draws)
+/// but spreads the hot records over the key space instead of packing them at its start.
+#[test]
+fn scrambled_zipfian_keeps_the_skew_and_spreads_the_hot_keys() {
+    let records = 100_000;
+    let mut chooser = KeyChooser::new(Distribution::Zipfian, records, 0);
+    let mut r = rng();
+    let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
+    let mut by_share: Vec<(u64, f64)> = s.into_iter().collect();
+    by_share.sort_by(|a, b| b.1.total_cmp(&a.1));
+    close(by_share[0].1, 1.0 / SCRAMBLED_ZETAN, 0.03, "hottest record");
+    assert_eq!(by_share[0].0, fnv_hash64(0) % records);
+    let hot: Vec<u64> = by_share[..10].iter().map(|(k, _)| *k).collect();
+    assert!(hot.iter().all(|&k| k < records));
+    let spread = hot.iter().max().unwrap() - hot.iter().min().unwrap();
+    assert!(
+        spread > records / 4,
+        "the ten hottest keys sit together: {hot:?}"
+    );
+}
+
+/// "latest": the newest acknowledged record is the hottest, then the one before it.
+#[test]
+fn latest_favours_the_newest_records() {
+    let records = 10_000;
+    let mut chooser = KeyChooser::new(Distribution::Latest, records, 0);
+    let mut r = rng();
+    let last = records - 1;
+    let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, last)));
+    let zn = zeta(last, ZIPFIAN_CONSTANT);
+    close(s[&last], 1.0 / zn, 0.02, "newest record");
+    close(
+        s[&(last - 1)],
+        0.5f64.powf(0.99) / zn,
+        0.03,
+        "second newest",
+    );
+    assert!(s.keys().all(|&k| (1..=last).contains(&k)));
+}
+
+#[test]
+fn hotspot_sends_eighty_percent_to_the_first_fifth() {
+    let records = 10_000;
+    let mut chooser = KeyChooser::new(Distribution::Hotspot, records, 0);
+    let mut r = rng();
+    let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
+    let hot: f64 = s.iter().filter(|(k, _)| **k < 2_000).map(|(_, v)| v).sum();
+    close(hot, 0.8, 0.01, "share of operations on the hot fifth");
+    assert!(s.keys().all(|&k| k < records));
+}
+
+#[test]
+fn uniform_gives_every_record_its_share() {
+    let records = 100;
+    let mut chooser = KeyChooser::new(Distribution::Uniform, records, 0);
+    let mut r = rng();
+    let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
+    assert_eq!(s.len(), records as usize);
+    for (k, share) in s {
+        close(share, 0.01, 0.05, &format!("record {k}"));
+    }
+}
+
+/// Readers see only records whose insert and every insert before it were acknowledged.
+#[test]
+fn the_insert_sequence_moves_past_contiguous_acknowledgements_only() {
+    let seq = InsertSequence::new(10);
+    assert_eq!(seq.last(), 9);
+    let (a, b, c) = (seq.next(), seq.next(), seq.next());
+    assert_eq!((a, b, c), (10, 11, 12));
+    seq.acknowledge(b);
+    assert_eq!(seq.last(), 9, "10 is still being written");
+    seq.acknowledge(a);
+    assert_eq!(seq.last(), 11);
+    seq.acknowledge(c);
+    assert_eq!(seq.last(), 12);
+}

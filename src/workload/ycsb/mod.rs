@@ -1,0 +1,469 @@
+//! YCSB's core workloads (Cooper et al., "Benchmarking Cloud Serving Systems with YCSB", 2010)
+//! on every engine: a load phase that inserts the records, then a run phase of reads, updates,
+//! inserts, short scans and read-modify-writes in a workload's proportions, on records chosen
+//! by YCSB's own generators. Each phase is timed and recorded apart; the run phase also per
+//! kind of operation.
+
+pub mod flags;
+pub mod generators;
+pub mod presets;
+pub(crate) mod store;
+
+use crate::durability::Durability;
+use crate::engine::{Engine, Takes};
+use crate::measure::progress::Progress;
+use crate::measure::runner::{run_step, StepOutcome, Worker};
+use crate::measure::timing::Timing;
+use crate::results::MeasurementKey;
+use crate::workload::{preferred_levels, Plan, RunContext, StepLength, Workload};
+use anyhow::{bail, Context, Result};
+use generators::{fnv_hash64, InsertSequence, KeyChooser};
+use presets::{Mix, Operation, YcsbParams};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+use std::io::Write;
+use store::{Client, OpenOptions, Records, Shape};
+
+/// One configuration: an engine at a durability level, a mix with its distribution, threads.
+#[derive(Clone)]
+pub struct Config {
+    pub engine: Engine,
+    pub durability: Durability,
+    pub threads: usize,
+    pub mix: Mix,
+}
+
+impl std::fmt::Display for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = if self.threads == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{} {} ycsb-{} {} {} thread{s}",
+            self.engine.name(),
+            self.durability,
+            self.mix.name,
+            self.mix.distribution.name(),
+            self.threads
+        )
+    }
+}
+
+/// Whether `engine` can read a range of records from a key on (workload E's scans).
+fn range_scan(engine: Engine) -> bool {
+    match engine {
+        Engine::Sql(_) => true,
+        Engine::Kv(e) => e.range_scan(),
+    }
+}
+
+impl Workload for YcsbParams {
+    type Config = Config;
+    const NAME: &'static str = "ycsb";
+    const TAKES: Takes = Takes::Any;
+    const PACED: bool = true;
+
+    fn step_length(&self) -> StepLength {
+        match self.operations {
+            Some(ops) => {
+                StepLength::Operations(ops / *self.threads.iter().max().unwrap_or(&1) as u64)
+            }
+            None => StepLength::Seconds(self.duration_secs),
+        }
+    }
+
+    /// Each engine runs at write-nosync (commits reach the OS, as most stores' defaults do)
+    /// where it offers it, else at the first level it offers.
+    fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
+        check(self)?;
+        let base = preferred_levels(
+            engines,
+            named,
+            Durability::WriteNosync,
+            &self.threads,
+            |engine, durability, threads| Some((engine, durability, threads)),
+        )?;
+        let mut plan = Plan {
+            configs: Vec::new(),
+            notes: base.notes,
+        };
+        for (engine, durability, threads) in base.configs {
+            for mix in &self.mixes {
+                if mix.share(Operation::Scan) > 0.0 && !range_scan(engine) {
+                    plan.notes.push(format!(
+                        "skipped: {} cannot run ycsb-{}: its scans need a range of keys read \
+                         in order, and {} keeps no key order",
+                        engine.name(),
+                        mix.name,
+                        engine.name()
+                    ));
+                    continue;
+                }
+                let distributions = match &self.distributions {
+                    Some(list) => list.clone(),
+                    None => vec![mix.distribution],
+                };
+                for distribution in distributions {
+                    let mix = Mix {
+                        distribution,
+                        ..mix.clone()
+                    };
+                    plan.configs.push(Config {
+                        engine,
+                        durability,
+                        threads,
+                        mix,
+                    });
+                }
+            }
+        }
+        Ok(plan)
+    }
+
+    fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {
+        run_config(self, config, ctx)
+    }
+}
+
+/// Refuses parameters the run cannot honour, before anything starts.
+fn check(p: &YcsbParams) -> Result<()> {
+    if p.records == 0 || p.runs == 0 || p.field_count == 0 || p.field_length == 0 {
+        bail!("--records, --runs, --field-count and --field-length must be at least 1");
+    }
+    if p.operations == Some(0) {
+        bail!("--operations must be at least 1");
+    }
+    if p.operations.is_none() && p.duration_secs <= 0.0 {
+        bail!("--duration must be more than 0 seconds");
+    }
+    if p.max_scan_length == 0 {
+        bail!("--max-scan-length must be at least 1");
+    }
+    if p.field_count > 1000 || p.field_length > 1 << 20 {
+        bail!("records of more than 1000 fields or fields over 1MB are not supported");
+    }
+    Ok(())
+}
+
+fn shape(p: &YcsbParams) -> Shape {
+    Shape {
+        fields: p.field_count,
+        field_length: p.field_length,
+    }
+}
+
+fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<()> {
+    let mut loads = Vec::new();
+    let mut runs = Vec::new();
+    for run in 0..p.runs {
+        let dir = ctx.config_dir(config)?;
+        let records = Records::open(
+            config.engine,
+            &OpenOptions {
+                dir: &dir,
+                durability: config.durability,
+                url: ctx.url(),
+                threads: config.threads,
+                shape: shape(p),
+                records: p.records + expected_inserts(p, &config.mix),
+            },
+        )
+        .with_context(|| format!("engine {} failed to open", config.engine.name()))?;
+        if run == 0 {
+            let version = (records.version())
+                .or_else(|| config.engine.as_kv().map(|e| e.version()))
+                .unwrap_or_default();
+            ctx.record_engine(
+                config.engine,
+                config.durability,
+                version,
+                records.settings(),
+            );
+        }
+        let outcome = measure_run(p, config, &records, ctx, run);
+        // The table is hakari's own: dropped even when the run failed.
+        let dropped = records.drop_table(shape(p));
+        records.close()?;
+        std::fs::remove_dir_all(&dir).ok();
+        let (load, measured) = outcome?;
+        dropped?;
+        loads.push(load);
+        runs.push(measured);
+    }
+    record(p, config, ctx, loads, runs)
+}
+
+/// Inserts the run phase expects (YCSB's `expectednewkeys`, doubled as YCSB does).
+fn expected_inserts(p: &YcsbParams, mix: &Mix) -> u64 {
+    let operations = p.operations.unwrap_or(p.records) as f64;
+    (operations * mix.share(Operation::Insert) * 2.0) as u64
+}
+
+/// One run on fresh data: the load phase, then the run phase.
+fn measure_run(
+    p: &YcsbParams,
+    config: &Config,
+    records: &Records,
+    ctx: &RunContext,
+    run: usize,
+) -> Result<(StepOutcome, StepOutcome)> {
+    records.create(shape(p))?;
+    let label = format!("{config} run {}/{}", run + 1, p.runs);
+    // The load is a closed loop of inserts: no rate, no warm-up.
+    let load_timing = Timing {
+        interval: ctx.timing.interval,
+        print_intervals: ctx.timing.print_intervals,
+        keep_histograms: ctx.timing.keep_histograms,
+        ..Timing::default()
+    };
+    let progress = Progress::new(&format!("{label}: load"), p.records);
+    let seed = ctx.seed ^ ((run as u64) << 40);
+    let load = load(p, config, records, &load_timing, &progress, seed).context("load phase")?;
+    let timing = match p.operations {
+        Some(_) => ctx.timing.clone(),
+        None => ctx.timing.lasting(p.duration_secs),
+    };
+    let progress = Progress::new(&format!("{label}: run"), p.operations.unwrap_or(0));
+    let measured = run_phase(p, config, records, &timing, &progress, seed).context("run phase")?;
+    Ok((load, measured))
+}
+
+/// `user` and the record number hashed, as YCSB's `buildKeyName` with `insertorder=hashed`.
+fn key_of(n: u64, out: &mut Vec<u8>) {
+    out.clear();
+    write!(out, "user{}", fnv_hash64(n)).expect("writing to a Vec");
+}
+
+/// A field's random printable text, as YCSB's `RandomByteIterator` makes.
+fn fill_field(rng: &mut ChaCha8Rng, field: &mut Vec<u8>, length: usize) {
+    field.resize(length, 0);
+    rng.fill(field.as_mut_slice());
+    for b in field.iter_mut() {
+        *b = b' ' + *b % 95;
+    }
+}
+
+/// A worker's own state: its client, random stream and record chooser, and its buffers.
+struct WorkerState<'s> {
+    client: Client<'s>,
+    rng: ChaCha8Rng,
+    chooser: KeyChooser,
+    key: Vec<u8>,
+    fields: Vec<Vec<u8>>,
+    read: Vec<Vec<u8>>,
+}
+
+impl<'s> WorkerState<'s> {
+    fn new(
+        p: &YcsbParams,
+        config: &Config,
+        records: &'s Records,
+        seed: u64,
+        index: usize,
+    ) -> Result<Self> {
+        let new_keys = expected_inserts(p, &config.mix);
+        Ok(WorkerState {
+            client: records.client(shape(p))?,
+            rng: ChaCha8Rng::seed_from_u64(seed ^ (index as u64).wrapping_mul(0x9E37_79B9)),
+            chooser: KeyChooser::new(config.mix.distribution, p.records, new_keys),
+            key: Vec::with_capacity(32),
+            fields: vec![Vec::with_capacity(p.field_length); p.field_count],
+            read: Vec::with_capacity(p.field_count),
+        })
+    }
+
+    fn new_record(&mut self, n: u64, length: usize) {
+        key_of(n, &mut self.key);
+        for f in self.fields.iter_mut() {
+            fill_field(&mut self.rng, f, length);
+        }
+    }
+}
+
+fn load(
+    p: &YcsbParams,
+    config: &Config,
+    records: &Records,
+    timing: &Timing,
+    progress: &Progress,
+    seed: u64,
+) -> Result<StepOutcome> {
+    let share = p.records.div_ceil(config.threads as u64);
+    run_step(
+        config.threads,
+        timing,
+        progress,
+        |i| WorkerState::new(p, config, records, seed, i),
+        |s: &mut WorkerState, worker: &mut Worker| {
+            let first = worker.index as u64 * share;
+            for n in first..(first + share).min(p.records) {
+                if worker.should_stop() {
+                    break;
+                }
+                s.new_record(n, p.field_length);
+                let retries = worker.timed(1, || s.client.insert(&s.key, &s.fields))?;
+                (0..retries).for_each(|_| worker.retried());
+            }
+            Ok(())
+        },
+    )
+}
+
+fn run_phase(
+    p: &YcsbParams,
+    config: &Config,
+    records: &Records,
+    timing: &Timing,
+    progress: &Progress,
+    seed: u64,
+) -> Result<StepOutcome> {
+    let inserts = InsertSequence::new(p.records);
+    let keeps_data = config.engine.keeps_data();
+    let threads = config.threads as u64;
+    run_step(
+        config.threads,
+        timing,
+        progress,
+        |i| WorkerState::new(p, config, records, seed ^ 0x5eed, i),
+        |s: &mut WorkerState, worker: &mut Worker| {
+            // Each worker does its share of the operations, as YCSB's client threads do.
+            let quota = (p.operations)
+                .map(|ops| ops / threads + u64::from((worker.index as u64) < ops % threads));
+            let mut done = 0;
+            while worker.more() && quota.is_none_or(|q| done < q) {
+                let op = config.mix.pick(s.rng.random());
+                let retries =
+                    worker.timed_as(op.index(), 1, || operation(p, s, op, &inserts, keeps_data))?;
+                (0..retries).for_each(|_| worker.retried());
+                done += 1;
+            }
+            Ok(())
+        },
+    )
+}
+
+/// A record every reader may choose: drawn until it is one whose insert was acknowledged.
+fn choose(s: &mut WorkerState, inserts: &InsertSequence) {
+    let last = inserts.last();
+    let n = loop {
+        let n = s.chooser.next(&mut s.rng, last);
+        if n <= last {
+            break n;
+        }
+    };
+    key_of(n, &mut s.key);
+}
+
+/// One operation of the run phase; returns the retries it took.
+fn operation(
+    p: &YcsbParams,
+    s: &mut WorkerState,
+    op: Operation,
+    inserts: &InsertSequence,
+    keeps_data: bool,
+) -> Result<u64> {
+    match op {
+        Operation::Read => {
+            choose(s, inserts);
+            read_checked(p, s, keeps_data)
+        }
+        Operation::Update => {
+            choose(s, inserts);
+            update_one_field(p, s)
+        }
+        Operation::Rmw => {
+            choose(s, inserts);
+            Ok(read_checked(p, s, keeps_data)? + update_one_field(p, s)?)
+        }
+        Operation::Insert => {
+            let n = inserts.next();
+            s.new_record(n, p.field_length);
+            let retries = s.client.insert(&s.key, &s.fields)?;
+            inserts.acknowledge(n);
+            Ok(retries)
+        }
+        Operation::Scan => {
+            choose(s, inserts);
+            let length = s.rng.random_range(1..=p.max_scan_length);
+            let (read, retries) = s.client.scan(&s.key, length)?;
+            if keeps_data && read == 0 {
+                bail!(
+                    "a scan from record {} read nothing",
+                    String::from_utf8_lossy(&s.key)
+                );
+            }
+            Ok(retries)
+        }
+    }
+}
+
+/// Reads the chosen record and checks it holds every field at its length.
+fn read_checked(p: &YcsbParams, s: &mut WorkerState, keeps_data: bool) -> Result<u64> {
+    let retries = s.client.read(&s.key, &mut s.read)?;
+    let whole = s.read.len() == p.field_count && s.read.iter().all(|f| f.len() == p.field_length);
+    if keeps_data && !whole {
+        bail!(
+            "record {} came back with {} fields of lengths {:?}, expected {} of {} bytes",
+            String::from_utf8_lossy(&s.key),
+            s.read.len(),
+            s.read.iter().map(Vec::len).collect::<Vec<_>>(),
+            p.field_count,
+            p.field_length
+        );
+    }
+    Ok(retries)
+}
+
+/// Writes one random field of the chosen record (YCSB's default, `writeallfields=false`).
+fn update_one_field(p: &YcsbParams, s: &mut WorkerState) -> Result<u64> {
+    let field = s.rng.random_range(0..p.field_count);
+    fill_field(&mut s.rng, &mut s.fields[0], p.field_length);
+    s.client.update(&s.key, field, &s.fields[0])
+}
+
+/// Records the load phase, the run phase, and the run phase per kind of operation.
+fn record(
+    p: &YcsbParams,
+    config: &Config,
+    ctx: &mut RunContext,
+    loads: Vec<StepOutcome>,
+    runs: Vec<StepOutcome>,
+) -> Result<()> {
+    let key = |step: &str| MeasurementKey {
+        workload: "ycsb".into(),
+        engine: config.engine.name().into(),
+        durability: config.durability.name().into(),
+        threads: config.threads,
+        step: step.into(),
+        config: measurement_config(p, &config.mix),
+    };
+    ctx.measured(key("load"), &loads)?;
+    for (op, _) in config.mix.operations() {
+        let per_op: Vec<StepOutcome> = (runs.iter())
+            .map(|r| {
+                let latency = (r.by_kind.get(op.index()).cloned())
+                    .unwrap_or_else(crate::measure::latency::new_histogram);
+                let ops = latency.len();
+                StepOutcome {
+                    latency,
+                    ..StepOutcome::whole(r.seconds, ops)
+                }
+            })
+            .collect();
+        ctx.measured(key(op.name()), &per_op)?;
+    }
+    ctx.measured(key("run"), &runs)
+}
+
+fn measurement_config(p: &YcsbParams, mix: &Mix) -> BTreeMap<String, serde_json::Value> {
+    let mut c = BTreeMap::new();
+    c.insert("mix".into(), mix.name.clone().into());
+    c.insert("distribution".into(), mix.distribution.name().into());
+    c.insert("records".into(), p.records.into());
+    if let Some(ops) = p.operations {
+        c.insert("operations".into(), ops.into());
+    }
+    c.insert("field_count".into(), p.field_count.into());
+    c.insert("field_length".into(), p.field_length.into());
+    c
+}

@@ -1,0 +1,20 @@
+-- YCSB's usertable as its JDBC binding makes it (a key and one text column per field), under
+-- hakari's prefix. {field_columns}, {fields} and {marks} follow --field-count.
+
+-- [create]
+CREATE TABLE {table} (ycsb_key VARCHAR(64) PRIMARY KEY, {field_columns});
+
+-- [drop]
+DROP TABLE IF EXISTS {table};
+
+-- [insert]
+INSERT INTO {table} (ycsb_key, {fields}) VALUES (?, {marks});
+
+-- [read]
+SELECT {fields} FROM {table} WHERE ycsb_key = ?;
+
+-- [update]
+UPDATE {table} SET {field} = ? WHERE ycsb_key = ?;
+
+-- [scan]
+SELECT ycsb_key, {fields} FROM {table} WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?;

@@ -1,0 +1,377 @@
+//! Where YCSB's records live, as go-ycsb's DB interface has it (insert, read, update, scan): a
+//! SQL table (`usertable` under hakari's prefix, one column per field, prepared statements), a
+//! key-value store's value (the fields encoded one after another), or a store's own records of
+//! fields (Redis hashes). The workload talks only to [`Records`] and [`Client`].
+
+use crate::engine::kv::retry_conflicts;
+use crate::engine::sql::{SqlConnection, SqlDatabase, SqlOptions, SqlValue, Stmt};
+use crate::engine::{Engine, KvOptions, KvSession, KvStore};
+use crate::workload::sql;
+use anyhow::{bail, Context, Result};
+use std::path::Path;
+
+const USERTABLE: &str = include_str!("sql/usertable.sql");
+/// YCSB's `usertable`, with hakari's prefix so that nothing of the user's is touched.
+pub const TABLE: &str = "hakari_usertable";
+
+/// The shape of a record: how many fields, of how many bytes.
+#[derive(Clone, Copy)]
+pub struct Shape {
+    pub fields: usize,
+    pub field_length: usize,
+}
+
+/// An opened store, shared by the workers.
+pub enum Records {
+    Sql(Box<dyn SqlDatabase>),
+    Kv(Box<dyn KvStore>),
+}
+
+/// What opening the store needs.
+pub struct OpenOptions<'a> {
+    pub dir: &'a Path,
+    pub durability: crate::durability::Durability,
+    pub url: Option<&'a str>,
+    pub threads: usize,
+    pub shape: Shape,
+    /// Records the run may hold at most (loaded and inserted).
+    pub records: u64,
+}
+
+/// The statement `name` of the usertable file, for `shape`.
+fn statement(name: &str, shape: Shape, field: usize) -> String {
+    let fields: Vec<String> = (0..shape.fields).map(|i| format!("field{i}")).collect();
+    let columns: Vec<String> = fields.iter().map(|f| format!("{f} TEXT")).collect();
+    sql::section_statement(
+        USERTABLE,
+        name,
+        &[
+            ("table", &TABLE),
+            ("field_columns", &columns.join(", ")),
+            ("fields", &fields.join(", ")),
+            ("marks", &vec!["?"; shape.fields].join(", ")),
+            ("field", &format!("field{field}")),
+        ],
+    )
+}
+
+impl Records {
+    pub fn open(engine: Engine, o: &OpenOptions) -> Result<Records> {
+        Ok(match engine {
+            Engine::Sql(e) => Records::Sql(e.open(&SqlOptions {
+                dir: o.dir.to_path_buf(),
+                durability: o.durability,
+                url: o.url.map(String::from),
+                clients: o.threads,
+                cache_bytes: 0,
+            })?),
+            Engine::Kv(e) => Records::Kv(e.open(&KvOptions {
+                dir: o.dir.to_path_buf(),
+                durability: o.durability,
+                threads: o.threads,
+                key_size: 32,
+                value_size: encoded_len(o.shape),
+                cache_bytes: 0,
+                page_size: 0,
+                log_buffer_bytes: 0,
+                bulk_buffer_bytes: 0,
+                expected_records: o.records,
+                value_sizes: 1,
+                url: o.url.map(String::from),
+            })?),
+        })
+    }
+
+    pub fn version(&self) -> Option<String> {
+        match self {
+            Records::Sql(db) => Some(db.version()),
+            Records::Kv(_) => None,
+        }
+    }
+
+    pub fn settings(&self) -> Vec<(String, String)> {
+        match self {
+            Records::Sql(db) => db.settings(),
+            Records::Kv(s) => s.settings(),
+        }
+    }
+
+    /// Creates the usertable (dropping one hakari left); nothing for key-value stores.
+    pub fn create(&self, shape: Shape) -> Result<()> {
+        if let Records::Sql(db) = self {
+            let mut c = db.connect()?;
+            c.execute(&statement("drop", shape, 0))?;
+            let ddl = statement("create", shape, 0);
+            c.execute(&ddl)
+                .with_context(|| format!("creating: {ddl}"))?;
+        }
+        Ok(())
+    }
+
+    /// Drops what `create` made.
+    pub fn drop_table(&self, shape: Shape) -> Result<()> {
+        if let Records::Sql(db) = self {
+            db.connect()?.execute(&statement("drop", shape, 0))?;
+        }
+        Ok(())
+    }
+
+    /// A client with its own connection or handle, for one worker.
+    pub fn client(&self, shape: Shape) -> Result<Client<'_>> {
+        let form = match self {
+            Records::Sql(db) => {
+                let mut conn = db.connect()?;
+                let prepared = SqlStatements {
+                    insert: conn.prepare(&statement("insert", shape, 0))?,
+                    read: conn.prepare(&statement("read", shape, 0))?,
+                    scan: conn.prepare(&statement("scan", shape, 0))?,
+                    update: (0..shape.fields)
+                        .map(|i| conn.prepare(&statement("update", shape, i)))
+                        .collect::<Result<_>>()?,
+                };
+                Form::Sql(conn, prepared)
+            }
+            Records::Kv(s) => Form::Kv(s.session()?),
+        };
+        Ok(Client {
+            form,
+            value: Vec::new(),
+            params: Vec::with_capacity(shape.fields + 1),
+        })
+    }
+
+    pub fn close(self) -> Result<()> {
+        match self {
+            Records::Sql(db) => db.close(),
+            Records::Kv(s) => s.close(),
+        }
+    }
+}
+
+struct SqlStatements {
+    insert: Stmt,
+    read: Stmt,
+    scan: Stmt,
+    /// One per field: `UPDATE .. SET fieldN = ?`.
+    update: Vec<Stmt>,
+}
+
+enum Form<'s> {
+    Sql(Box<dyn SqlConnection>, SqlStatements),
+    Kv(Box<dyn KvSession + 's>),
+}
+
+/// One worker's handle on the records, with its reusable buffers. Every operation is its own
+/// transaction (autocommit for SQL), retried whole when it loses a conflict; each returns the
+/// retries it took.
+pub struct Client<'s> {
+    form: Form<'s>,
+    /// A key-value store's encoded record.
+    value: Vec<u8>,
+    params: Vec<SqlValue>,
+}
+
+/// The bytes of a record kept as one value: each field's length (4 bytes) and bytes.
+fn encoded_len(shape: Shape) -> usize {
+    shape.fields * (4 + shape.field_length)
+}
+
+fn encode(fields: &[Vec<u8>], out: &mut Vec<u8>) {
+    out.clear();
+    for f in fields {
+        out.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        out.extend_from_slice(f);
+    }
+}
+
+fn decode(mut value: &[u8], out: &mut Vec<Vec<u8>>) -> Result<()> {
+    out.clear();
+    while !value.is_empty() {
+        let Some((len, rest)) = value.split_first_chunk::<4>() else {
+            bail!("a stored record is cut short");
+        };
+        let len = u32::from_le_bytes(*len) as usize;
+        if rest.len() < len {
+            bail!("a stored record is cut short");
+        }
+        out.push(rest[..len].to_vec());
+        value = &rest[len..];
+    }
+    Ok(())
+}
+
+fn text(bytes: &[u8]) -> SqlValue {
+    SqlValue::Text(String::from_utf8_lossy(bytes).into_owned())
+}
+
+fn bytes_of(value: &SqlValue) -> Vec<u8> {
+    match value {
+        SqlValue::Text(t) => t.clone().into_bytes(),
+        SqlValue::Bytes(b) => b.clone(),
+        SqlValue::Null => Vec::new(),
+        other => format!("{other:?}").into_bytes(),
+    }
+}
+
+impl Client<'_> {
+    pub fn insert(&mut self, key: &[u8], fields: &[Vec<u8>]) -> Result<u64> {
+        let mut retries = 0;
+        match &mut self.form {
+            Form::Sql(conn, s) => {
+                self.params.clear();
+                self.params.push(text(key));
+                self.params.extend(fields.iter().map(|f| text(f)));
+                let params = &self.params;
+                retry_conflicts(&mut retries, || conn.exec_prepared(s.insert, params))?;
+            }
+            Form::Kv(session) => match session.fields() {
+                Some(records) => records.insert(key, fields)?,
+                None => {
+                    encode(fields, &mut self.value);
+                    let value = &self.value;
+                    in_transaction(session.as_mut(), &mut retries, true, |s| s.put(key, value))?;
+                }
+            },
+        }
+        Ok(retries)
+    }
+
+    /// Reads every field of `key` into `out`; fails when the record is absent.
+    pub fn read(&mut self, key: &[u8], out: &mut Vec<Vec<u8>>) -> Result<u64> {
+        let mut retries = 0;
+        let found = match &mut self.form {
+            Form::Sql(conn, s) => {
+                let mut found = false;
+                let args = [text(key)];
+                retry_conflicts(&mut retries, || {
+                    out.clear();
+                    conn.query_prepared(s.read, &args, &mut |row| {
+                        out.extend(row.iter().map(bytes_of));
+                        found = true;
+                    })
+                })?;
+                found
+            }
+            Form::Kv(session) => match session.fields() {
+                Some(records) => records.read(key, out)?,
+                None => {
+                    let value = &mut self.value;
+                    let found = in_transaction(session.as_mut(), &mut retries, false, |s| {
+                        s.get(key, value)
+                    })?;
+                    decode(value, out)?;
+                    found
+                }
+            },
+        };
+        if !found {
+            bail!("record {} is missing", String::from_utf8_lossy(key));
+        }
+        Ok(retries)
+    }
+
+    /// Writes field `field` of `key`. A record kept as one value is read, changed and written
+    /// back in one transaction, as YCSB's bindings for key-value stores do.
+    pub fn update(&mut self, key: &[u8], field: usize, value: &[u8]) -> Result<u64> {
+        let mut retries = 0;
+        match &mut self.form {
+            Form::Sql(conn, s) => {
+                let params = [text(value), text(key)];
+                let stmt = s.update[field];
+                retry_conflicts(&mut retries, || conn.exec_prepared(stmt, &params))?;
+            }
+            Form::Kv(session) => match session.fields() {
+                Some(records) => records.update(key, field, value)?,
+                None => {
+                    let buffer = &mut self.value;
+                    let mut fields = Vec::new();
+                    in_transaction(session.as_mut(), &mut retries, true, |s| {
+                        s.get(key, buffer)?;
+                        decode(buffer, &mut fields)?;
+                        if let Some(f) = fields.get_mut(field) {
+                            *f = value.to_vec();
+                        }
+                        encode(&fields, buffer);
+                        s.put(key, buffer)
+                    })?;
+                }
+            },
+        }
+        Ok(retries)
+    }
+
+    /// Reads up to `count` records in key order from `start`; returns (records read, retries).
+    pub fn scan(&mut self, start: &[u8], count: u64) -> Result<(u64, u64)> {
+        let mut retries = 0;
+        let read = match &mut self.form {
+            Form::Sql(conn, s) => {
+                let args = [text(start), SqlValue::Int(count as i64)];
+                retry_conflicts(&mut retries, || {
+                    conn.query_prepared(s.scan, &args, &mut |row| {
+                        std::hint::black_box(row);
+                    })
+                })?
+            }
+            Form::Kv(session) => match session.fields() {
+                Some(records) => records.scan(start, count, &mut |k, f| {
+                    std::hint::black_box((k, f));
+                })?,
+                None => in_transaction(session.as_mut(), &mut retries, false, |s| {
+                    s.scan_from(start, count, &mut |k, v| {
+                        std::hint::black_box((k, v));
+                    })
+                })?,
+            },
+        };
+        Ok((read, retries))
+    }
+}
+
+/// Runs `op` in a transaction of the session, retried whole on a conflict.
+fn in_transaction<T>(
+    session: &mut dyn KvSession,
+    retries: &mut u64,
+    write: bool,
+    mut op: impl FnMut(&mut dyn KvSession) -> Result<T>,
+) -> Result<T> {
+    retry_conflicts(retries, || {
+        let attempt = session
+            .begin(write)
+            .and_then(|()| op(&mut *session))
+            .and_then(|out| session.commit().map(|()| out));
+        attempt.inspect_err(|_| session.abort())
+    })
+}
+
+/// Every statement the workload sends (the same on every dialect), for the statement snapshot.
+#[cfg(test)]
+pub(crate) fn snapshot() -> String {
+    let shape = Shape {
+        fields: 3,
+        field_length: 100,
+    };
+    let mut out = String::from("== ycsb (every dialect)\n");
+    for name in ["drop", "create", "insert", "read", "scan"] {
+        out.push_str(&format!("{name}: {}\n", statement(name, shape, 0)));
+    }
+    for field in 0..shape.fields {
+        out.push_str(&format!("update: {}\n", statement("update", shape, field)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_kept_as_one_value_decode_to_their_fields() {
+        let fields = vec![b"abc".to_vec(), Vec::new(), vec![b'x'; 100]];
+        let mut value = Vec::new();
+        encode(&fields, &mut value);
+        let mut back = Vec::new();
+        decode(&value, &mut back).unwrap();
+        assert_eq!(back, fields);
+        assert!(decode(&value[..value.len() - 1], &mut back).is_err());
+    }
+}

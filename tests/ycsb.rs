@@ -1,0 +1,197 @@
+//! YCSB's core workloads through the real binary on every engine (private servers for
+//! PostgreSQL, MariaDB, Redis and memcached): every workload loads and runs, reads find every
+//! record whole (the workload fails the run otherwise), and the figures add up.
+
+use hakari::results::RunResult;
+mod common;
+use common::{hakari, run_ok, stderr};
+
+const RECORDS: u64 = 300;
+const OPERATIONS: u64 = 400;
+
+fn engines() -> Vec<&'static str> {
+    let mut e = vec![
+        "sqlite",
+        "bdb-sql",
+        "postgres",
+        "mysql",
+        "bdb",
+        "lmdb",
+        "rocksdb",
+        "null",
+        "redis",
+        "memcached",
+    ];
+    if cfg!(feature = "duckdb") {
+        e.push("duckdb");
+    }
+    e
+}
+
+fn step<'a>(r: &'a RunResult, mix: &str, step: &str) -> &'a hakari::results::Measurement {
+    r.measurements
+        .iter()
+        .find(|m| m.step == step && m.config.get("mix").and_then(|v| v.as_str()) == Some(mix))
+        .unwrap_or_else(|| panic!("no {step} figure for workload {mix}"))
+}
+
+#[test]
+fn every_core_workload_runs_on_every_engine_and_the_counts_add_up() {
+    let (records, operations) = (RECORDS.to_string(), OPERATIONS.to_string());
+    for engine in engines() {
+        let r = run_ok(&[
+            "run",
+            "ycsb",
+            "--engine",
+            engine,
+            "--workload",
+            "a,b,c,d,e,f",
+            "--records",
+            &records,
+            "--operations",
+            &operations,
+            "--threads",
+            "2",
+        ]);
+        assert_eq!(r.status, "complete", "{engine}");
+        let mixes: &[&str] = if engine == "memcached" {
+            assert!(
+                r.notes.iter().any(|n| n.contains("cannot run ycsb-e")),
+                "memcached: the scan workload is refused with its reason: {:?}",
+                r.notes
+            );
+            &["a", "b", "c", "d", "f"]
+        } else {
+            &["a", "b", "c", "d", "e", "f"]
+        };
+        for mix in mixes {
+            let load = step(&r, mix, "load");
+            assert_eq!(load.runs[0].ops, RECORDS, "{engine} {mix}: load");
+            let run = step(&r, mix, "run");
+            assert_eq!(run.runs[0].ops, OPERATIONS, "{engine} {mix}: run");
+            let ops_of = |name: &str| {
+                (r.measurements.iter())
+                    .filter(|m| m.step == name && m.config["mix"] == *mix)
+                    .map(|m| m.runs[0].ops)
+                    .sum::<u64>()
+            };
+            let per_kind: u64 = ["read", "update", "insert", "scan", "rmw"]
+                .iter()
+                .map(|k| ops_of(k))
+                .sum();
+            assert_eq!(per_kind, OPERATIONS, "{engine} {mix}: operations by kind");
+            let expected_kinds: &[&str] = match *mix {
+                "a" => &["read", "update"],
+                "c" => &["read"],
+                "d" => &["read", "insert"],
+                "e" => &["scan", "insert"],
+                "f" => &["read", "rmw"],
+                _ => &["read"],
+            };
+            for kind in expected_kinds {
+                assert!(ops_of(kind) > 0, "{engine} {mix}: no {kind}");
+                let latency = step(&r, mix, kind).latency.as_ref();
+                assert_eq!(
+                    latency.map(|l| l.count),
+                    Some(ops_of(kind)),
+                    "{engine} {mix} {kind}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn each_distribution_is_a_configuration_and_is_recorded() {
+    let r = run_ok(&[
+        "run",
+        "ycsb",
+        "--engine",
+        "rocksdb",
+        "--workload",
+        "b",
+        "--distribution",
+        "zipfian,uniform,latest,hotspot",
+        "--records",
+        "500",
+        "--operations",
+        "500",
+    ]);
+    for d in ["zipfian", "uniform", "latest", "hotspot"] {
+        let m = r
+            .measurements
+            .iter()
+            .find(|m| m.step == "run" && m.config["distribution"] == d)
+            .unwrap_or_else(|| panic!("no run with the {d} distribution"));
+        assert_eq!(m.runs[0].ops, 500);
+    }
+}
+
+#[test]
+fn a_custom_mix_runs_its_shares_for_a_duration_in_an_open_loop() {
+    let r = run_ok(&[
+        "run",
+        "ycsb",
+        "--engine",
+        "lmdb",
+        "--workload",
+        "custom",
+        "--read",
+        "0.5",
+        "--update",
+        "0.3",
+        "--insert",
+        "0.1",
+        "--scan",
+        "0.05",
+        "--rmw",
+        "0.05",
+        "--records",
+        "1000",
+        "--duration",
+        "2",
+        "--rate",
+        "500",
+        "--interval",
+        "0.5",
+    ]);
+    let run = step(&r, "custom", "run");
+    let ops = run.runs[0].ops;
+    assert!(
+        (700..=1100).contains(&ops),
+        "about 1,000 operations at 500/s for 2 s, got {ops}"
+    );
+    assert!(
+        run.open_loop.is_some(),
+        "the open loop's figures are recorded"
+    );
+    assert!(run.runs[0].intervals.len() >= 3, "an interval series");
+    let reads = step(&r, "custom", "read").runs[0].ops as f64;
+    assert!(
+        (reads / ops as f64 - 0.5).abs() < 0.1,
+        "half the operations read: {reads} of {ops}"
+    );
+}
+
+#[test]
+fn bad_mixes_are_refused_with_a_reason() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["--workload", "g"], "unknown YCSB workload 'g'"),
+        (&["--workload", "custom", "--read", "0.5"], "add up to 0.5"),
+        (
+            &["--workload", "a", "--read", "1"],
+            "apply to --workload custom",
+        ),
+        (&["--records", "0"], "--records"),
+    ];
+    for (args, message) in cases {
+        let mut all = vec!["run", "ycsb", "--engine", "null"];
+        all.extend(args);
+        let o = hakari(&all);
+        assert!(!o.status.success(), "{args:?} was accepted");
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+    let o = hakari(&["run", "ycsb", "--engine", "memcached", "--workload", "e"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("keeps no key order"), "{}", stderr(&o));
+}
