@@ -141,12 +141,7 @@ pub trait FieldRecords {
     fn read(&mut self, key: &[u8], out: &mut Vec<Vec<u8>>) -> Result<bool>;
     fn update(&mut self, key: &[u8], field: usize, value: &[u8]) -> Result<()>;
     /// Up to `count` records in key order from the first key at or after `start`.
-    fn scan(
-        &mut self,
-        start: &[u8],
-        count: u64,
-        visit: &mut VisitFields,
-    ) -> Result<u64>;
+    fn scan(&mut self, start: &[u8], count: u64, visit: &mut VisitFields) -> Result<u64>;
 }
 
 /// A key-value engine as registered: what it offers and how to open it.

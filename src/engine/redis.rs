@@ -216,12 +216,7 @@ impl FieldRecords for RedisSession {
         let _: () = self.con.hset(prefixed(key), field_name(field), value)?;
         Ok(())
     }
-    fn scan(
-        &mut self,
-        start: &[u8],
-        count: u64,
-        visit: &mut VisitFields,
-    ) -> Result<u64> {
+    fn scan(&mut self, start: &[u8], count: u64, visit: &mut VisitFields) -> Result<u64> {
         let from = [b"[", start].concat();
         let keys: Vec<Vec<u8>> =
             (self.con).zrangebylex_limit(INDEX, from, "+", 0, count as isize)?;

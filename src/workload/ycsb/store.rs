@@ -184,18 +184,50 @@ fn encode(fields: &[Vec<u8>], out: &mut Vec<u8>) {
     }
 }
 
+/// The fields of an encoded record into `out`, reusing its buffers (nothing is allocated once
+/// they have grown to the fields' length).
 fn decode(mut value: &[u8], out: &mut Vec<Vec<u8>>) -> Result<()> {
-    out.clear();
+    let mut n = 0;
     while !value.is_empty() {
-        let Some((len, rest)) = value.split_first_chunk::<4>() else {
-            bail!("a stored record is cut short");
-        };
-        let len = u32::from_le_bytes(*len) as usize;
-        if rest.len() < len {
-            bail!("a stored record is cut short");
+        let (field, rest) = split_field(value)?;
+        if n == out.len() {
+            out.push(Vec::new());
         }
-        out.push(rest[..len].to_vec());
-        value = &rest[len..];
+        out[n].clear();
+        out[n].extend_from_slice(field);
+        n += 1;
+        value = rest;
+    }
+    out.truncate(n);
+    Ok(())
+}
+
+/// The first field of an encoded record and the rest after it.
+fn split_field(value: &[u8]) -> Result<(&[u8], &[u8])> {
+    let Some((len, rest)) = value.split_first_chunk::<4>() else {
+        bail!("a stored record is cut short");
+    };
+    let len = u32::from_le_bytes(*len) as usize;
+    if rest.len() < len {
+        bail!("a stored record is cut short");
+    }
+    Ok(rest.split_at(len))
+}
+
+/// Replaces field `field` of an encoded record, in place when its length stays the same.
+fn replace_field(value: &mut Vec<u8>, field: usize, new: &[u8]) -> Result<()> {
+    let mut at = 0;
+    for _ in 0..field {
+        let (f, _) = split_field(&value[at..])?;
+        at += 4 + f.len();
+    }
+    let len = split_field(&value[at..])?.0.len();
+    let start = at + 4;
+    if len == new.len() {
+        value[start..start + len].copy_from_slice(new);
+    } else {
+        value.splice(start..start + len, new.iter().copied());
+        value[at..start].copy_from_slice(&(new.len() as u32).to_le_bytes());
     }
     Ok(())
 }
@@ -284,14 +316,14 @@ impl Client<'_> {
                 Some(records) => records.update(key, field, value)?,
                 None => {
                     let buffer = &mut self.value;
-                    let mut fields = Vec::new();
                     in_transaction(session.as_mut(), &mut retries, true, |s| {
-                        s.get(key, buffer)?;
-                        decode(buffer, &mut fields)?;
-                        if let Some(f) = fields.get_mut(field) {
-                            *f = value.to_vec();
+                        if !s.get(key, buffer)? {
+                            bail!("record {} is missing", String::from_utf8_lossy(key));
                         }
-                        encode(&fields, buffer);
+                        // The null engine stores nothing: there is nothing to change.
+                        if !buffer.is_empty() {
+                            replace_field(buffer, field, value)?;
+                        }
                         s.put(key, buffer)
                     })?;
                 }
@@ -373,5 +405,9 @@ mod tests {
         decode(&value, &mut back).unwrap();
         assert_eq!(back, fields);
         assert!(decode(&value[..value.len() - 1], &mut back).is_err());
+        replace_field(&mut value, 2, &[b'y'; 100]).unwrap();
+        replace_field(&mut value, 1, b"longer").unwrap();
+        decode(&value, &mut back).unwrap();
+        assert_eq!(back, [b"abc".to_vec(), b"longer".to_vec(), vec![b'y'; 100]]);
     }
 }
