@@ -446,6 +446,7 @@ fn record(
                 let ops = latency.len();
                 StepOutcome {
                     latency,
+                    started: r.started,
                     ..StepOutcome::whole(r.seconds, ops)
                 }
             })

@@ -236,12 +236,17 @@ fn text(bytes: &[u8]) -> SqlValue {
     SqlValue::Text(String::from_utf8_lossy(bytes).into_owned())
 }
 
-fn bytes_of(value: &SqlValue) -> Vec<u8> {
-    match value {
-        SqlValue::Text(t) => t.clone().into_bytes(),
-        SqlValue::Bytes(b) => b.clone(),
-        SqlValue::Null => Vec::new(),
-        other => format!("{other:?}").into_bytes(),
+/// A row's columns into `out` as bytes, reusing its buffers.
+fn fields_into(row: &[SqlValue], out: &mut Vec<Vec<u8>>) {
+    out.resize_with(row.len(), Vec::new);
+    for (value, field) in row.iter().zip(out.iter_mut()) {
+        field.clear();
+        match value {
+            SqlValue::Text(t) => field.extend_from_slice(t.as_bytes()),
+            SqlValue::Bytes(b) => field.extend_from_slice(b),
+            SqlValue::Null => {}
+            other => field.extend_from_slice(format!("{other:?}").as_bytes()),
+        }
     }
 }
 
@@ -276,9 +281,8 @@ impl Client<'_> {
                 let mut found = false;
                 let args = [text(key)];
                 retry_conflicts(&mut retries, || {
-                    out.clear();
                     conn.query_prepared(s.read, &args, &mut |row| {
-                        out.extend(row.iter().map(bytes_of));
+                        fields_into(row, out);
                         found = true;
                     })
                 })?;
