@@ -13,6 +13,7 @@ use crate::report::gate::Thresholds;
 use crate::run::{self, RunOptions, TimingOptions};
 use crate::workload::flags::Shared;
 use crate::workload::kv::flags::KvFlags;
+use crate::workload::script::flags::ScriptFlags;
 use crate::workload::session::flags::SessionFlags;
 use crate::workload::tpcb::flags::TpcbFlags;
 use crate::workload::tpch::flags::TpchFlags;
@@ -165,7 +166,33 @@ enum Workload {
     /// updates, inserts, short scans and read-modify-writes on records chosen by YCSB's own
     /// generators; ops/s and latency per phase and per operation.
     Ycsb(WorkloadArgs<YcsbFlags>),
+    /// Your own transactions: script files in pgbench's syntax (\set with pgbench's
+    /// expressions, \sleep, :variables bound as parameters), run by N clients on any SQL engine.
+    ///
+    /// A script runs on your own tables, as you asked: with --url, hakari works in that database
+    /// as it is, and creates, changes and drops nothing there but what your scripts do. It
+    /// creates tables only through --init and drops them only through --cleanup, both run
+    /// once, untimed. Without --url, the engine is a fresh database of hakari's (embedded, or a
+    /// private server) and --init must create what the scripts use.
+    #[command(after_help = SCRIPT_EXAMPLE)]
+    Script(WorkloadArgs<ScriptFlags>),
 }
+
+const SCRIPT_EXAMPLE: &str = "Example (pgbench's TPC-B, written to tpcb.sql):
+  \\set aid random(1, 100000 * :scale)
+  \\set bid random(1, 1 * :scale)
+  \\set tid random(1, 10 * :scale)
+  \\set delta random(-5000, 5000)
+  BEGIN;
+  UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+  SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+  UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+  UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+  INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+  END;
+
+  hakari run script --file tpcb.sql --engine postgres --url postgres://user@host/db --clients 8 --duration 60
+  hakari run script --file a.sql@9 --file b.sql@1 --engine mysql,sqlite --set scale=10 --init init.sql --cleanup drop.sql";
 
 /// A workload's command line: the flags every run shares, then the workload's own.
 #[derive(Args, Clone, Debug)]
@@ -410,6 +437,9 @@ fn dispatch(command: Command) -> Result<i32> {
                 run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
             }
             Some(Workload::Ycsb(a)) => {
+                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
+            }
+            Some(Workload::Script(a)) => {
                 run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
             }
         },

@@ -45,6 +45,17 @@ impl SqlEngine for Mysql {
         Some(&server::PRIVATE)
     }
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
+        open(options, true)
+    }
+    fn open_as_given(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
+        open(options, false)
+    }
+}
+
+/// Opens MySQL in the URL's database: hakari's own when `claim` (an empty one, or one carrying
+/// its marker), else the database as given, nothing claimed or dropped.
+fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
+    {
         let flush = server::flush_setting(options.durability).map_err(|e| anyhow!(e))?;
         let (opts, server) = match &options.url {
             Some(url) => {
@@ -77,7 +88,7 @@ impl SqlEngine for Mysql {
                 );
             }
         }
-        let created_marker = claim_database(&mut admin)?;
+        let created_marker = claim && claim_database(&mut admin)?;
         // LOAD DATA LOCAL needs the server's consent; a server given by --url may refuse it.
         let local_infile = admin
             .query_first::<u8, _>("SELECT @@GLOBAL.local_infile")
@@ -270,6 +281,10 @@ impl SqlConnection for MysqlConnection {
     fn prepare(&mut self, sql: &str) -> Result<Stmt> {
         let s = self.conn.prep(sql).map_err(classify)?;
         Ok(self.statements.add(s))
+    }
+    fn run_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        // exec_drop reads and drops any rows the statement returns.
+        self.exec_prepared(stmt, params)
     }
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
         let s = self.statements.get(stmt)?.clone();

@@ -38,6 +38,17 @@ impl SqlEngine for Postgres {
         Some(&server::PRIVATE)
     }
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
+        open(options, Some(SCHEMA))
+    }
+    fn open_as_given(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
+        open(options, None)
+    }
+}
+
+/// Opens PostgreSQL working in `schema`, hakari's own (claimed, and dropped at close), or with
+/// None in the database as given (its own search path; nothing claimed or dropped).
+fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn SqlDatabase>> {
+    {
         if let Some(url) = &options.url {
             postgres::Config::from_str(url)
                 .map_err(|e| anyhow!("bad PostgreSQL URL {}: {e}", redact(url)))?;
@@ -57,7 +68,9 @@ impl SqlEngine for Postgres {
         if server.is_none() {
             check_level_on_foreign_server(&mut admin, options.durability)?;
         }
-        claim_schema(&mut admin)?;
+        if schema.is_some() {
+            claim_schema(&mut admin)?;
+        }
         let session = match options.durability {
             Durability::Nosync => "off",
             _ => "on",
@@ -65,6 +78,7 @@ impl SqlEngine for Postgres {
         Ok(Box::new(PostgresDatabase {
             url,
             server,
+            schema,
             synchronous_commit: session,
         }))
     }
@@ -124,6 +138,8 @@ fn claim_schema(c: &mut Client) -> Result<()> {
 struct PostgresDatabase {
     url: String,
     server: Option<Launched>,
+    /// hakari's own schema; None: the database as the user gave it.
+    schema: Option<&'static str>,
     synchronous_commit: &'static str,
 }
 
@@ -136,8 +152,11 @@ impl SqlDatabase for PostgresDatabase {
                 with_cause(&e)
             )
         })?;
+        if let Some(schema) = self.schema {
+            client.batch_execute(&format!("SET search_path = {schema}"))?;
+        }
         client.batch_execute(&format!(
-            "SET search_path = {SCHEMA}; SET synchronous_commit = {}",
+            "SET synchronous_commit = {}",
             self.synchronous_commit
         ))?;
         Ok(Box::new(PostgresConnection {
@@ -157,7 +176,7 @@ impl SqlDatabase for PostgresDatabase {
                 "server".into(),
                 crate::server::origin(self.server.is_some()).into(),
             ),
-            ("schema".into(), SCHEMA.into()),
+            ("schema".into(), self.schema.unwrap_or("as given").into()),
             (
                 "synchronous_commit (session)".into(),
                 self.synchronous_commit.into(),
@@ -179,10 +198,10 @@ impl SqlDatabase for PostgresDatabase {
         out
     }
     fn close(self: Box<Self>) -> Result<()> {
-        if self.server.is_none() {
+        if let (None, Some(schema)) = (&self.server, self.schema) {
             // Everything in the schema is hakari's: the marker table said so when it was claimed.
             let mut c = Client::connect(&self.url, NoTls)?;
-            c.batch_execute(&format!("DROP SCHEMA IF EXISTS {SCHEMA} CASCADE"))?;
+            c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))?;
         }
         drop(self.server);
         Ok(())
@@ -242,12 +261,43 @@ fn to_param(v: &SqlValue, ty: &Type) -> Result<Box<dyn ToSql + Sync>> {
         (SqlValue::Int(i), t) if *t == Type::TEXT || *t == Type::VARCHAR || *t == Type::BPCHAR => {
             Box::new(i.to_string())
         }
+        (SqlValue::Int(i), t) if *t == Type::BOOL => Box::new(*i != 0),
         (SqlValue::Float(f), t) if *t == Type::FLOAT4 => Box::new(*f as f32),
-        (SqlValue::Float(f), _) => Box::new(*f),
-        (SqlValue::Text(s), _) => Box::new(s.clone()),
+        (SqlValue::Float(f), t) if *t == Type::FLOAT8 => Box::new(*f),
+        (SqlValue::Text(s), t) if *t == Type::TEXT || *t == Type::VARCHAR || *t == Type::BPCHAR => {
+            Box::new(s.clone())
+        }
+        (SqlValue::Bytes(b), t) if *t == Type::BYTEA => Box::new(b.clone()),
+        // Any other pairing goes as text for the server to read (numeric, dates, a number
+        // into a text column's comparison), as psql and pgbench send every parameter.
+        (SqlValue::Int(i), _) => Box::new(AsText(i.to_string())),
+        (SqlValue::Float(f), _) => Box::new(AsText(f.to_string())),
+        (SqlValue::Text(s), _) => Box::new(AsText(s.clone())),
         (SqlValue::Bytes(b), _) => Box::new(b.clone()),
-        (SqlValue::Int(i), _) => Box::new(*i),
     })
+}
+
+/// A parameter sent in text format, read by the server as its type's input.
+#[derive(Debug)]
+struct AsText(String);
+
+impl ToSql for AsText {
+    fn to_sql(
+        &self,
+        _: &Type,
+        out: &mut postgres::types::private::BytesMut,
+    ) -> std::result::Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>>
+    {
+        out.extend_from_slice(self.0.as_bytes());
+        Ok(postgres::types::IsNull::No)
+    }
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+    fn encode_format(&self, _: &Type) -> postgres::types::Format {
+        postgres::types::Format::Text
+    }
+    postgres::types::to_sql_checked!();
 }
 
 fn from_row(row: &postgres::Row, i: usize) -> Result<SqlValue> {
@@ -366,6 +416,10 @@ impl SqlConnection for PostgresConnection {
         let p = Self::params(&s, params)?;
         let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|b| b.as_ref()).collect();
         self.client.execute(&s, &refs).map_err(classify)
+    }
+    fn run_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        // The rows are counted by the server's command tag, never converted.
+        self.exec_prepared(stmt, params)
     }
     fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
         let s = self.statement(stmt)?;

@@ -102,6 +102,12 @@ pub trait SqlEngine: Sync {
     /// Opens (or starts, for a private server) a database hakari owns. A database or schema
     /// holding tables hakari did not create is refused, listing what was found.
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>>;
+    /// Opens the database as `--url` names it, for a user's own script on the user's own
+    /// tables: nothing is claimed, created or dropped, and what it holds is not refused. An
+    /// embedded engine (or a private server) has nothing of the user's: a fresh database.
+    fn open_as_given(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
+        self.open(options)
+    }
     /// The private server this engine starts without `--url`, for the crash test to kill and
     /// restart; None for embedded engines.
     fn private_server(&self) -> Option<&'static dyn crate::server::PrivateServer> {
@@ -168,6 +174,11 @@ pub trait SqlConnection {
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64>;
     /// Runs a prepared query with `args`, handing each row to `visit`; returns the number of rows.
     fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64>;
+    /// Runs a prepared statement of any kind (a user's script), dropping any rows it returns
+    /// unread; returns the rows affected or returned.
+    fn run_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        self.query_prepared(stmt, params, &mut |_| {})
+    }
     fn begin(&mut self) -> Result<()>;
     fn commit(&mut self) -> Result<()>;
     fn rollback(&mut self) -> Result<()>;

@@ -42,6 +42,8 @@ pub struct StepOutcome {
     pub open_loop: Option<OpenLoopOutcome>,
     /// The counted latency of each kind of unit a body timed with `timed_as`, by its index.
     pub by_kind: Vec<Histogram<u64>>,
+    /// The counted latency of each part of a unit a body told with `part`, by its index.
+    pub by_part: Vec<Histogram<u64>>,
 }
 
 /// What an open loop measures besides the latency from the intended start.
@@ -66,6 +68,16 @@ impl StepOutcome {
         }
     }
 
+    /// The figures of some of this step's units (one kind, or one part of each): their
+    /// latencies, counted over the whole step's time.
+    pub fn share(&self, latency: Option<&Histogram<u64>>) -> StepOutcome {
+        let latency = latency.cloned().unwrap_or_else(new_histogram);
+        let mut share = StepOutcome::whole(self.seconds, latency.len());
+        share.latency = latency;
+        share.started = self.started;
+        share
+    }
+
     /// A step timed by its caller as a whole (no per-unit latency, no series).
     pub fn whole(seconds: f64, ops: u64) -> StepOutcome {
         StepOutcome {
@@ -79,6 +91,7 @@ impl StepOutcome {
             late: None,
             open_loop: None,
             by_kind: Vec::new(),
+            by_part: Vec::new(),
         }
     }
 }
@@ -331,13 +344,17 @@ fn merge(
             skipped: done.iter().map(|d| d.skipped).sum(),
         }
     });
-    let mut by_kind: Vec<Histogram<u64>> = Vec::new();
-    for d in &done {
-        by_kind.resize_with(by_kind.len().max(d.kinds.len()), new_histogram);
-        for (into, h) in by_kind.iter_mut().zip(&d.kinds) {
-            into.add(h).expect("histograms of one precision merge");
+    let merged = |of: fn(&Done) -> &Vec<Histogram<u64>>| {
+        let mut all: Vec<Histogram<u64>> = Vec::new();
+        for d in &done {
+            all.resize_with(all.len().max(of(d).len()), new_histogram);
+            for (into, h) in all.iter_mut().zip(of(d)) {
+                into.add(h).expect("histograms of one precision merge");
+            }
         }
-    }
+        all
+    };
+    let (by_kind, by_part) = (merged(|d| &d.kinds), merged(|d| &d.parts));
     Ok(StepOutcome {
         seconds: end
             .duration_since(base)
@@ -352,6 +369,7 @@ fn merge(
         late: (timing.latency_limit).map(|_| done.iter().map(|d| d.late).sum()),
         open_loop,
         by_kind,
+        by_part,
     })
 }
 

@@ -32,6 +32,8 @@ pub struct Worker<'a> {
     lag: Option<Histogram<u64>>,
     /// Counted latency per kind of unit, for bodies that run several kinds (`timed_as`).
     kinds: Vec<Histogram<u64>>,
+    /// Counted latency per part of a unit (a statement of a transaction), as told by `part`.
+    parts: Vec<Histogram<u64>>,
     progress: &'a Progress,
     stop: &'a AtomicBool,
 }
@@ -70,6 +72,17 @@ impl Worker<'_> {
             self.kinds[kind].saturating_record(ns.max(1));
         }
         Ok(out)
+    }
+
+    /// Records how long part `part` of the unit just timed took (a statement of a
+    /// transaction), when that unit was counted: `StepOutcome::by_part`.
+    pub fn part(&mut self, part: usize, nanos: u64) {
+        if self.slot.index >= 0 {
+            if part >= self.parts.len() {
+                self.parts.resize_with(part + 1, new_histogram);
+            }
+            self.parts[part].saturating_record(nanos.max(1));
+        }
     }
 
     /// As `timed`, for a unit that may be left out: in an open loop with a latency limit, a
@@ -171,6 +184,7 @@ impl Worker<'_> {
             service: self.service,
             lag: self.lag,
             kinds: self.kinds,
+            parts: self.parts,
         }
     }
 
@@ -234,6 +248,7 @@ impl<'a> Worker<'a> {
             service: open.then(new_histogram),
             lag: open.then(new_histogram),
             kinds: Vec::new(),
+            parts: Vec::new(),
             progress,
             stop,
         }
@@ -248,6 +263,7 @@ pub(super) struct Done {
     pub service: Option<Histogram<u64>>,
     pub lag: Option<Histogram<u64>>,
     pub kinds: Vec<Histogram<u64>>,
+    pub parts: Vec<Histogram<u64>>,
 }
 
 impl Done {
@@ -260,6 +276,7 @@ impl Done {
             service: None,
             lag: None,
             kinds: Vec::new(),
+            parts: Vec::new(),
         }
     }
 }

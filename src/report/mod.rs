@@ -11,6 +11,7 @@ pub mod markup;
 pub mod over_time;
 pub mod published;
 pub mod rows;
+pub mod script;
 pub mod session;
 pub mod table;
 pub mod terminal;
@@ -21,6 +22,7 @@ pub mod ycsb;
 
 use crate::results::{Measurement, RunResult};
 use crate::workload::kv::presets::KvParams;
+use crate::workload::script::ScriptParams;
 use crate::workload::session::SessionParams;
 use crate::workload::tpcb::presets::TpcbParams;
 use crate::workload::tpch::presets::TpchParams;
@@ -37,6 +39,7 @@ pub enum Shape {
     Tpch,
     Wisconsin,
     Ycsb,
+    Script,
     Crashtest,
     /// A workload this version does not know: shown as plain throughput.
     Other,
@@ -51,6 +54,7 @@ impl Shape {
             (TpchParams::NAME, Shape::Tpch),
             (Wisconsin::NAME, Shape::Wisconsin),
             (YcsbParams::NAME, Shape::Ycsb),
+            (ScriptParams::NAME, Shape::Script),
             (crate::crashtest::NAME, Shape::Crashtest),
         ];
         shapes

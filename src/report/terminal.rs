@@ -29,8 +29,9 @@ pub fn render(result: &RunResult) -> String {
     } else {
         out.push_str(&throughput_table(result));
     }
-    // A Wisconsin run's latency is its query times, already in its table.
-    let latency = if shape == Shape::Wisconsin {
+    // A Wisconsin run's latency is its query times, a script run's its statements': both
+    // already in their tables.
+    let latency = if matches!(shape, Shape::Wisconsin | Shape::Script) {
         String::new()
     } else {
         latency_table(result)
@@ -132,6 +133,7 @@ fn throughput_table(r: &RunResult) -> String {
         Shape::Tpcb => return by_clients_table(&View::of(r)),
         Shape::Session => return super::session::tables(r),
         Shape::Ycsb => return super::ycsb::render(r),
+        Shape::Script => return super::script::render(r),
         _ => {}
     }
     let view = View::of(r);

@@ -4,6 +4,7 @@
 mod context;
 pub mod flags;
 pub mod kv;
+pub mod script;
 pub mod session;
 pub mod sql;
 #[cfg(test)]

@@ -268,6 +268,10 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
         Shape::Tpch => super::tpch::html(r),
         Shape::Wisconsin => wisconsin_section(r),
         Shape::Ycsb => (super::ycsb::tables(r).iter().map(|t| t.html()).collect(), 0),
+        Shape::Script => (
+            super::script::tables(r).iter().map(|t| t.html()).collect(),
+            0,
+        ),
         Shape::Kv | Shape::Tpcb | Shape::Other => throughput_body(r, verdicts),
     };
     s.push_str(&body);

@@ -440,16 +440,7 @@ fn record(
     ctx.measured(key("load"), &loads)?;
     for (op, _) in config.mix.operations() {
         let per_op: Vec<StepOutcome> = (runs.iter())
-            .map(|r| {
-                let latency = (r.by_kind.get(op.index()).cloned())
-                    .unwrap_or_else(crate::measure::latency::new_histogram);
-                let ops = latency.len();
-                StepOutcome {
-                    latency,
-                    started: r.started,
-                    ..StepOutcome::whole(r.seconds, ops)
-                }
-            })
+            .map(|r| r.share(r.by_kind.get(op.index())))
             .collect();
         ctx.measured(key(op.name()), &per_op)?;
     }

@@ -1,0 +1,224 @@
+//! One client running scripts on its own connection: variables, statements prepared once,
+//! transaction control through the engine, and retries of a whole script after a
+//! serialization failure or deadlock (with the same random draws, as pgbench retries).
+
+use super::eval::eval;
+use super::parse::{Amount, Command, Control, Step};
+use super::program::{Program, Script};
+use super::random::Prng;
+use super::value::Value;
+use crate::engine::kv::is_conflict;
+use crate::engine::sql::{SqlConnection, SqlValue, Stmt};
+use anyhow::{anyhow, Context, Result};
+use std::time::{Duration, Instant};
+
+/// A script that lost every one of its tries to conflicts.
+#[derive(Debug)]
+pub struct Exhausted {
+    pub retries: u64,
+}
+
+impl std::fmt::Display for Exhausted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "failed after {} tries", self.retries + 1)
+    }
+}
+
+impl std::error::Error for Exhausted {}
+
+pub struct Client<'p> {
+    program: &'p Program,
+    conn: Box<dyn SqlConnection>,
+    /// The prepared statement of each SQL step, by script and step (None: run unprepared).
+    statements: Vec<Vec<Option<Stmt>>>,
+    vars: Vec<Option<Value>>,
+    pub rng: Prng,
+    in_transaction: bool,
+    params: Vec<SqlValue>,
+    /// (part, nanoseconds) of each statement of the last script run.
+    pub part_times: Vec<(usize, u64)>,
+}
+
+impl<'p> Client<'p> {
+    /// A client for `--init` and `--cleanup`: number 0, nothing prepared ahead (the tables
+    /// its statements name may not exist yet).
+    pub fn untimed(program: &'p Program, conn: Box<dyn SqlConnection>) -> Client<'p> {
+        Client::with(program, conn, 0, 0, Vec::new())
+    }
+
+    /// A client numbered `id` with its statements of the measured scripts prepared.
+    pub fn new(
+        program: &'p Program,
+        mut conn: Box<dyn SqlConnection>,
+        id: usize,
+        seed: u64,
+    ) -> Result<Client<'p>> {
+        let mut statements = Vec::new();
+        for script in &program.scripts {
+            let mut of = Vec::new();
+            for step in &script.steps {
+                of.push(match &step.command {
+                    Command::Sql(sql) if sql.control.is_none() => {
+                        Some(conn.prepare(&sql.text).with_context(|| {
+                            format!("{}:{}: {}", script.name, step.at.line, sql.shown)
+                        })?)
+                    }
+                    _ => None,
+                });
+            }
+            statements.push(of);
+        }
+        Ok(Client::with(program, conn, id, seed, statements))
+    }
+
+    fn with(
+        program: &'p Program,
+        conn: Box<dyn SqlConnection>,
+        id: usize,
+        seed: u64,
+        statements: Vec<Vec<Option<Stmt>>>,
+    ) -> Client<'p> {
+        let mut vars = program.initial.clone();
+        vars[program.client_id] = Some(Value::Int(id as i64));
+        Client {
+            program,
+            conn,
+            statements,
+            vars,
+            rng: Prng::seeded(seed),
+            in_transaction: false,
+            params: Vec::new(),
+            part_times: Vec::new(),
+        }
+    }
+
+    /// Runs measured script `index` to its end, retrying it whole (up to `max_tries` tries in
+    /// all) when it loses a conflict; returns the retries, or [`Exhausted`].
+    pub fn run(&mut self, index: usize, max_tries: u64) -> Result<u64> {
+        let program = self.program;
+        let script = &program.scripts[index];
+        let saved = self.rng.clone();
+        let mut retries = 0;
+        loop {
+            self.part_times.clear();
+            match self.attempt(script, Some(index)) {
+                Ok(()) => return Ok(retries),
+                Err(e) => {
+                    self.end_failed_transaction();
+                    if !is_conflict(&e) {
+                        return Err(e);
+                    }
+                    if retries + 1 >= max_tries {
+                        return Err(Exhausted { retries }.into());
+                    }
+                    retries += 1;
+                    back_off(retries);
+                    self.rng = saved.clone();
+                }
+            }
+        }
+    }
+
+    /// Runs an untimed script once (`--init`, `--cleanup`): statements without variables as
+    /// they are, the others prepared for this one use.
+    pub fn run_once(&mut self, script: &Script) -> Result<()> {
+        let outcome = self.attempt(script, None);
+        if outcome.is_err() {
+            self.end_failed_transaction();
+        }
+        outcome
+    }
+
+    fn end_failed_transaction(&mut self) {
+        if std::mem::take(&mut self.in_transaction) {
+            // The statement failed; the rollback's own error adds nothing to it.
+            let _ = self.conn.rollback();
+        }
+    }
+
+    fn attempt(&mut self, script: &Script, measured: Option<usize>) -> Result<()> {
+        for (i, step) in script.steps.iter().enumerate() {
+            let started = Instant::now();
+            let prepared = measured.and_then(|m| self.statements[m][i]);
+            self.step(step, prepared)
+                .map_err(|e| match is_conflict(&e) {
+                    true => e,
+                    false => e.context(format!("{}:{}", script.name, step.at.line)),
+                })?;
+            if let Some(part) = measured.and_then(|m| self.program.part_of[m][i]) {
+                self.part_times
+                    .push((part, started.elapsed().as_nanos() as u64));
+            }
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, step: &Step, prepared: Option<Stmt>) -> Result<()> {
+        match &step.command {
+            Command::Set { target, expr } => {
+                let v = eval(expr, &self.vars, &mut self.rng).map_err(|e| anyhow!(e))?;
+                self.vars[target.slot] = Some(v);
+            }
+            Command::Sleep { amount, micros } => {
+                let n = match amount {
+                    Amount::Fixed(n) => *n,
+                    Amount::Var(v) => match self.vars[v.slot].as_ref().map(Value::in_expression) {
+                        Some(Ok(Value::Int(n))) => n,
+                        _ => anyhow::bail!("\\sleep :{} is not a whole number", v.name),
+                    },
+                };
+                std::thread::sleep(Duration::from_micros(n.max(0) as u64 * micros));
+            }
+            Command::Sql(sql) => {
+                let described = |e: anyhow::Error| match is_conflict(&e) {
+                    true => e,
+                    false => e.context(sql.shown.clone()),
+                };
+                match sql.control {
+                    Some(Control::Begin) => {
+                        self.conn.begin().map_err(described)?;
+                        self.in_transaction = true;
+                    }
+                    Some(Control::Commit) => {
+                        self.in_transaction = false;
+                        self.conn.commit().map_err(described)?;
+                    }
+                    Some(Control::Rollback) => {
+                        self.in_transaction = false;
+                        self.conn.rollback().map_err(described)?;
+                    }
+                    None => {
+                        self.params.clear();
+                        for p in &sql.params {
+                            match &self.vars[p.slot] {
+                                Some(v) => self.params.push(v.to_sql()),
+                                None => anyhow::bail!("undefined variable :{}", p.name),
+                            }
+                        }
+                        let stmt = match prepared {
+                            Some(stmt) => stmt,
+                            None if sql.params.is_empty() => {
+                                self.conn.execute(&sql.text).map_err(described)?;
+                                return Ok(());
+                            }
+                            None => self.conn.prepare(&sql.text).map_err(described)?,
+                        };
+                        self.conn
+                            .run_prepared(stmt, &self.params)
+                            .map_err(described)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Waits a little before a retry, longer after each: the lock's holder may need the core.
+fn back_off(retries: u64) {
+    if retries < 3 {
+        std::thread::yield_now();
+    } else {
+        std::thread::sleep(Duration::from_micros((retries * 100).min(10_000)));
+    }
+}

@@ -1,0 +1,330 @@
+//! A user's own transactions: script files in pgbench's syntax (`\set` with pgbench's
+//! expression language, `\sleep`, `:variables` bound as parameters, `BEGIN; ... END;`), run by
+//! N clients, each on its own connection, on every SQL engine. Each client draws a script by
+//! weight per transaction. Figures: transactions per second over all scripts (step `run`),
+//! per script, and each statement's latency, as `pgbench -r` reports.
+//!
+//! A script runs on the user's own tables, as the user asked: hakari creates and drops
+//! nothing there, except through `--init` and `--cleanup`, which run once, untimed.
+
+mod client;
+mod eval;
+mod expr;
+pub mod flags;
+mod parse;
+mod program;
+mod random;
+mod value;
+
+use crate::durability::Durability;
+use crate::engine::sql::{SqlDatabase, SqlOptions};
+use crate::engine::{Engine, Takes};
+use crate::measure::progress::Progress;
+use crate::measure::runner::{run_step, StepOutcome, Worker};
+use crate::measure::timing::Timing;
+use crate::results::MeasurementKey;
+use crate::workload::{preferred_levels, Plan, RunContext, SqlConfig, StepLength, Workload};
+use anyhow::{bail, Context, Result};
+use client::{Client, Exhausted};
+use program::{Program, Source};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+pub use value::Value;
+
+/// A script file as given: its path, weight and text (the text is kept in the result file).
+#[derive(Clone, Debug, Serialize)]
+pub struct ScriptFile {
+    pub file: String,
+    pub weight: u64,
+    pub text: String,
+}
+
+/// The workload is its parameters.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScriptParams {
+    pub scripts: Vec<ScriptFile>,
+    pub init: Option<ScriptFile>,
+    pub cleanup: Option<ScriptFile>,
+    /// `--set name=value`, as typed.
+    pub set: Vec<(String, String)>,
+    pub clients: Vec<usize>,
+    pub duration_secs: f64,
+    /// Transactions per client, instead of a duration.
+    pub transactions: Option<u64>,
+    /// Tries of a script that loses a conflict, the first included.
+    pub max_tries: u64,
+    pub runs: usize,
+}
+
+fn source(f: &ScriptFile) -> Source {
+    Source {
+        name: f.file.clone(),
+        weight: f.weight,
+        text: f.text.clone(),
+    }
+}
+
+impl ScriptParams {
+    /// The scripts parsed and checked, with the run's seed.
+    fn program(&self, seed: u64) -> Result<Program> {
+        let scripts: Vec<Source> = self.scripts.iter().map(source).collect();
+        let set: Vec<(String, Value)> = (self.set.iter())
+            .map(|(n, v)| (n.clone(), Value::typed(v)))
+            .collect();
+        let init = self.init.as_ref().map(source);
+        let cleanup = self.cleanup.as_ref().map(source);
+        Ok(Program::new(
+            &scripts,
+            init.as_ref(),
+            cleanup.as_ref(),
+            &set,
+            seed,
+        )?)
+    }
+
+    /// `a.sql@9 b.sql@1`, for tables.
+    fn described(&self) -> String {
+        (self.scripts.iter())
+            .map(|s| format!("{}@{}", s.file, s.weight))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+impl Workload for ScriptParams {
+    type Config = SqlConfig;
+    const NAME: &'static str = "script";
+    const TAKES: Takes = Takes::Sql;
+    const PACED: bool = true;
+
+    fn step_length(&self) -> StepLength {
+        match self.transactions {
+            None => StepLength::Seconds(self.duration_secs),
+            Some(_) => StepLength::Unknown,
+        }
+    }
+
+    /// Every script is read and checked here, before anything starts. Each engine runs at
+    /// sync (the servers' own default) where it offers it.
+    fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<SqlConfig>> {
+        if self.runs == 0 {
+            bail!("--runs must be at least 1");
+        }
+        if self.transactions.is_none() && self.duration_secs <= 0.0 {
+            bail!("--duration must be more than 0 seconds");
+        }
+        if self.max_tries == 0 {
+            bail!("--max-tries must be at least 1");
+        }
+        self.program(0)?;
+        preferred_levels(
+            engines,
+            named,
+            Durability::Sync,
+            &[1],
+            |engine, level, _| {
+                Some(SqlConfig {
+                    engine: engine.as_sql()?,
+                    durability: level,
+                })
+            },
+        )
+    }
+
+    fn run_config(&mut self, config: &SqlConfig, ctx: &mut RunContext) -> Result<()> {
+        let program = self.program(ctx.seed)?;
+        let dir = ctx.config_dir(config)?;
+        let db = config.engine.open_as_given(&SqlOptions {
+            dir: dir.clone(),
+            durability: config.durability,
+            url: ctx.url().map(str::to_string),
+            clients: self.clients.iter().copied().max().unwrap_or(1),
+            cache_bytes: 0,
+        })?;
+        ctx.record_engine(
+            Engine::Sql(config.engine),
+            config.durability,
+            db.version(),
+            db.settings(),
+        );
+        let outcome = self.measure(&program, config, db.as_ref(), ctx);
+        // --cleanup runs even after a failure: it is how the user undoes --init.
+        let cleanup = match &program.cleanup {
+            Some(script) => once(&program, db.as_ref(), script).context("--cleanup"),
+            None => Ok(()),
+        };
+        db.close()?;
+        std::fs::remove_dir_all(&dir).ok();
+        outcome.and(cleanup)
+    }
+}
+
+/// Runs an untimed script once on a connection of its own.
+fn once(program: &Program, db: &dyn SqlDatabase, script: &program::Script) -> Result<()> {
+    let mut client = Client::untimed(program, db.connect()?);
+    client.run_once(script)
+}
+
+impl ScriptParams {
+    fn measure(
+        &self,
+        program: &Program,
+        config: &SqlConfig,
+        db: &dyn SqlDatabase,
+        ctx: &mut RunContext,
+    ) -> Result<()> {
+        if let Some(init) = &program.init {
+            once(program, db, init).context("--init")?;
+        }
+        for &clients in &self.clients {
+            let mut outcomes = Vec::new();
+            for run in 0..self.runs {
+                let label = format!(
+                    "{} {} {clients} client(s), run {}/{}",
+                    config.engine.name(),
+                    config.durability,
+                    run + 1,
+                    self.runs
+                );
+                let progress = match self.transactions {
+                    Some(n) => Progress::new(&label, n * clients as u64),
+                    None => Progress::hidden(),
+                };
+                let timing = match self.transactions {
+                    Some(_) => ctx.timing.clone(),
+                    None => ctx.timing.lasting(self.duration_secs),
+                };
+                let seed = ctx.seed ^ ((run as u64) << 40) ^ ((clients as u64) << 20);
+                let run = Run { clients, seed };
+                let outcome = self
+                    .run_clients(program, db, run, &timing, &progress)
+                    .with_context(|| label.clone())?;
+                outcomes.push(outcome);
+            }
+            self.record(program, config, clients, outcomes, ctx)?;
+        }
+        Ok(())
+    }
+
+    fn run_clients(
+        &self,
+        program: &Program,
+        db: &dyn SqlDatabase,
+        Run { clients, seed }: Run,
+        timing: &Timing,
+        progress: &Progress,
+    ) -> Result<(StepOutcome, u64)> {
+        let stopped: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        let failed = AtomicU64::new(0);
+        let total_weight = program.total_weight();
+        let outcome = run_step(
+            clients,
+            timing,
+            progress,
+            |i| {
+                let client_seed = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                Client::new(program, db.connect()?, i, client_seed)
+            },
+            |client: &mut Client, worker: &mut Worker| {
+                let mut done = 0u64;
+                while worker.more() && self.transactions.is_none_or(|n| done < n) {
+                    let script = match program.scripts.len() {
+                        1 => 0,
+                        _ => program.pick(client.rng.u64_range(0, total_weight - 1)),
+                    };
+                    match worker.timed_as(script, 1, || client.run(script, self.max_tries)) {
+                        Ok(retries) => {
+                            (0..retries).for_each(|_| worker.retried());
+                            for &(part, nanos) in &client.part_times {
+                                worker.part(part, nanos);
+                            }
+                        }
+                        Err(e) => match e.downcast_ref::<Exhausted>() {
+                            Some(x) => {
+                                (0..x.retries).for_each(|_| worker.retried());
+                                failed.fetch_add(1, Ordering::Relaxed);
+                            }
+                            None => {
+                                // This client stops; the others go on, as in pgbench.
+                                let message = format!("client {} stopped: {e:#}", worker.index);
+                                stopped.lock().unwrap().push(message);
+                                return Ok(());
+                            }
+                        },
+                    }
+                    done += 1;
+                }
+                Ok(())
+            },
+        )?;
+        let stopped = stopped.into_inner().unwrap();
+        if let Some(first) = stopped.first() {
+            let others = match stopped.len() {
+                1 => String::new(),
+                n => format!(" ({} more clients stopped the same way or another)", n - 1),
+            };
+            bail!("{first}{others}");
+        }
+        Ok((outcome, failed.into_inner()))
+    }
+
+    /// Records the run over all scripts (`run`), each script when there are several
+    /// (`script <file>`), and each statement (`<file>:<line>`).
+    fn record(
+        &self,
+        program: &Program,
+        config: &SqlConfig,
+        clients: usize,
+        outcomes: Vec<(StepOutcome, u64)>,
+        ctx: &mut RunContext,
+    ) -> Result<()> {
+        let failed: u64 = outcomes.iter().map(|(_, f)| f).sum();
+        if failed > 0 {
+            ctx.recorder.note(format!(
+                "{} {} {clients} client(s): {failed} transaction(s) failed after {} tries \
+                 (serialization failures or deadlocks); they are not counted",
+                config.engine.name(),
+                config.durability,
+                self.max_tries
+            ));
+        }
+        let runs: Vec<StepOutcome> = outcomes.into_iter().map(|(o, _)| o).collect();
+        let key = |step: String, extra: &[(&str, String)]| {
+            let mut c = BTreeMap::new();
+            c.insert("scripts".to_string(), self.described().into());
+            for (k, v) in extra {
+                c.insert(k.to_string(), v.clone().into());
+            }
+            MeasurementKey {
+                workload: Self::NAME.into(),
+                engine: config.engine.name().into(),
+                durability: config.durability.name().into(),
+                threads: clients,
+                step,
+                config: c,
+            }
+        };
+        ctx.measured(key("run".into(), &[]), &runs)?;
+        if program.scripts.len() > 1 {
+            for (i, s) in program.scripts.iter().enumerate() {
+                let per: Vec<StepOutcome> =
+                    runs.iter().map(|r| r.share(r.by_kind.get(i))).collect();
+                ctx.measured(key(format!("script {}", s.name), &[]), &per)?;
+            }
+        }
+        for (i, part) in program.parts.iter().enumerate() {
+            let per: Vec<StepOutcome> = runs.iter().map(|r| r.share(r.by_part.get(i))).collect();
+            let step = format!("{}:{}", program.scripts[part.script].name, part.line);
+            ctx.measured(key(step, &[("statement", part.shown.clone())]), &per)?;
+        }
+        Ok(())
+    }
+}
+
+/// One timed run: by how many clients, from which seed.
+struct Run {
+    clients: usize,
+    seed: u64,
+}

@@ -1,0 +1,145 @@
+use super::*;
+
+fn sql(step: &Step) -> &Sql {
+    match &step.command {
+        Command::Sql(s) => s,
+        other => panic!("not SQL: {other:?}"),
+    }
+}
+
+const TPCB: &str = r"-- pgbench's built-in TPC-B (sort of)
+\set aid random(1, 100000 * :scale)
+\set bid random(1, 1 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime)
+  VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+";
+
+#[test]
+fn pgbenchs_own_script_reads() {
+    let steps = parse("tpcb.sql", TPCB).unwrap();
+    assert_eq!(steps.len(), 11);
+    assert!(matches!(&steps[0].command, Command::Set { target, .. } if target.name == "aid"));
+    assert_eq!(steps[0].at, Position { line: 2, column: 1 });
+    assert_eq!(sql(&steps[4]).control, Some(Control::Begin));
+    let update = sql(&steps[5]);
+    assert_eq!(
+        update.text,
+        "UPDATE pgbench_accounts SET abalance = abalance + ? WHERE aid = ?"
+    );
+    let names: Vec<&str> = update.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["delta", "aid"]);
+    assert_eq!(
+        update.params[0].at,
+        Position {
+            line: 7,
+            column: 51
+        }
+    );
+    let insert = sql(&steps[9]);
+    assert_eq!(insert.params.len(), 4);
+    assert_eq!(
+        insert.shown,
+        "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP)"
+    );
+    assert_eq!(steps[9].at.line, 11);
+    assert_eq!(sql(&steps[10]).control, Some(Control::Commit));
+}
+
+#[test]
+fn quotes_casts_comments_and_continuations() {
+    let text = "SELECT ':no', \"a:b\", 1::int, $$ :x ; $$, $t$;$t$ /* :c; */ FROM t -- :d ;\n WHERE k = :k;\n\\set n 1 + \\\n  2\n\\sleep :n ms\n\\sleep 5\nSELECT 1";
+    let steps = parse("s.sql", text).unwrap();
+    assert_eq!(steps.len(), 5);
+    let s = sql(&steps[0]);
+    assert_eq!(s.params.len(), 1);
+    assert_eq!(s.params[0].name, "k");
+    assert!(s
+        .text
+        .starts_with("SELECT ':no', \"a:b\", 1::int, $$ :x ; $$, $t$;$t$   FROM t"));
+    assert!(s.text.ends_with("WHERE k = ?"));
+    assert!(!s.text.contains(":d"));
+    assert!(matches!(&steps[1].command, Command::Set { .. }));
+    assert!(
+        matches!(&steps[2].command, Command::Sleep { amount: Amount::Var(v), micros: 1000 } if v.name == "n")
+    );
+    assert!(matches!(
+        &steps[3].command,
+        Command::Sleep {
+            amount: Amount::Fixed(5),
+            micros: 1_000_000
+        }
+    ));
+    assert_eq!(sql(&steps[4]).text, "SELECT 1");
+    // START TRANSACTION, COMMIT WORK, ROLLBACK, ABORT; a BEGIN with options runs as written.
+    let steps = parse(
+        "t.sql",
+        "start transaction; commit work; ROLLBACK; abort; BEGIN ISOLATION LEVEL SERIALIZABLE;",
+    )
+    .unwrap();
+    let controls: Vec<Option<Control>> = steps.iter().map(|s| sql(s).control).collect();
+    use Control::*;
+    assert_eq!(
+        controls,
+        [
+            Some(Begin),
+            Some(Commit),
+            Some(Rollback),
+            Some(Rollback),
+            None
+        ]
+    );
+}
+
+fn error(text: &str) -> String {
+    parse("bad.sql", text).unwrap_err().to_string()
+}
+
+#[test]
+fn bad_scripts_name_file_line_and_column() {
+    assert_eq!(
+        error("SELECT 1;\n\\set x random(1, \n"),
+        "bad.sql:2:17: unexpected end of expression"
+    );
+    assert_eq!(error("\\set x 1 +* 2"), "bad.sql:1:11: unexpected '*'");
+    assert_eq!(
+        error("\\set 9x 1"),
+        "bad.sql:1:6: \\set needs a variable name, found '9x'"
+    );
+    assert_eq!(error("\\set x"), "bad.sql:1:7: \\set x needs an expression");
+    assert_eq!(
+        error("\n  \\sleep 10 hours"),
+        "bad.sql:2:13: unknown time unit 'hours' (us, ms or s)"
+    );
+    assert_eq!(
+        error("\\sleep"),
+        "bad.sql:1:7: \\sleep needs an amount of time"
+    );
+    assert_eq!(
+        error("\\frobnicate"),
+        "bad.sql:1:1: unknown meta-command '\\frobnicate'"
+    );
+    assert!(error("\\shell ls").contains("runs no shell commands"));
+    assert!(error("SELECT 1 \\gset").contains("\\gset is not supported"));
+    assert!(error("\\if true").contains("\\if is not supported"));
+    assert_eq!(
+        error("SELECT 'open"),
+        "bad.sql:1:8: unterminated quoted text"
+    );
+    assert_eq!(
+        error("SELECT $q$ x"),
+        "bad.sql:1:8: unterminated dollar-quoted text ($q$)"
+    );
+    assert_eq!(
+        error("SELECT 1 /* x"),
+        "bad.sql:1:10: unterminated /* comment"
+    );
+    assert!(error("SELECT * FROM t WHERE j ? 'k'").starts_with("bad.sql:1:25: '?' outside quotes"));
+}

@@ -1,0 +1,232 @@
+//! The scripts of a run made ready: read and parsed, every variable given a slot, and checked
+//! before any client starts (undefined variables; what the constants alone show wrong).
+
+use super::eval::{check, Known};
+use super::parse::{self, Amount, Command, Position, ScriptError, Step};
+use super::value::Value;
+use std::collections::HashMap;
+
+/// One script file: its name (for messages and figures), weight and commands.
+#[derive(Clone, Debug)]
+pub struct Script {
+    pub name: String,
+    pub weight: u64,
+    pub steps: Vec<Step>,
+}
+
+/// A statement timed on its own: which script, where, and how it reads.
+#[derive(Clone, Debug)]
+pub struct Part {
+    pub script: usize,
+    pub line: usize,
+    pub shown: String,
+}
+
+/// Every script of a run (those measured, and `--init` and `--cleanup`), sharing one table of
+/// variables: `names[slot]`, and each variable's value before any script runs.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub scripts: Vec<Script>,
+    pub init: Option<Script>,
+    pub cleanup: Option<Script>,
+    pub names: Vec<String>,
+    pub initial: Vec<Option<Value>>,
+    /// The slot of `:client_id`, which each client sets to its own number.
+    pub client_id: usize,
+    /// The SQL statements of the measured scripts, in order; `part_of[script][step]`.
+    pub parts: Vec<Part>,
+    pub part_of: Vec<Vec<Option<usize>>>,
+}
+
+/// A script file's name, weight and text.
+pub struct Source {
+    pub name: String,
+    pub weight: u64,
+    pub text: String,
+}
+
+impl Program {
+    /// Parses and checks the scripts; `set` are the `--set` variables, `seed` the run's.
+    pub fn new(
+        scripts: &[Source],
+        init: Option<&Source>,
+        cleanup: Option<&Source>,
+        set: &[(String, Value)],
+        seed: u64,
+    ) -> Result<Program, ScriptError> {
+        let read = |s: &Source| -> Result<Script, ScriptError> {
+            Ok(Script {
+                name: s.name.clone(),
+                weight: s.weight,
+                steps: parse::parse(&s.name, &s.text)?,
+            })
+        };
+        let mut program = Program {
+            scripts: scripts.iter().map(read).collect::<Result<_, _>>()?,
+            init: init.map(read).transpose()?,
+            cleanup: cleanup.map(read).transpose()?,
+            names: Vec::new(),
+            initial: Vec::new(),
+            client_id: 0,
+            parts: Vec::new(),
+            part_of: Vec::new(),
+        };
+        // pgbench's own variables, then --set (which may replace :scale).
+        let builtins = [
+            ("scale", Value::Int(1)),
+            ("client_id", Value::Int(0)),
+            ("random_seed", Value::Int(seed as i64)),
+            (
+                "default_seed",
+                Value::Int(super::random::murmur2(seed as i64, 0x5eed)),
+            ),
+        ];
+        let mut slots: HashMap<String, usize> = HashMap::new();
+        for (name, value) in builtins
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v))
+            .chain(set.iter().cloned())
+        {
+            let slot = program.slot(&mut slots, &name);
+            program.initial[slot] = Some(value);
+        }
+        program.client_id = slots["client_id"];
+        program.resolve(&mut slots);
+        program.check()?;
+        program.list_parts();
+        Ok(program)
+    }
+
+    fn slot(&mut self, slots: &mut HashMap<String, usize>, name: &str) -> usize {
+        if let Some(&s) = slots.get(name) {
+            return s;
+        }
+        self.names.push(name.to_string());
+        self.initial.push(None);
+        slots.insert(name.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+
+    /// Gives every variable any script names its slot.
+    fn resolve(&mut self, slots: &mut HashMap<String, usize>) {
+        let mut all: Vec<&mut Script> = self.scripts.iter_mut().collect();
+        all.extend(self.init.as_mut());
+        all.extend(self.cleanup.as_mut());
+        let (names, initial) = (&mut self.names, &mut self.initial);
+        let mut slot_of = |name: &str| match slots.get(name) {
+            Some(&s) => s,
+            None => {
+                names.push(name.to_string());
+                initial.push(None);
+                slots.insert(name.to_string(), names.len() - 1);
+                names.len() - 1
+            }
+        };
+        for script in all {
+            for step in &mut script.steps {
+                match &mut step.command {
+                    Command::Set { target, expr } => {
+                        expr.resolve(&mut slot_of);
+                        target.slot = slot_of(&target.name);
+                    }
+                    Command::Sql(sql) => sql
+                        .params
+                        .iter_mut()
+                        .for_each(|p| p.slot = slot_of(&p.name)),
+                    Command::Sleep {
+                        amount: Amount::Var(v),
+                        ..
+                    } => v.slot = slot_of(&v.name),
+                    Command::Sleep { .. } => {}
+                }
+            }
+        }
+    }
+
+    /// Walks each script in order with what is known of its variables: a variable read before
+    /// anything sets it, or an expression the constants already show wrong, is an error here.
+    fn check(&self) -> Result<(), ScriptError> {
+        let mut all: Vec<&Script> = self.scripts.iter().collect();
+        all.extend(self.init.as_ref());
+        all.extend(self.cleanup.as_ref());
+        for script in all {
+            let mut known: Vec<Option<Known>> = self
+                .initial
+                .iter()
+                .map(|v| v.clone().map(Known::Value))
+                .collect();
+            known[self.client_id] = Some(Known::Int);
+            let fail = |at: Position, message: String| ScriptError {
+                file: script.name.clone(),
+                at,
+                message,
+            };
+            let defined = |known: &[Option<Known>], v: &parse::VarRef| {
+                known[v.slot].is_some().then_some(()).ok_or_else(|| {
+                    fail(
+                        v.at,
+                        format!(
+                            "undefined variable :{} (no \\set before it, no --set)",
+                            v.name
+                        ),
+                    )
+                })
+            };
+            for step in &script.steps {
+                match &step.command {
+                    Command::Set { target, expr } => {
+                        let k = check(expr, &known).map_err(|e| fail(step.at, e))?;
+                        known[target.slot] = Some(k);
+                    }
+                    Command::Sql(sql) => {
+                        for p in &sql.params {
+                            defined(&known, p)?;
+                        }
+                    }
+                    Command::Sleep {
+                        amount: Amount::Var(v),
+                        ..
+                    } => defined(&known, v)?,
+                    Command::Sleep { .. } => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn list_parts(&mut self) {
+        for (i, script) in self.scripts.iter().enumerate() {
+            let mut of = Vec::new();
+            for step in &script.steps {
+                of.push(match &step.command {
+                    Command::Sql(sql) => {
+                        self.parts.push(Part {
+                            script: i,
+                            line: step.at.line,
+                            shown: sql.shown.clone(),
+                        });
+                        Some(self.parts.len() - 1)
+                    }
+                    _ => None,
+                });
+            }
+            self.part_of.push(of);
+        }
+    }
+
+    /// A script drawn by weight (`draw` uniform in `[0, total weight)`).
+    pub fn pick(&self, draw: u64) -> usize {
+        let mut left = draw;
+        for (i, s) in self.scripts.iter().enumerate() {
+            if left < s.weight {
+                return i;
+            }
+            left -= s.weight;
+        }
+        self.scripts.len() - 1
+    }
+
+    pub fn total_weight(&self) -> u64 {
+        self.scripts.iter().map(|s| s.weight).sum()
+    }
+}

@@ -1,0 +1,81 @@
+//! A script variable's value: pgbench's null, boolean, integer and double, and text (from
+//! `--set`), read as one of the others when an expression uses it.
+
+use crate::engine::sql::SqlValue;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Double(f64),
+    Text(String),
+}
+
+impl Value {
+    /// A value typed on the command line (`--set name=value`): a number or a boolean when it
+    /// reads as one, as pgbench reads `-D`, else text.
+    pub fn typed(text: &str) -> Value {
+        if let Ok(i) = text.trim().parse::<i64>() {
+            Value::Int(i)
+        } else if let Ok(d) = text.trim().parse::<f64>() {
+            Value::Double(d)
+        } else {
+            Value::Text(text.to_string())
+        }
+    }
+
+    /// The value an expression sees: text read as pgbench reads a variable's string.
+    pub fn in_expression(&self) -> Result<Value, String> {
+        let Value::Text(t) = self else {
+            return Ok(self.clone());
+        };
+        let lower = t.trim().to_ascii_lowercase();
+        let prefix_of = |word: &str| !lower.is_empty() && word.starts_with(lower.as_str());
+        Ok(if lower == "null" {
+            Value::Null
+        } else if prefix_of("true") || prefix_of("yes") || lower == "on" {
+            Value::Bool(true)
+        } else if prefix_of("false") || prefix_of("no") || lower == "off" || lower == "of" {
+            Value::Bool(false)
+        } else {
+            match Value::typed(t) {
+                Value::Text(_) => return Err(format!("the value '{t}' is not a number")),
+                v => v,
+            }
+        })
+    }
+
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "int",
+            Value::Double(_) => "double",
+            Value::Text(_) => "text",
+        }
+    }
+
+    /// The value bound to a statement's parameter.
+    pub fn to_sql(&self) -> SqlValue {
+        match self {
+            Value::Null => SqlValue::Null,
+            Value::Bool(b) => SqlValue::Int(i64::from(*b)),
+            Value::Int(i) => SqlValue::Int(*i),
+            Value::Double(d) => SqlValue::Float(*d),
+            Value::Text(t) => SqlValue::Text(t.clone()),
+        }
+    }
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Null => write!(f, "null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Double(d) => write!(f, "{d}"),
+            Value::Text(t) => write!(f, "{t}"),
+        }
+    }
+}
