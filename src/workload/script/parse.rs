@@ -453,12 +453,14 @@ fn sleep(c: &Cursor, args: &str, pos: &dyn Fn(usize) -> Position) -> Result<Comm
     } else {
         match amount.parse::<i64>() {
             Ok(n) if n >= 0 => Amount::Fixed(n),
-            _ => return c.error(
-                pos(amount_at),
-                format!(
+            _ => {
+                return c.error(
+                    pos(amount_at),
+                    format!(
                     "\\sleep needs a whole number of time units or a :variable, found '{amount}'"
                 ),
-            ),
+                )
+            }
         }
     };
     Ok(Command::Sleep { amount, micros })
