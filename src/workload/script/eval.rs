@@ -137,10 +137,8 @@ fn check_partly_known(f: Func, known: &[Known]) -> Result<(), String> {
                 random_parameter(f, double(p)?)?;
             }
         }
-        Func::Permute => {
-            if int_of(&known[1]).is_some_and(|size| size <= 0) {
-                return Err("permute size parameter must be greater than zero".into());
-            }
+        Func::Permute if int_of(&known[1]).is_some_and(|size| size <= 0) => {
+            return Err("permute size parameter must be greater than zero".into());
         }
         _ => {}
     }
@@ -169,7 +167,8 @@ fn int(v: &Value) -> Result<i64, String> {
         Value::Int(i) => Ok(*i),
         Value::Double(d) => {
             let r = d.round_ties_even();
-            if r.is_nan() || r < -9.223_372_036_854_776e18 || r >= 9.223_372_036_854_776e18 {
+            // NaN is in no range.
+            if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
                 return Err(format!("double to int overflow for {d}"));
             }
             Ok(r as i64)
