@@ -55,53 +55,51 @@ impl SqlEngine for Mysql {
 /// Opens MySQL in the URL's database: hakari's own when `claim` (an empty one, or one carrying
 /// its marker), else the database as given, nothing claimed or dropped.
 fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
-    {
-        let flush = server::flush_setting(options.durability).map_err(|e| anyhow!(e))?;
-        let (opts, server) = match &options.url {
-            Some(url) => {
-                let opts = Opts::from_url(url)
-                    .map_err(|e| anyhow!("bad MySQL URL {}: {e}", redact(url)))?;
-                if opts.get_db_name().is_none() {
-                    bail!("the MySQL URL must name a database (mysql://user@host:port/DATABASE)");
-                }
-                (opts, None)
+    let flush = server::flush_setting(options.durability).map_err(|e| anyhow!(e))?;
+    let (opts, server) = match &options.url {
+        Some(url) => {
+            let opts =
+                Opts::from_url(url).map_err(|e| anyhow!("bad MySQL URL {}: {e}", redact(url)))?;
+            if opts.get_db_name().is_none() {
+                bail!("the MySQL URL must name a database (mysql://user@host:port/DATABASE)");
             }
-            None => {
-                let root = options.dir.parent().unwrap_or(&options.dir).to_path_buf();
-                let s = server::PRIVATE
-                    .start(&options.dir, &options.server_options(), &root)
-                    .context("cannot start a private MariaDB server")?;
-                (Opts::from_url(&s.url)?, Some(s))
-            }
-        };
-        let mut admin = Conn::new(opts.clone())
-            .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&describe_error(&e))))?;
-        if server.is_none() {
-            // A server hakari did not start keeps its own setting: the level must match it.
-            let actual: Option<u8> =
-                admin.query_first("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit")?;
-            if actual != Some(flush) {
-                bail!(
+            (opts, None)
+        }
+        None => {
+            let root = options.dir.parent().unwrap_or(&options.dir).to_path_buf();
+            let s = server::PRIVATE
+                .start(&options.dir, &options.server_options(), &root)
+                .context("cannot start a private MariaDB server")?;
+            (Opts::from_url(&s.url)?, Some(s))
+        }
+    };
+    let mut admin = Conn::new(opts.clone())
+        .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&describe_error(&e))))?;
+    if server.is_none() {
+        // A server hakari did not start keeps its own setting: the level must match it.
+        let actual: Option<u8> =
+            admin.query_first("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit")?;
+        if actual != Some(flush) {
+            bail!(
                     "durability '{}' needs innodb_flush_log_at_trx_commit={flush}, but this server has {}; hakari does not change a server it did not start (pick the level that matches, or let hakari start a private server)",
                     options.durability,
                     actual.map(|a| a.to_string()).unwrap_or_else(|| "unknown".into())
                 );
-            }
         }
-        let created_marker = claim && claim_database(&mut admin)?;
-        // LOAD DATA LOCAL needs the server's consent; a server given by --url may refuse it.
-        let local_infile = admin
-            .query_first::<u8, _>("SELECT @@GLOBAL.local_infile")
-            .ok()
-            .flatten()
-            == Some(1);
-        Ok(Box::new(MysqlDatabase {
-            opts,
-            server,
-            created_marker,
-            local_infile,
-        }))
     }
+    let created_marker = claim && claim_database(&mut admin)?;
+    // LOAD DATA LOCAL needs the server's consent; a server given by --url may refuse it.
+    let local_infile = admin
+        .query_first::<u8, _>("SELECT @@GLOBAL.local_infile")
+        .ok()
+        .flatten()
+        == Some(1);
+    Ok(Box::new(MysqlDatabase {
+        opts,
+        server,
+        created_marker,
+        local_infile,
+    }))
 }
 
 /// Works in the connection's database only if it is empty or carries hakari's marker table;

@@ -48,40 +48,38 @@ impl SqlEngine for Postgres {
 /// Opens PostgreSQL working in `schema`, hakari's own (claimed, and dropped at close), or with
 /// None in the database as given (its own search path; nothing claimed or dropped).
 fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn SqlDatabase>> {
-    {
-        if let Some(url) = &options.url {
-            postgres::Config::from_str(url)
-                .map_err(|e| anyhow!("bad PostgreSQL URL {}: {e}", redact(url)))?;
-        }
-        let (url, server) = crate::server::given_or_started(&options.url, || {
-            let root = options.dir.parent().unwrap_or(&options.dir);
-            let started = server::PRIVATE.start(&options.dir, &options.server_options(), root);
-            started.context("cannot start a private PostgreSQL server")
-        })?;
-        let mut admin = Client::connect(&url, NoTls).map_err(|e| {
-            anyhow!(
-                "cannot connect to PostgreSQL at {}: {}",
-                redact(&url),
-                with_cause(&e)
-            )
-        })?;
-        if server.is_none() {
-            check_level_on_foreign_server(&mut admin, options.durability)?;
-        }
-        if schema.is_some() {
-            claim_schema(&mut admin)?;
-        }
-        let session = match options.durability {
-            Durability::Nosync => "off",
-            _ => "on",
-        };
-        Ok(Box::new(PostgresDatabase {
-            url,
-            server,
-            schema,
-            synchronous_commit: session,
-        }))
+    if let Some(url) = &options.url {
+        postgres::Config::from_str(url)
+            .map_err(|e| anyhow!("bad PostgreSQL URL {}: {e}", redact(url)))?;
     }
+    let (url, server) = crate::server::given_or_started(&options.url, || {
+        let root = options.dir.parent().unwrap_or(&options.dir);
+        let started = server::PRIVATE.start(&options.dir, &options.server_options(), root);
+        started.context("cannot start a private PostgreSQL server")
+    })?;
+    let mut admin = Client::connect(&url, NoTls).map_err(|e| {
+        anyhow!(
+            "cannot connect to PostgreSQL at {}: {}",
+            redact(&url),
+            with_cause(&e)
+        )
+    })?;
+    if server.is_none() {
+        check_level_on_foreign_server(&mut admin, options.durability)?;
+    }
+    if schema.is_some() {
+        claim_schema(&mut admin)?;
+    }
+    let session = match options.durability {
+        Durability::Nosync => "off",
+        _ => "on",
+    };
+    Ok(Box::new(PostgresDatabase {
+        url,
+        server,
+        schema,
+        synchronous_commit: session,
+    }))
 }
 
 /// On a server hakari did not start, only per-session settings can be made; `write-nosync`
