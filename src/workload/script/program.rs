@@ -98,13 +98,7 @@ impl Program {
     }
 
     fn slot(&mut self, slots: &mut HashMap<String, usize>, name: &str) -> usize {
-        if let Some(&s) = slots.get(name) {
-            return s;
-        }
-        self.names.push(name.to_string());
-        self.initial.push(None);
-        slots.insert(name.to_string(), self.names.len() - 1);
-        self.names.len() - 1
+        slot_in(&mut self.names, &mut self.initial, slots, name)
     }
 
     /// Gives every variable any script names its slot.
@@ -113,15 +107,7 @@ impl Program {
         all.extend(self.init.as_mut());
         all.extend(self.cleanup.as_mut());
         let (names, initial) = (&mut self.names, &mut self.initial);
-        let mut slot_of = |name: &str| match slots.get(name) {
-            Some(&s) => s,
-            None => {
-                names.push(name.to_string());
-                initial.push(None);
-                slots.insert(name.to_string(), names.len() - 1);
-                names.len() - 1
-            }
-        };
+        let mut slot_of = |name: &str| slot_in(names, initial, slots, name);
         for script in all {
             for step in &mut script.steps {
                 match &mut step.command {
@@ -229,4 +215,18 @@ impl Program {
     pub fn total_weight(&self) -> u64 {
         self.scripts.iter().map(|s| s.weight).sum()
     }
+}
+
+/// The slot of variable `name`, a new one (with no value yet) the first time it is named.
+fn slot_in(
+    names: &mut Vec<String>,
+    initial: &mut Vec<Option<Value>>,
+    slots: &mut HashMap<String, usize>,
+    name: &str,
+) -> usize {
+    *slots.entry(name.to_string()).or_insert_with(|| {
+        names.push(name.to_string());
+        initial.push(None);
+        names.len() - 1
+    })
 }
