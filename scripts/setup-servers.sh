@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the servers hakari's engines and tests use, when missing: PostgreSQL (with
-# postgresql-contrib for pgbench), MariaDB, Redis and memcached. hakari starts its own private
+# postgresql-contrib for pgbench), MariaDB, Redis, memcached, and the ODBC drivers for PostgreSQL,
+# MariaDB and SQLite (the odbc engine's tests reach those databases through them). hakari starts its own private
 # instances from these binaries; the system services they may also start are not needed (and
 # left alone).
 set -euo pipefail
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
-for p in postgresql postgresql-contrib mariadb-server redis-server memcached; do
+for p in postgresql postgresql-contrib mariadb-server redis-server memcached odbc-postgresql odbc-mariadb libsqliteodbc; do
   have "$p" || need+=("$p")
 done
 sudo_cmd=()

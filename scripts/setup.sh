@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what hakari needs on a Debian/Ubuntu machine, when it is missing: a C/C++ toolchain and
-# libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb and bdb-sql engines), fuse3 (the
+# libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb and bdb-sql engines), unixODBC (the
+# odbc engine links its driver manager), fuse3 (the
 # power-loss crash test mounts its FUSE layer with it), and the prebuilt DuckDB library the
 # duckdb engine links (scripts/setup-duckdb.sh: fetched from its registry package, checksum
 # verified).
@@ -8,7 +9,7 @@
 # report in it). Safe to run again: it installs only what is not there.
 set -euo pipefail
 
-packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev fuse3 curl ca-certificates)
+packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 curl ca-certificates)
 if [ "${1:-}" = "--with-test-tools" ]; then
   packages+=(chromium)
 fi

@@ -2,6 +2,7 @@
 //! configuration in turn, the result file, the tables and the exit code.
 
 use crate::durability::Durability;
+use crate::engine::Engine;
 use crate::errors::{Usage, EXIT_ERROR, EXIT_GATE_FAILED, EXIT_INTERRUPTED};
 use crate::measure::timing::{Arrival, Schedule, Timing};
 use crate::measure::{self, Interrupted};
@@ -26,7 +27,10 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     pub out: PathBuf,
     pub data_dir: Option<PathBuf>,
-    pub url: Option<String>,
+    /// `--url`, each for the engines of its scheme.
+    pub urls: Vec<String>,
+    /// `--dialect`: the SQL a database reached through odbc takes.
+    pub dialect: Option<crate::engine::sql::Dialect>,
     /// Also write an HTML report beside the result file.
     pub report: bool,
     pub require: Vec<Requirement>,
@@ -116,6 +120,22 @@ impl TimingOptions {
     }
 }
 
+/// Every `--url` must be for one of the engines asked for (a server engine taking its scheme).
+fn check_urls(urls: &[String], engines: &[Engine]) -> Result<()> {
+    for url in urls {
+        let taken = (engines.iter()).any(|e| !e.url_schemes().is_empty() && e.takes_url(url));
+        if !taken {
+            let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+            return Err(anyhow::Error::new(Usage(format!(
+                "--url {}: none of the engines asked for ({}) takes it; a URL goes to the server engine of its scheme (postgres://, mysql://, redis://, memcache://, odbc:)",
+                crate::results::redact::redact(url),
+                names.join(", ")
+            ))));
+        }
+    }
+    Ok(())
+}
+
 /// Plans `workload`, runs every configuration and writes the result file; returns the exit code.
 pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i32> {
     let names = options
@@ -124,6 +144,7 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
         .unwrap_or(default_engines::<W>(options.preset.as_deref()));
     options.timing.check(&*workload)?;
     let engines = W::TAKES.parse(names)?;
+    check_urls(&options.urls, &engines)?;
     let plan = workload.plan(&engines, options.durability.as_deref())?;
     if plan.configs.is_empty() {
         bail!(
@@ -141,7 +162,8 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
         seed: options.seed,
         out_dir: &options.out,
         data_dir: options.data_dir.as_deref(),
-        url: options.url.as_deref(),
+        urls: &options.urls,
+        dialect: options.dialect,
         parameters: serde_json::to_value(&*workload)?,
         timing: options.timing.timing(),
         hlog: options.timing.hlog.as_deref(),

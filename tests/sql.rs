@@ -4,12 +4,14 @@
 use hakari::durability::Durability;
 use hakari::results::store;
 mod common;
-use common::{hakari, private, result_files, run_ok, stderr};
+use common::{engine_args, hakari, odbc_sqlite, private, result_files, run_ok, stderr};
 
 #[test]
 fn tpcb_runs_on_every_sql_engine_and_balances_stay_consistent() {
     for engine in hakari::engine::sql_engines() {
-        let r = run_ok(&[
+        let dir = tempfile::tempdir().unwrap();
+        let extra = engine_args(engine.name(), dir.path());
+        let mut args = vec![
             "run",
             "tpcb",
             "--engine",
@@ -24,7 +26,9 @@ fn tpcb_runs_on_every_sql_engine_and_balances_stay_consistent() {
             "2",
             "--accounts-per-branch",
             "100",
-        ]);
+        ];
+        args.extend(extra.iter().map(String::as_str));
+        let r = run_ok(&args);
         assert_eq!(r.status, "complete");
         for clients in [1usize, 3] {
             let m = r
@@ -310,7 +314,8 @@ fn connection_contract(
             .open(&SqlOptions {
                 dir: dir.path().to_path_buf(),
                 durability: level,
-                url: None,
+                url: (engine.name() == "odbc").then(|| odbc_sqlite(dir.path())),
+                dialect: None,
                 clients: 2,
                 cache_bytes: 0,
             })

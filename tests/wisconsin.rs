@@ -5,7 +5,7 @@
 use hakari::results::{store, RunResult};
 use std::process::Output;
 mod common;
-use common::{hakari, result_files, stderr};
+use common::{hakari, odbc_sqlite, result_files, stderr};
 
 fn all_engines() -> String {
     hakari::engine::sql_engines()
@@ -15,10 +15,15 @@ fn all_engines() -> String {
         .join(",")
 }
 
+/// Runs wisconsin with `args`; the odbc engine, when asked for, reaches a SQLite file.
 fn run(args: &[&str]) -> (Output, Option<RunResult>) {
     let out = tempfile::tempdir().unwrap();
+    let odbc = odbc_sqlite(out.path());
     let mut all = vec!["run", "wisconsin", "--out", out.path().to_str().unwrap()];
     all.extend_from_slice(args);
+    if args.iter().any(|a| a.split(',').any(|e| e == "odbc")) {
+        all.extend(["--url", &odbc]);
+    }
     let o = hakari(&all);
     let r = result_files(out.path())
         .first()

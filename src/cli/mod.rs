@@ -221,7 +221,8 @@ impl<F: Args> WorkloadArgs<F> {
             seed: c.seed,
             out: c.out.clone(),
             data_dir: c.data_dir.clone(),
-            url: c.url.clone(),
+            urls: c.url.clone(),
+            dialect: c.dialect,
             report: c.report,
             require: c.require.clone(),
             timing: self.timing.options(),
@@ -268,10 +269,16 @@ pub struct CommonArgs {
     /// handle or connection.
     #[arg(long, short = 't', visible_alias = "clients", value_name = "COUNTS")]
     pub threads: Option<String>,
-    /// Server URL for server engines (postgres://user@host:port/db, mysql://..., redis://...).
-    /// Without it, hakari starts a private server when the server's binaries are installed.
+    /// Server URL for server engines (postgres://user@host:port/db, mysql://..., redis://...,
+    /// odbc:DSN=...). Repeat it for several engines: each takes the URL of its scheme. An engine
+    /// without one starts a private server when the server's binaries are installed.
     #[arg(long, value_name = "URL")]
-    pub url: Option<String>,
+    pub url: Vec<String>,
+    /// The SQL dialect of a database reached through `--engine odbc` (postgres, mysql, sqlite,
+    /// oracle, zen, standard), over the one the driver's DBMS name suggests. Oracle and zen are
+    /// written from their documentation and untested.
+    #[arg(long, value_name = "DIALECT", value_parser = crate::engine::sql::Dialect::parse)]
+    pub dialect: Option<crate::engine::sql::Dialect>,
     /// Also write an HTML report of this run beside its result file (<out>/<run-id>.html).
     #[arg(long)]
     pub report: bool,

@@ -313,6 +313,7 @@ impl ServerSubject {
             dir: self.dir.clone(),
             durability: self.level,
             url: Some(running.url.clone()),
+            dialect: None,
             clients: 1,
             cache_bytes: 0,
         })

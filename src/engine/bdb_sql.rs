@@ -153,8 +153,8 @@ fn pragma(level: Durability) -> std::result::Result<&'static str, String> {
 }
 
 impl SqlEngine for BdbSql {
-    fn dialect(&self) -> Dialect {
-        Dialect::Sqlite
+    fn dialect(&self) -> Option<Dialect> {
+        Some(Dialect::Sqlite)
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         Ok(match level {
@@ -383,6 +383,9 @@ impl BdbSqlConnection {
 }
 
 impl SqlConnection for BdbSqlConnection {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
     fn execute(&mut self, sql: &str) -> Result<u64> {
         let c = CString::new(sql)?;
         let mut err: *mut c_char = ptr::null_mut();
@@ -477,6 +480,7 @@ mod tests {
             dir: dir.to_path_buf(),
             durability: Durability::Sync,
             url: None,
+            dialect: None,
             clients: 1,
             cache_bytes: 0,
         }

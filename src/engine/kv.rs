@@ -148,6 +148,10 @@ pub trait FieldRecords {
 pub trait KvEngine: Sync {
     /// The library's version, as it reports it at run time.
     fn version(&self) -> String;
+    /// The schemes of the `--url`s it takes (`redis` for redis://...); none for embedded ones.
+    fn url_schemes(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// How this engine honours `level`: `Ok(the knobs it sets)`, or `Err(why it cannot)`.
     fn mapping(&self, level: Durability) -> std::result::Result<String, String>;
     /// The most worker threads this engine can serve at `level`, if limited.

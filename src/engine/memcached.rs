@@ -21,6 +21,9 @@ const ITEM_OVERHEAD: u64 = 512;
 pub struct Memcached;
 
 impl KvEngine for Memcached {
+    fn url_schemes(&self) -> &'static [&'static str] {
+        &["memcache", "memcached"]
+    }
     fn ordered_scan(&self) -> bool {
         false
     }

@@ -13,6 +13,7 @@ pub mod lmdb;
 pub mod memcached;
 pub mod mysql;
 pub mod null;
+pub mod odbc;
 pub mod postgres;
 pub mod redis;
 pub mod rocksdb;
@@ -49,6 +50,7 @@ pub fn all() -> Vec<Engine> {
         Engine::Sql(Named::new("mysql", &mysql::Mysql)),
         #[cfg(feature = "duckdb")]
         Engine::Sql(Named::new("duckdb", &duckdb::Duckdb)),
+        Engine::Sql(Named::new("odbc", &odbc::Odbc)),
     ]
 }
 
@@ -82,6 +84,14 @@ impl<E: ?Sized> std::ops::Deref for Named<E> {
     fn deref(&self) -> &E {
         self.engine
     }
+}
+
+/// The scheme a URL starts with (`postgres` of `postgres://...`, `odbc` of `odbc:DSN=...`).
+pub fn url_scheme(url: &str) -> Option<&str> {
+    let (scheme, _) = url.split_once(':')?;
+    let valid = !scheme.is_empty()
+        && (scheme.chars()).all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    valid.then_some(scheme)
 }
 
 /// Optional engines this build was made without, with the feature that builds them in.
@@ -146,6 +156,26 @@ impl Engine {
             );
         }
         Ok(())
+    }
+
+    /// The schemes of the `--url`s it takes.
+    pub fn url_schemes(self) -> &'static [&'static str] {
+        match self {
+            Engine::Kv(e) => e.url_schemes(),
+            Engine::Sql(e) => e.url_schemes(),
+        }
+    }
+
+    /// Whether `url` is for this engine: its scheme is one of the engine's. A URL whose scheme
+    /// no engine takes (a libpq `host=... dbname=...` string has none) goes to every engine, as
+    /// a lone `--url` always did, and the engine says what it makes of it.
+    pub fn takes_url(self, url: &str) -> bool {
+        match url_scheme(url) {
+            Some(scheme) if all().iter().any(|e| e.url_schemes().contains(&scheme)) => {
+                self.url_schemes().contains(&scheme)
+            }
+            _ => true,
+        }
     }
 
     /// A key-value store that reads in key order (not a cache).

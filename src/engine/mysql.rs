@@ -35,8 +35,11 @@ pub fn describe_error(e: &mysql::Error) -> String {
 pub struct Mysql;
 
 impl SqlEngine for Mysql {
-    fn dialect(&self) -> Dialect {
-        Dialect::Mysql
+    fn url_schemes(&self) -> &'static [&'static str] {
+        &["mysql"]
+    }
+    fn dialect(&self) -> Option<Dialect> {
+        Some(Dialect::Mysql)
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         server::flush_setting(level).map(|n| format!("innodb_flush_log_at_trx_commit={n}"))
@@ -260,6 +263,9 @@ fn literal(v: &SqlValue, out: &mut String) {
 }
 
 impl SqlConnection for MysqlConnection {
+    fn dialect(&self) -> Dialect {
+        Dialect::Mysql
+    }
     fn execute(&mut self, sql: &str) -> Result<u64> {
         let mut n = 0;
         // The text protocol takes one statement at a time.

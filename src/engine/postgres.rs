@@ -23,8 +23,11 @@ pub struct Postgres;
 const SCHEMA: &str = "hakari";
 
 impl SqlEngine for Postgres {
-    fn dialect(&self) -> Dialect {
-        Dialect::Postgres
+    fn url_schemes(&self) -> &'static [&'static str] {
+        &["postgres", "postgresql"]
+    }
+    fn dialect(&self) -> Option<Dialect> {
+        Some(Dialect::Postgres)
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         match level {
@@ -376,6 +379,9 @@ impl PostgresConnection {
 }
 
 impl SqlConnection for PostgresConnection {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
     fn execute(&mut self, sql: &str) -> Result<u64> {
         let single = !sql.trim().trim_end_matches(';').contains(';');
         if single {

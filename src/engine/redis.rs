@@ -16,6 +16,9 @@ const PREFIX: &[u8] = b"hakari:";
 pub struct Redis;
 
 impl KvEngine for Redis {
+    fn url_schemes(&self) -> &'static [&'static str] {
+        &["redis", "rediss"]
+    }
     fn ordered_scan(&self) -> bool {
         false
     }

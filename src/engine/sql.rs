@@ -49,16 +49,46 @@ pub enum Dialect {
     Postgres,
     Mysql,
     Duckdb,
+    /// Oracle Database, reached through odbc (written from its documentation, untested).
+    Oracle,
+    /// Actian Zen, formerly Pervasive PSQL, reached through odbc (untested).
+    Zen,
+    /// Any other DBMS reached through odbc: the SQL standard's forms.
+    Standard,
 }
 
 impl Dialect {
+    pub const ALL: [Dialect; 7] = [
+        Dialect::Sqlite,
+        Dialect::Postgres,
+        Dialect::Mysql,
+        Dialect::Duckdb,
+        Dialect::Oracle,
+        Dialect::Zen,
+        Dialect::Standard,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Dialect::Sqlite => "sqlite",
             Dialect::Postgres => "postgres",
             Dialect::Mysql => "mysql",
             Dialect::Duckdb => "duckdb",
+            Dialect::Oracle => "oracle",
+            Dialect::Zen => "zen",
+            Dialect::Standard => "standard",
         }
+    }
+
+    /// A dialect by its name (`--dialect`).
+    pub fn parse(name: &str) -> std::result::Result<Dialect, String> {
+        Dialect::ALL
+            .into_iter()
+            .find(|d| d.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+                format!("unknown dialect '{name}' (one of: {})", names.join(", "))
+            })
     }
 }
 
@@ -70,6 +100,9 @@ pub struct SqlOptions {
     pub durability: Durability,
     /// A server URL from `--url`; None means embedded, or a private server hakari starts.
     pub url: Option<String>,
+    /// `--dialect`: the SQL a database reached by a generic driver (odbc) takes, over the one
+    /// its DBMS suggests; None for every engine that knows its own.
+    pub dialect: Option<Dialect>,
     /// Connections that will be open at once.
     pub clients: usize,
     /// Engine cache size in bytes (0: the engine's default).
@@ -96,7 +129,14 @@ pub type Lines<'a> = &'a mut dyn Iterator<Item = String>;
 
 /// A SQL engine as registered: what it offers and how to open it.
 pub trait SqlEngine: Sync {
-    fn dialect(&self) -> Dialect;
+    /// The dialect this engine always speaks; None when it depends on the database a connection
+    /// reaches (odbc: the DBMS its driver reports), known from [`SqlConnection::dialect`].
+    fn dialect(&self) -> Option<Dialect>;
+    /// The schemes of the `--url`s it takes (`postgres` for postgres://...); none for embedded
+    /// ones.
+    fn url_schemes(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// How this engine honours `level`: `Ok(the knobs it sets)`, or `Err(why it cannot)`.
     fn mapping(&self, level: Durability) -> std::result::Result<String, String>;
     /// Opens (or starts, for a private server) a database hakari owns. A database or schema
@@ -155,6 +195,10 @@ impl<T> Prepared<T> {
         }
     }
 
+    pub fn get_mut(&mut self, stmt: Stmt) -> Option<&mut T> {
+        self.0.get_mut(stmt.0)
+    }
+
     /// Every statement, for closing them.
     pub fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
         self.0.drain(..)
@@ -165,6 +209,8 @@ impl<T> Prepared<T> {
 /// `$1` rewrite them. Conflicts (deadlock, serialization failure, busy) are returned as
 /// [`crate::engine::kv::Conflict`] so callers retry the transaction.
 pub trait SqlConnection {
+    /// The SQL text this connection takes, for workloads that pick statements by dialect.
+    fn dialect(&self) -> Dialect;
     /// Runs one or more statements without parameters (DDL, setup); returns rows affected.
     fn execute(&mut self, sql: &str) -> Result<u64>;
     /// Runs a query without parameters and returns its rows.

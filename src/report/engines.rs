@@ -3,7 +3,7 @@
 use super::rows::Rows;
 use super::table::Table;
 use crate::durability::Durability;
-use crate::engine::{self, Engine, KvEngine, Named};
+use crate::engine::{self, Engine, KvEngine, Named, SqlEngine};
 use serde_json::Value;
 
 /// The key-value family: the kv workload's engines, then the caches.
@@ -18,7 +18,8 @@ fn is_cache(e: Named<dyn KvEngine>) -> bool {
     !e.ordered_scan()
 }
 
-/// The four tables `hakari engines` prints.
+/// The tables `hakari engines` prints: each family's engines and durability mapping, then the
+/// ODBC drivers the odbc engine can reach databases through.
 pub fn tables() -> Vec<Table> {
     let kv_family = kv_family();
     let mut kv = Table::new(
@@ -66,7 +67,7 @@ pub fn tables() -> Vec<Table> {
         let levels: Vec<&str> = Engine::Sql(e).offered().iter().map(|d| d.name()).collect();
         sql.row(vec![
             e.name().into(),
-            e.dialect().name().into(),
+            dialect_name(e).into(),
             levels.join(", "),
         ]);
     }
@@ -81,7 +82,20 @@ pub fn tables() -> Vec<Table> {
     for e in engine::sql_engines() {
         mapping_rows(&mut sql_map, e.name(), |d| e.mapping(d));
     }
-    vec![kv, kv_map, sql, sql_map]
+    let mut drivers = Table::new(
+        "ODBC drivers installed (unixODBC's odbcinst.ini): --engine odbc --url 'odbc:Driver={NAME};...'",
+        vec!["driver".to_string()],
+        1,
+    );
+    for name in engine::odbc::installed_drivers() {
+        drivers.row(vec![name]);
+    }
+    vec![kv, kv_map, sql, sql_map, drivers]
+}
+
+/// The dialect an engine speaks, or where it comes from when the database decides it.
+fn dialect_name(e: Named<dyn SqlEngine>) -> &'static str {
+    e.dialect().map_or("the driver's DBMS", |d| d.name())
 }
 
 fn mapping_table(title: &str) -> Table {
@@ -145,7 +159,7 @@ pub fn rows() -> Rows {
             e.name(),
             "sql",
             Value::Null,
-            Value::from(e.dialect().name()),
+            Value::from(dialect_name(e)),
             &|d| e.mapping(d),
         );
     }

@@ -34,10 +34,16 @@ fn redact_key_values(text: &str) -> String {
         let mut search_from = 0;
         while let Some(found) = out[search_from..].to_ascii_lowercase().find(key) {
             let start = search_from + found + key.len();
-            let end = out[start..]
-                .find(|c: char| c.is_whitespace() || c == '&' || c == ';')
-                .map(|e| start + e)
-                .unwrap_or(out.len());
+            // An ODBC value in braces may hold ';' and spaces: it ends at its '}'.
+            let braced = out[start..].starts_with('{');
+            let end = if braced {
+                out[start..].find('}').map(|e| start + e + 1)
+            } else {
+                out[start..]
+                    .find(|c: char| c.is_whitespace() || c == '&' || c == ';')
+                    .map(|e| start + e)
+            }
+            .unwrap_or(out.len());
             out.replace_range(start..end, "***");
             search_from = start + 3;
         }
@@ -66,5 +72,9 @@ mod tests {
             "host=h password=*** user=u"
         );
         assert!(!redact("a://u:pw@h b://v:pw2@k").contains("pw"));
+        assert_eq!(
+            redact("odbc:DSN=zen;UID=bench;PWD={se;cr et};X=1"),
+            "odbc:DSN=zen;UID=bench;PWD=***;X=1"
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! result recorder.
 
 use crate::durability::Durability;
+use crate::engine::sql::Dialect;
 use crate::engine::Engine;
 use crate::measure::runner::StepOutcome;
 use crate::measure::timing::Timing;
@@ -20,7 +21,8 @@ pub struct RunContext {
     /// `--hlog`: the interval histograms of every step.
     hlog: Option<IntervalLog>,
     data_root: PathBuf,
-    url: Option<String>,
+    urls: Vec<String>,
+    dialect: Option<Dialect>,
     /// The fresh temporary directory, when no `--data-dir` was given; removed on drop.
     _temporary: Option<tempfile::TempDir>,
     /// The subdirectory hakari created inside a user's `--data-dir`; removed at the end.
@@ -33,8 +35,10 @@ pub struct ContextOptions<'a> {
     pub seed: Option<u64>,
     pub out_dir: &'a Path,
     pub data_dir: Option<&'a Path>,
-    /// A server given by `--url`; never recorded (it may hold a password).
-    pub url: Option<&'a str>,
+    /// The servers given by `--url`; never recorded (they may hold a password).
+    pub urls: &'a [String],
+    /// `--dialect`, for SQL engines reached by a generic driver.
+    pub dialect: Option<Dialect>,
     pub parameters: serde_json::Value,
     pub timing: Timing,
     /// `--hlog DIR`.
@@ -139,7 +143,8 @@ impl RunContext {
             timing: options.timing,
             hlog,
             data_root,
-            url: options.url.map(str::to_string),
+            urls: options.urls.to_vec(),
+            dialect: options.dialect,
             _temporary: temporary,
             created_in_user_dir: created,
         })
@@ -171,9 +176,16 @@ impl RunContext {
         &self.data_root
     }
 
-    /// The server given by `--url`; None for embedded engines and private servers.
-    pub fn url(&self) -> Option<&str> {
-        self.url.as_deref()
+    /// The server `--url` gives `engine` (the first URL of a scheme it takes); None for
+    /// embedded engines and private servers.
+    pub fn url_for(&self, engine: crate::engine::Engine) -> Option<&str> {
+        let mut urls = self.urls.iter().filter(|u| engine.takes_url(u));
+        urls.next().map(String::as_str)
+    }
+
+    /// `--dialect`: the SQL a database reached through odbc takes, over its DBMS's own.
+    pub fn dialect(&self) -> Option<Dialect> {
+        self.dialect
     }
 }
 

@@ -49,14 +49,17 @@ pub fn section_statement(text: &str, name: &str, values: &[(&str, &dyn Display)]
     found.into_iter().next().unwrap_or_default()
 }
 
-/// The statement that gathers planner statistics for `table` after a bulk load.
-pub fn analyze(dialect: Dialect, table: &str) -> String {
+/// The statements that gather planner statistics for `table` after a bulk load (none where
+/// the DBMS keeps its own).
+pub fn analyze(dialect: Dialect, table: &str) -> Vec<String> {
     let text = match dialect {
         Dialect::Postgres => include_str!("sql/postgres/analyze.sql"),
         Dialect::Mysql => include_str!("sql/mysql/analyze.sql"),
+        Dialect::Oracle => include_str!("sql/oracle/analyze.sql"),
+        Dialect::Zen | Dialect::Standard => include_str!("sql/standard/analyze.sql"),
         Dialect::Sqlite | Dialect::Duckdb => include_str!("sql/analyze.sql"),
     };
-    filled(text, &[("table", &table)]).remove(0)
+    filled(text, &[("table", &table)])
 }
 
 #[cfg(test)]
@@ -70,6 +73,7 @@ mod tests {
             filled(text, &[("t", &"x")]),
             ["CREATE TABLE x (a INT)", "DROP TABLE x"]
         );
-        assert_eq!(analyze(Dialect::Postgres, "t"), "VACUUM ANALYZE t");
+        assert_eq!(analyze(Dialect::Postgres, "t"), ["VACUUM ANALYZE t"]);
+        assert!(analyze(Dialect::Standard, "t").is_empty());
     }
 }

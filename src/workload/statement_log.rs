@@ -3,15 +3,27 @@
 //! can be shown to leave every statement as it was. It stands in for no engine in any test of
 //! a workload's behaviour: those run on real engines.
 
-use crate::engine::sql::{Row, Rows, SqlConnection, SqlDatabase, SqlValue, Stmt, Visit};
+use crate::engine::sql::{Dialect, Row, Rows, SqlConnection, SqlDatabase, SqlValue, Stmt, Visit};
 use anyhow::Result;
 use std::sync::{Arc, Mutex};
 
 /// The log, shared by the database and every connection made from it.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct StatementLog {
     lines: Arc<Mutex<Vec<String>>>,
     prepared: Arc<Mutex<Vec<String>>>,
+    /// The dialect its connections say they speak.
+    pub dialect: Dialect,
+}
+
+impl Default for StatementLog {
+    fn default() -> Self {
+        StatementLog {
+            lines: Arc::default(),
+            prepared: Arc::default(),
+            dialect: Dialect::Sqlite,
+        }
+    }
 }
 
 impl StatementLog {
@@ -65,6 +77,9 @@ impl SqlDatabase for StatementLog {
 }
 
 impl SqlConnection for StatementLog {
+    fn dialect(&self) -> Dialect {
+        self.dialect
+    }
     fn execute(&mut self, sql: &str) -> Result<u64> {
         self.noted(&format!("execute: {sql}"), 1)
     }
@@ -107,9 +122,4 @@ impl SqlConnection for StatementLog {
 }
 
 /// Every dialect, in the order the snapshot lists them.
-pub const DIALECTS: [crate::engine::sql::Dialect; 4] = [
-    crate::engine::sql::Dialect::Sqlite,
-    crate::engine::sql::Dialect::Postgres,
-    crate::engine::sql::Dialect::Mysql,
-    crate::engine::sql::Dialect::Duckdb,
-];
+pub const DIALECTS: [Dialect; 7] = Dialect::ALL;

@@ -60,3 +60,21 @@ pub fn private(
     };
     server.start(dir, &options, root).unwrap()
 }
+
+/// What an engine needs beside `--engine` to run with no server given: the odbc engine reaches
+/// a SQLite file in `dir` through Debian's SQLite ODBC driver (a real driver and database, and
+/// no server to start); every other engine needs nothing.
+pub fn engine_args(engine: &str, dir: &Path) -> Vec<String> {
+    match engine {
+        "odbc" => vec!["--url".into(), odbc_sqlite(dir)],
+        _ => Vec::new(),
+    }
+}
+
+/// The odbc URL of a SQLite file in `dir` (60 s busy timeout, as hakari's own sqlite engine).
+pub fn odbc_sqlite(dir: &Path) -> String {
+    format!(
+        "odbc:Driver=SQLite3;Database={};Timeout=60000",
+        dir.join("odbc.sqlite").display()
+    )
+}

@@ -30,8 +30,8 @@ pub struct Duckdb;
 const FILE: &str = "hakari.duckdb";
 
 impl SqlEngine for Duckdb {
-    fn dialect(&self) -> Dialect {
-        Dialect::Duckdb
+    fn dialect(&self) -> Option<Dialect> {
+        Some(Dialect::Duckdb)
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         match level {
@@ -233,6 +233,9 @@ impl DuckdbConnection {
 }
 
 impl SqlConnection for DuckdbConnection {
+    fn dialect(&self) -> Dialect {
+        Dialect::Duckdb
+    }
     fn execute(&mut self, sql: &str) -> Result<u64> {
         let single = !sql.trim().trim_end_matches(';').contains(';');
         if single {
@@ -388,6 +391,7 @@ mod tests {
                 dir: dir.to_path_buf(),
                 durability: level,
                 url: None,
+                dialect: None,
                 clients: 2,
                 cache_bytes: 0,
             })
@@ -511,6 +515,7 @@ mod tests {
             dir: dir.path().to_path_buf(),
             durability: Durability::Nosync,
             url: None,
+            dialect: None,
             clients: 1,
             cache_bytes: 0,
         };

@@ -14,8 +14,8 @@ use std::time::Duration;
 pub struct SqliteSql;
 
 impl SqlEngine for SqliteSql {
-    fn dialect(&self) -> Dialect {
-        Dialect::Sqlite
+    fn dialect(&self) -> Option<Dialect> {
+        Some(Dialect::Sqlite)
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         super::mapping(level)
@@ -103,6 +103,9 @@ fn from_ref(v: ValueRef<'_>) -> SqlValue {
 }
 
 impl SqlConnection for SqliteConnection {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
     fn execute(&mut self, sql: &str) -> Result<u64> {
         let before = self.conn.total_changes();
         self.conn.execute_batch(sql).map_err(classify)?;

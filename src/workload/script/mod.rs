@@ -139,7 +139,8 @@ impl Workload for ScriptParams {
         let db = config.engine.open_as_given(&SqlOptions {
             dir: dir.clone(),
             durability: config.durability,
-            url: ctx.url().map(str::to_string),
+            url: ctx.url_for(Engine::Sql(config.engine)).map(str::to_string),
+            dialect: ctx.dialect(),
             clients: self.clients.iter().copied().max().unwrap_or(1),
             cache_bytes: 0,
         })?;

@@ -120,7 +120,8 @@ fn run_config(params: &SessionParams, config: Config, ctx: &mut RunContext) -> R
         &OpenOptions {
             dir: &dir,
             durability: config.durability,
-            url: ctx.url(),
+            url: ctx.url_for(config.engine),
+            dialect: ctx.dialect(),
             clients: params.clients.iter().copied().max().unwrap_or(1),
             // base64 makes four bytes of three; the object adds its id and braces.
             max_value_bytes: payload_len(largest),

@@ -42,6 +42,8 @@ pub struct OpenOptions<'a> {
     pub dir: &'a Path,
     pub durability: Durability,
     pub url: Option<&'a str>,
+    /// `--dialect`, for a SQL engine reached by a generic driver.
+    pub dialect: Option<crate::engine::sql::Dialect>,
     pub clients: usize,
     /// The largest value a session will take.
     pub max_value_bytes: u64,
@@ -65,16 +67,18 @@ const CHUNK_TABLE: &str = "hakari_session_chunks";
 impl SessionStore {
     pub fn open(engine: Engine, o: &OpenOptions) -> Result<SessionStore> {
         Ok(match engine {
-            Engine::Sql(e) => SessionStore::Sql {
-                db: e.open(&SqlOptions {
+            Engine::Sql(e) => {
+                let db = e.open(&SqlOptions {
                     dir: o.dir.to_path_buf(),
                     durability: o.durability,
                     url: o.url.map(String::from),
+                    dialect: o.dialect,
                     clients: o.clients,
                     cache_bytes: 0,
-                })?,
-                dialect: e.dialect(),
-            },
+                })?;
+                let dialect = db.connect()?.dialect();
+                SessionStore::Sql { db, dialect }
+            }
             Engine::Kv(e) => SessionStore::Kv(e.open(&KvOptions {
                 dir: o.dir.to_path_buf(),
                 durability: o.durability,
@@ -183,8 +187,14 @@ fn ddl(dialect: Dialect, layout: Layout) -> String {
         (Dialect::Postgres, Layout::Chunked) => include_str!("sql/postgres/create_chunked.sql"),
         (Dialect::Mysql, Layout::Blob) => include_str!("sql/mysql/create_blob.sql"),
         (Dialect::Mysql, Layout::Chunked) => include_str!("sql/mysql/create_chunked.sql"),
-        (Dialect::Sqlite | Dialect::Duckdb, Layout::Blob) => include_str!("sql/create_blob.sql"),
-        (Dialect::Sqlite | Dialect::Duckdb, Layout::Chunked) => {
+        (Dialect::Oracle, Layout::Blob) => include_str!("sql/oracle/create_blob.sql"),
+        (Dialect::Oracle, Layout::Chunked) => include_str!("sql/oracle/create_chunked.sql"),
+        (Dialect::Zen, Layout::Blob) => include_str!("sql/zen/create_blob.sql"),
+        (Dialect::Zen, Layout::Chunked) => include_str!("sql/zen/create_chunked.sql"),
+        (Dialect::Sqlite | Dialect::Duckdb | Dialect::Standard, Layout::Blob) => {
+            include_str!("sql/create_blob.sql")
+        }
+        (Dialect::Sqlite | Dialect::Duckdb | Dialect::Standard, Layout::Chunked) => {
             include_str!("sql/create_chunked.sql")
         }
     };

@@ -26,7 +26,13 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-const SCHEMA: &str = include_str!("sql/schema.sql");
+/// The tables' DDL: BIGINT everywhere but Oracle, which has NUMBER(19).
+fn schema(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Oracle => include_str!("sql/oracle/schema.sql"),
+        _ => include_str!("sql/schema.sql"),
+    }
+}
 const DROP: &str = include_str!("sql/drop.sql");
 const TRANSACTION: &str = include_str!("sql/transaction.sql");
 const CHECK: &str = include_str!("sql/check.sql");
@@ -86,7 +92,8 @@ fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Resu
     let db = config.engine.open(&SqlOptions {
         dir: dir.clone(),
         durability: config.durability,
-        url: ctx.url().map(str::to_string),
+        url: ctx.url_for(Engine::Sql(config.engine)).map(str::to_string),
+        dialect: ctx.dialect(),
         clients: params.clients.iter().copied().max().unwrap_or(1),
         cache_bytes: params.cache_bytes,
     })?;
@@ -109,7 +116,7 @@ fn measure_config(
     ctx.record_engine(engine, config.durability, db.version(), db.settings());
     let load_started = Instant::now();
     for set in 0..max_sets {
-        load(params, db, set, config.engine.dialect())?;
+        load(params, db, set)?;
     }
     ctx.recorder.note(format!(
         "{} {}: loaded {} table set(s) of {} branches, {} tellers, {} accounts in {} (not part of any figure)",
@@ -176,11 +183,12 @@ fn measure_config(
     Ok(())
 }
 
-fn load(params: &TpcbParams, db: &dyn SqlDatabase, set: usize, dialect: Dialect) -> Result<()> {
+fn load(params: &TpcbParams, db: &dyn SqlDatabase, set: usize) -> Result<()> {
     let mut c = db.connect()?;
+    let dialect = c.dialect();
     for stmt in statements(DROP, set)
         .iter()
-        .chain(statements(SCHEMA, set).iter())
+        .chain(statements(schema(dialect), set).iter())
     {
         c.execute(stmt)
             .with_context(|| format!("setting up: {stmt}"))?;
@@ -223,10 +231,9 @@ fn load(params: &TpcbParams, db: &dyn SqlDatabase, set: usize, dialect: Dialect)
         params.accounts_per_branch,
     )?;
     for table in ["branches", "tellers", "accounts", "history"] {
-        c.execute(&crate::workload::sql::analyze(
-            dialect,
-            &format!("{p}{table}"),
-        ))?;
+        for stmt in crate::workload::sql::analyze(dialect, &format!("{p}{table}")) {
+            c.execute(&stmt)?;
+        }
     }
     Ok(())
 }

@@ -4,14 +4,15 @@ use super::*;
 use crate::workload::statement_log::{StatementLog, DIALECTS};
 
 pub(crate) fn statements() -> String {
-    let log = StatementLog::default();
+    let mut log = StatementLog::default();
     let mut params = presets::default_params();
     params.branches = 1;
     params.tellers_per_branch = 2;
     params.accounts_per_branch = 3;
     for dialect in DIALECTS {
         log.note(format!("== tpcb {}", dialect.name()));
-        load(&params, &log, 0, dialect).unwrap();
+        log.dialect = dialect;
+        load(&params, &log, 0).unwrap();
         let _ = check_consistency(&log, 1);
         drop_tables(&log, 2).unwrap();
         for s in super::statements(TRANSACTION, 1) {

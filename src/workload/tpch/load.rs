@@ -14,7 +14,7 @@ pub(super) fn load_test(
     conn: &mut dyn SqlConnection,
     ctx: &mut RunContext,
 ) -> Result<()> {
-    let dialect = config.engine.dialect();
+    let dialect = conn.dialect();
     let sf = config.sf;
     for s in data::drop_statements()
         .into_iter()
@@ -73,8 +73,10 @@ pub(super) fn load_test(
     let keys_secs = started.elapsed().as_secs_f64();
     let started = Instant::now();
     for table in data::TABLES {
-        conn.execute(&crate::workload::sql::analyze(dialect, table))
-            .with_context(|| format!("gathering statistics of {table}"))?;
+        for stmt in crate::workload::sql::analyze(dialect, table) {
+            conn.execute(&stmt)
+                .with_context(|| format!("gathering statistics of {table}"))?;
+        }
     }
     let stats_secs = started.elapsed().as_secs_f64();
     let load_secs = load_started.elapsed().as_secs_f64();

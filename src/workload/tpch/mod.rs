@@ -128,7 +128,8 @@ fn run_config(params: &TpchParams, config: Config, ctx: &mut RunContext) -> Resu
     let db = config.engine.open(&SqlOptions {
         dir: dir.clone(),
         durability: config.durability,
-        url: ctx.url().map(str::to_string),
+        url: ctx.url_for(Engine::Sql(config.engine)).map(str::to_string),
+        dialect: ctx.dialect(),
         clients: streams + 2,
         cache_bytes: 0,
     })?;

@@ -18,7 +18,7 @@ pub(super) fn validation(
     for q in 1..=22u8 {
         check_interrupt()?;
         let params = queries::validation_params(q);
-        let sql = queries::render(q, &params, config.engine.dialect(), 0)?;
+        let sql = queries::render(q, &params, conn.dialect(), 0)?;
         let started = Instant::now();
         let rows = queries::run(conn, &sql).with_context(|| format!("Q{q} (validation)"))?;
         let secs = started.elapsed().as_secs_f64();
@@ -49,7 +49,7 @@ pub(super) fn power_test(
     set: &refresh::RefreshSet,
     ctx: &mut RunContext,
 ) -> Result<(Vec<f64>, [f64; 2])> {
-    let dialect = config.engine.dialect();
+    let dialect = conn.dialect();
     let sf = config.sf;
     let seed0 = ctx.seed;
     let mut power_queries = vec![0.0; 22];

@@ -22,7 +22,9 @@ pub(crate) fn statements() -> String {
             log.note(s);
         }
         for table in data::TABLES {
-            log.note(crate::workload::sql::analyze(dialect, table));
+            for stmt in crate::workload::sql::analyze(dialect, table) {
+                log.note(stmt);
+            }
         }
         refresh::rf1(&mut log, &set).unwrap();
         let _ = refresh::rf2(&mut log, &set);

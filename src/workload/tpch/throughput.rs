@@ -77,7 +77,7 @@ fn run_streams(
     sets: &[refresh::RefreshSet],
     ctx: &RunContext,
 ) -> Result<Streams> {
-    let (dialect, sf) = (config.engine.dialect(), config.sf);
+    let sf = config.sf;
     let finished: Mutex<Vec<(usize, Times)>> = Mutex::new(Vec::new());
     let released: Mutex<Option<Instant>> = Mutex::new(None);
     let progress = Progress::hidden();
@@ -94,6 +94,7 @@ fn run_streams(
                 Times::Refresh(refresh_stream(conn.as_mut(), sets)?)
             } else {
                 let seed = seed0 + stream as u64;
+                let dialect = conn.dialect();
                 let times = query_stream(conn.as_mut(), dialect, sf, stream, seed)
                     .with_context(|| format!("throughput test: stream {stream}"))?;
                 worker.count(times.len() as u64);

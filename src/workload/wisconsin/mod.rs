@@ -113,7 +113,8 @@ fn run_config(
     let db = config.engine.open(&SqlOptions {
         dir: dir.clone(),
         durability: config.durability,
-        url: ctx.url().map(str::to_string),
+        url: ctx.url_for(Engine::Sql(config.engine)).map(str::to_string),
+        dialect: ctx.dialect(),
         clients: 1,
         cache_bytes: params.cache_bytes,
     })?;
@@ -150,10 +151,10 @@ fn measure_config(
     ctx: &mut RunContext,
 ) -> Result<()> {
     let name = config.engine.name();
-    let dialect = config.engine.dialect();
     let engine = Engine::Sql(config.engine);
     ctx.record_engine(engine, config.durability, db.version(), db.settings());
     let mut c = db.connect()?;
+    let dialect = c.dialect();
     let n = params.tuples;
 
     let started = Instant::now();
@@ -215,7 +216,9 @@ fn load(c: &mut dyn SqlConnection, dialect: Dialect, n: u64) -> Result<()> {
         &[("bprime", &BPRIME), ("tenk2", &TENK2), ("tenth", &(n / 10))],
     ))?;
     for t in [TENK1, TENK2, ONEK, BPRIME] {
-        c.execute(&sql::analyze(dialect, t))?;
+        for stmt in sql::analyze(dialect, t) {
+            c.execute(&stmt)?;
+        }
     }
     for (t, want) in [(TENK1, n), (TENK2, n), (ONEK, n / 10), (BPRIME, n / 10)] {
         let rows = count_of(c.query(&queries::relations("count", &[("table", &t)]))?)?;
@@ -230,13 +233,15 @@ fn build_indexes(c: &mut dyn SqlConnection, dialect: Dialect) -> Result<()> {
     let text = match dialect {
         Dialect::Postgres => include_str!("sql/postgres/indexes.sql"),
         Dialect::Mysql => include_str!("sql/mysql/indexes.sql"),
-        Dialect::Sqlite | Dialect::Duckdb => include_str!("sql/indexes.sql"),
+        _ => include_str!("sql/indexes.sql"),
     };
     for t in [TENK1, TENK2, ONEK] {
         for stmt in sql::filled(text, &[("table", &t)]) {
             c.execute(&stmt)?;
         }
-        c.execute(&sql::analyze(dialect, t))?;
+        for stmt in sql::analyze(dialect, t) {
+            c.execute(&stmt)?;
+        }
     }
     Ok(())
 }
@@ -255,6 +260,7 @@ mod tests {
                 dir: dir.to_path_buf(),
                 durability: Durability::WriteNosync,
                 url: None,
+                dialect: None,
                 clients: 1,
                 cache_bytes: 0,
             })
@@ -344,7 +350,8 @@ mod tests {
             seed: Some(1),
             out_dir: out.path(),
             data_dir: None,
-            url: None,
+            urls: &[],
+            dialect: None,
             parameters: serde_json::json!({}),
             timing: Default::default(),
             hlog: None,

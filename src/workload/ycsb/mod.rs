@@ -162,7 +162,8 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
             &OpenOptions {
                 dir: &dir,
                 durability: config.durability,
-                url: ctx.url(),
+                url: ctx.url_for(config.engine),
+                dialect: ctx.dialect(),
                 threads: config.threads,
                 shape: shape(p),
                 records: p.records + expected_inserts(p, &config.mix),

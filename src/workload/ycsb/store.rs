@@ -32,6 +32,8 @@ pub struct OpenOptions<'a> {
     pub dir: &'a Path,
     pub durability: crate::durability::Durability,
     pub url: Option<&'a str>,
+    /// `--dialect`, for a SQL engine reached by a generic driver.
+    pub dialect: Option<crate::engine::sql::Dialect>,
     pub threads: usize,
     pub shape: Shape,
     /// Records the run may hold at most (loaded and inserted).
@@ -62,6 +64,7 @@ impl Records {
                 dir: o.dir.to_path_buf(),
                 durability: o.durability,
                 url: o.url.map(String::from),
+                dialect: o.dialect,
                 clients: o.threads,
                 cache_bytes: 0,
             })?),

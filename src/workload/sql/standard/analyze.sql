@@ -1,0 +1,2 @@
+-- The SQL standard has no statement for planner statistics (nor has Actian Zen): the DBMS keeps
+-- its own, so nothing is sent.
