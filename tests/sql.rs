@@ -296,6 +296,11 @@ fn every_sql_engine_keeps_the_connection_contract() {
         if engine.private_server().is_some() {
             levels.truncate(1);
         }
+        // The odbc engine reaches SQLite here: the levels a SQLite session can have.
+        if engine.name() == "odbc" {
+            use hakari::engine::odbc::dbms::Dbms;
+            levels.retain(|l| Dbms::Sqlite.durability(*l).is_ok());
+        }
         for level in levels {
             connection_contract(engine, level);
         }

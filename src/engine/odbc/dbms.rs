@@ -25,6 +25,27 @@ pub fn tested(dbms: Dbms) -> bool {
 }
 
 impl Dbms {
+    pub const ALL: [Dbms; 6] = [
+        Dbms::Postgres,
+        Dbms::Mysql,
+        Dbms::Sqlite,
+        Dbms::Oracle,
+        Dbms::Zen,
+        Dbms::Other,
+    ];
+
+    /// How tables name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Dbms::Postgres => "PostgreSQL",
+            Dbms::Mysql => "MariaDB/MySQL",
+            Dbms::Sqlite => "SQLite",
+            Dbms::Oracle => "Oracle",
+            Dbms::Zen => "Actian Zen",
+            Dbms::Other => "any other",
+        }
+    }
+
     /// From the name the driver reports: "PostgreSQL", "MariaDB", "MySQL", "SQLite",
     /// "Oracle", "Pervasive.SQL"/"Actian Zen"/"Zen", anything else.
     pub fn from_reported(name: &str) -> Dbms {
@@ -127,7 +148,8 @@ impl Dbms {
         };
         let server_only = || {
             Err(format!(
-                "over ODBC hakari sets only what a session may set, and {} needs the server's own configuration",
+                "over ODBC hakari sets only what a session may set, and no session on {} can have {} (it needs the server's configuration, or the DBMS has no such mode)",
+                self.label(),
                 level.name()
             ))
         };
@@ -175,6 +197,40 @@ pub struct SessionDurability {
     pub statements: Vec<&'static str>,
     /// A server setting that must already hold: (query, the value it must answer).
     pub requires: Option<(&'static str, &'static str)>,
+}
+
+impl SessionDurability {
+    /// What it sets or needs, for the mapping table.
+    pub fn describe(&self) -> String {
+        match (&self.requires, self.statements.is_empty()) {
+            (Some((query, value)), _) => format!("`{query}` must answer {value}"),
+            (None, true) => "the server's own setting".into(),
+            (None, false) => self.statements.join("; "),
+        }
+    }
+}
+
+/// How the odbc engine honours `level`, per DBMS; Err when no DBMS gives it to a session.
+pub fn mapping(level: Durability) -> Result<String, String> {
+    let per: Vec<String> = (Dbms::ALL.iter())
+        .filter_map(|d| {
+            Some(format!(
+                "{}: {}",
+                d.label(),
+                d.durability(level).ok()?.describe()
+            ))
+        })
+        .collect();
+    if per.is_empty() {
+        return Err(format!(
+            "no DBMS lets a session set {} over ODBC",
+            level.name()
+        ));
+    }
+    Ok(format!(
+        "by the DBMS the driver reports (others refused on connecting): {}",
+        per.join("; ")
+    ))
 }
 
 #[cfg(test)]

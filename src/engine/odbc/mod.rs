@@ -30,12 +30,7 @@ impl SqlEngine for Odbc {
         None
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
-        match level {
-            Durability::Sync | Durability::WriteNosync | Durability::Nosync | Durability::None => Ok(
-                "what a session may set on the DBMS the driver reports (PostgreSQL synchronous_commit; MariaDB's innodb_flush_log_at_trx_commit must already match; SQLite's PRAGMAs); a level the DBMS keeps in its server configuration is refused on connecting".into(),
-            ),
-            Durability::InMemory => Err("over ODBC hakari reaches a database as the driver opens it; it cannot make one in memory".into()),
-        }
+        dbms::mapping(level)
     }
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
         open(options, true)
