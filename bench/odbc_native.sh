@@ -30,7 +30,7 @@ m = [m for m in r["measurements"] if m["step"] == sys.argv[2] and sys.argv[3] in
 print(m[0]["ops_per_sec_mean"] if sys.argv[2] == "tpcb" else m[0]["runs"][0]["seconds"])
 PY
 }
-run() { rm -rf "$OUT"/*; "$H" "$@" --out "$OUT" >/dev/null; ls "$OUT"/*.json; }
+run() { rm -rf "$OUT"/*; "$H" "$@" --out "$OUT" >/dev/null 2>&1; ls "$OUT"/*.json; }
 for server in postgres mysql; do
   if [ $server = postgres ]; then native_url=$url; odbc_url=$pg_odbc; else native_url=$my_url; odbc_url=$my_odbc; fi
   for round in $(seq "$ROUNDS"); do

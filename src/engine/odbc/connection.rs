@@ -20,8 +20,10 @@ use std::sync::{Arc, Mutex};
 
 type Shared = SharedConnection<'static>;
 
-/// Rows sent in one array of parameters by a bulk load.
-const BULK_ROWS: usize = 1000;
+/// Rows in one INSERT of a bulk load, and INSERTs sent in one array of parameters: 1,000 rows
+/// a call.
+const ROWS_PER_INSERT: usize = 50;
+const INSERTS_PER_EXECUTE: usize = 20;
 
 /// How a result column is read: by the C type its SQL type fits.
 #[derive(Clone, Copy)]
@@ -295,19 +297,23 @@ impl SqlConnection for OdbcConnection {
         self.in_transaction = false;
         self.connection().rollback().map_err(classify)
     }
-    /// Arrays of `BULK_ROWS` rows bound as text parameters of one prepared INSERT; in one
-    /// transaction of its own unless the caller has one open.
+    /// Arrays of multi-row INSERTs with text parameters, 1,000 rows a call; in one
+    /// transaction of its own unless the caller has one open (then autocommit again, so that
+    /// a workload without transactions pays no commit per statement).
     fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
-        let own = !self.in_transaction;
-        if own {
-            self.begin()?;
+        if self.in_transaction {
+            return self.insert_arrays(table, columns, rows);
         }
+        let was_manual = self.manual_commit;
+        self.begin()?;
         let loaded = self.insert_arrays(table, columns, rows);
-        if own {
-            match &loaded {
-                Ok(_) => self.commit()?,
-                Err(_) => self.rollback()?,
-            }
+        match &loaded {
+            Ok(_) => self.commit()?,
+            Err(_) => self.rollback()?,
+        }
+        if !was_manual {
+            self.connection().set_autocommit(true).map_err(classify)?;
+            self.manual_commit = false;
         }
         loaded
     }
@@ -328,12 +334,11 @@ fn as_text(v: &SqlValue, out: &mut Vec<u8>) -> bool {
 
 impl OdbcConnection {
     fn insert_arrays(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
-        let sql = insert_sql(table, columns);
         let mut rows = rows.peekable();
         // Binary values need binary parameters: those rows go one statement at a time.
         if let Some(first) = rows.peek() {
             if first.iter().any(|v| matches!(v, SqlValue::Bytes(_))) {
-                let stmt = self.prepare(&sql)?;
+                let stmt = self.prepare(&insert_sql(table, columns))?;
                 let mut n = 0;
                 for row in rows {
                     self.run(stmt, &row, &mut |_| {})?;
@@ -343,32 +348,83 @@ impl OdbcConnection {
             }
         }
         let conn = self.connection();
-        let prepared = conn.prepare(&sql).map_err(classify)?;
-        let widths = vec![16; columns.len()];
-        let mut inserter = prepared
-            .into_text_inserter(BULK_ROWS, widths)
-            .map_err(classify)?;
-        let mut cells: Vec<Vec<u8>> = vec![Vec::new(); columns.len()];
-        let mut present = vec![false; columns.len()];
+        let mut full = TextInserts::new(&conn, table, columns, ROWS_PER_INSERT)?;
+        let mut group: Vec<Row> = Vec::with_capacity(ROWS_PER_INSERT);
         let mut n = 0u64;
         for row in rows {
-            for (i, v) in row.iter().enumerate() {
-                present[i] = as_text(v, &mut cells[i]);
-            }
-            let cells_of_row = cells
-                .iter()
-                .zip(&present)
-                .map(|(c, &p)| p.then_some(c.as_slice()));
-            inserter.append(cells_of_row).map_err(classify)?;
-            n += 1;
-            if inserter.num_rows() == BULK_ROWS {
-                inserter.execute().map_err(classify)?;
-                inserter.clear();
+            group.push(row);
+            if group.len() == ROWS_PER_INSERT {
+                full.append(&group)?;
+                n += group.len() as u64;
+                group.clear();
             }
         }
-        if inserter.num_rows() > 0 {
-            inserter.execute().map_err(classify)?;
+        full.flush()?;
+        if !group.is_empty() {
+            // The last rows, fewer than a statement takes: a statement of their own.
+            let mut rest = TextInserts::new(&conn, table, columns, group.len())?;
+            rest.append(&group)?;
+            rest.flush()?;
+            n += group.len() as u64;
         }
         Ok(n)
+    }
+}
+
+/// A prepared multi-row INSERT (`VALUES (?, ..), (?, ..)`, `rows` rows a statement) with text
+/// parameter arrays of `INSERTS_PER_EXECUTE` statements bound to it: a driver that sends the
+/// elements of an array one by one (PostgreSQL's) still sends `rows` rows in each.
+struct TextInserts<'c> {
+    inserter: odbc_api::ColumnarBulkInserter<
+        odbc_api::handles::StatementImpl<'c>,
+        odbc_api::buffers::TextColumn<u8>,
+    >,
+    cells: Vec<Vec<u8>>,
+    present: Vec<bool>,
+}
+
+impl<'c> TextInserts<'c> {
+    fn new(
+        conn: &'c Connection<'static>,
+        table: &str,
+        columns: &[&str],
+        rows: usize,
+    ) -> Result<TextInserts<'c>> {
+        let one = format!("({})", vec!["?"; columns.len()].join(", "));
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES {}",
+            columns.join(", "),
+            vec![one; rows].join(", ")
+        );
+        let cells = columns.len() * rows;
+        let inserter = (conn.prepare(&sql).map_err(classify)?)
+            .into_text_inserter(INSERTS_PER_EXECUTE, vec![16; cells])
+            .map_err(classify)?;
+        Ok(TextInserts {
+            inserter,
+            cells: vec![Vec::new(); cells],
+            present: vec![false; cells],
+        })
+    }
+
+    /// Adds one statement's rows (exactly the `rows` it was made for), sending a full array.
+    fn append(&mut self, group: &[Row]) -> Result<()> {
+        for (i, v) in group.iter().flatten().enumerate() {
+            self.present[i] = as_text(v, &mut self.cells[i]);
+        }
+        let cells = (self.cells.iter().zip(&self.present)).map(|(c, &p)| p.then_some(c.as_slice()));
+        self.inserter.append(cells).map_err(classify)?;
+        if self.inserter.num_rows() == INSERTS_PER_EXECUTE {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.inserter.num_rows() > 0 {
+            self.inserter.execute().map_err(classify)?;
+            self.inserter.clear();
+        }
+        Ok(())
     }
 }

@@ -91,6 +91,17 @@ impl Dbms {
         }
     }
 
+    /// Connection attributes hakari adds for this DBMS's usual driver when the connection
+    /// string does not set them: (key, value). psqlODBC wraps every statement in a savepoint
+    /// unless told to roll back whole transactions (`Protocol=7.4-1`); hakari retries whole
+    /// transactions anyway, so the savepoints would only add two round trips per statement.
+    pub fn connection_attributes(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Dbms::Postgres => &[("Protocol", "7.4-1")],
+            _ => &[],
+        }
+    }
+
     /// A query answering the server's version, when there is one.
     pub fn version_query(self) -> Option<&'static str> {
         match self {
@@ -233,9 +244,43 @@ pub fn mapping(level: Durability) -> Result<String, String> {
     ))
 }
 
+/// `connection_string` with `attributes` added where it does not set them already; returns
+/// it and the attributes added.
+pub fn with_attributes(
+    connection_string: &str,
+    attributes: &[(&str, &str)],
+) -> (String, Vec<String>) {
+    let given: Vec<String> = (connection_string.split(';'))
+        .filter_map(|part| part.split_once('='))
+        .map(|(key, _)| key.trim().to_ascii_lowercase())
+        .collect();
+    let mut out = connection_string
+        .trim_end()
+        .trim_end_matches(';')
+        .to_string();
+    let mut added = Vec::new();
+    for (key, value) in attributes {
+        if !given.contains(&key.to_ascii_lowercase()) {
+            out.push_str(&format!(";{key}={value}"));
+            added.push(format!("{key}={value}"));
+        }
+    }
+    (out, added)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attributes_are_added_only_where_not_given() {
+        let attrs = [("Protocol", "7.4-1")];
+        let (s, added) = with_attributes("Driver={PostgreSQL Unicode};Server=h;", &attrs);
+        assert_eq!(s, "Driver={PostgreSQL Unicode};Server=h;Protocol=7.4-1");
+        assert_eq!(added, ["Protocol=7.4-1"]);
+        let (s, added) = with_attributes("DSN=pg;protocol=7.4-2", &attrs);
+        assert_eq!((s.as_str(), added.len()), ("DSN=pg;protocol=7.4-2", 0));
+    }
 
     #[test]
     fn drivers_names_pick_the_dbms() {

@@ -138,8 +138,11 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
         }
     }
     let created_marker = claim && claim_database(&mut admin)?;
+    let (connection_string, added) =
+        dbms::with_attributes(connection_string, dbms.connection_attributes());
     Ok(Box::new(OdbcDatabase {
-        connection_string: connection_string.to_string(),
+        connection_string,
+        added,
         reported,
         dbms,
         dialect,
@@ -193,7 +196,10 @@ fn claim_database(c: &mut OdbcConnection) -> Result<bool> {
 }
 
 struct OdbcDatabase {
+    /// The user's connection string, with `added`.
     connection_string: String,
+    /// Attributes hakari added for the DBMS's driver (`Dbms::connection_attributes`).
+    added: Vec<String>,
     /// The DBMS as the driver names it.
     reported: String,
     dbms: Dbms,
@@ -236,6 +242,14 @@ impl SqlDatabase for OdbcDatabase {
             ("driver".into(), driver_of(&self.connection_string)),
             ("dbms".into(), self.reported.clone()),
             ("dialect".into(), self.dialect.name().into()),
+            (
+                "connection attributes added".into(),
+                if self.added.is_empty() {
+                    "none".into()
+                } else {
+                    self.added.join(";")
+                },
+            ),
             (
                 "tested by hakari".into(),
                 if dbms::tested(self.dbms) { "yes" } else { "no" }.into(),
