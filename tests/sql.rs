@@ -49,38 +49,44 @@ fn tpcb_runs_on_every_sql_engine_and_balances_stay_consistent() {
 
 #[test]
 fn psql_v11_layouts_and_atomic_tests_run() {
-    let out = tempfile::tempdir().unwrap();
-    let o = hakari(&[
-        "run",
-        "tpcb",
-        "--preset",
-        "psql-v11",
-        "--engine",
-        "sqlite",
-        "--clients",
-        "2",
-        "--transactions",
-        "20",
-        "--runs",
-        "1",
-        "--accounts-per-branch",
-        "200",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = store::read(&result_files(out.path())[0]).unwrap();
-    let steps: Vec<(String, i64)> = r
-        .measurements
-        .iter()
-        .map(|m| (m.step.clone(), m.config["table_sets"].as_i64().unwrap()))
-        .collect();
-    for sets in [1, 16] {
-        for step in ["tpcb", "atomic-read", "atomic-update"] {
-            assert!(
-                steps.contains(&(step.to_string(), sets)),
-                "{step} with {sets} set(s): {steps:?}"
-            );
+    // The Pervasive paper's preset, embedded and through ODBC (as a Zen user would run it).
+    for engine in ["sqlite", "odbc"] {
+        let out = tempfile::tempdir().unwrap();
+        let extra = engine_args(engine, out.path());
+        let mut args = vec![
+            "run",
+            "tpcb",
+            "--preset",
+            "psql-v11",
+            "--engine",
+            engine,
+            "--clients",
+            "2",
+            "--transactions",
+            "20",
+            "--runs",
+            "1",
+            "--accounts-per-branch",
+            "200",
+            "--out",
+            out.path().to_str().unwrap(),
+        ];
+        args.extend(extra.iter().map(String::as_str));
+        let o = hakari(&args);
+        assert!(o.status.success(), "{engine}: {}", stderr(&o));
+        let r = store::read(&result_files(out.path())[0]).unwrap();
+        let steps: Vec<(String, i64)> = r
+            .measurements
+            .iter()
+            .map(|m| (m.step.clone(), m.config["table_sets"].as_i64().unwrap()))
+            .collect();
+        for sets in [1, 16] {
+            for step in ["tpcb", "atomic-read", "atomic-update"] {
+                assert!(
+                    steps.contains(&(step.to_string(), sets)),
+                    "{engine}: {step} with {sets} set(s): {steps:?}"
+                );
+            }
         }
     }
 }
