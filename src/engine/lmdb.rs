@@ -42,7 +42,6 @@ impl KvEngine for Lmdb {
         let mut builder = EnvOpenOptions::new();
         builder
             .map_size(map_size as usize)
-            .max_dbs(1)
             .max_readers((options.threads as u32 + 8).max(126));
         if options.durability == Durability::WriteNosync {
             // SAFETY: NO_SYNC only weakens durability, which is what this level asks for.
@@ -52,7 +51,9 @@ impl KvEngine for Lmdb {
         let env =
             unsafe { builder.open(&options.dir) }.context("cannot open the LMDB environment")?;
         let mut wtxn = env.write_txn()?;
-        let db: Database<Bytes, Bytes> = env.create_database(&mut wtxn, Some("kv"))?;
+        // The environment's main database: a named one would be a record in it, and every write
+        // transaction would copy and write the main database's page too.
+        let db: Database<Bytes, Bytes> = env.create_database(&mut wtxn, None)?;
         wtxn.commit()?;
         Ok(Box::new(LmdbStore { env, db, map_size }))
     }
