@@ -66,8 +66,9 @@ fn driver_of(connection_string: &str) -> String {
 
 /// Connects with `connection_string`, naming the driver and what it said when that fails.
 fn connect(connection_string: &str) -> Result<Connection<'static>> {
-    // MariaDB's Connector/ODBC 3.1 reads a connection string past the length it is given
-    // ("UID=root" became user 'rootao'); a closing ';' ends the last attribute where it ends.
+    // Through unixODBC to MariaDB's Unicode driver, a string without a closing ';' connected
+    // as user 'rootao' for "UID=root": bytes after its end were read (which layer does it is
+    // not established). A closing ';' ends the last attribute where it ends.
     let terminated = match connection_string.trim_end().ends_with(';') {
         true => connection_string.to_string(),
         false => format!("{connection_string};"),
@@ -124,6 +125,11 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
     })?;
     let dbms = Dbms::from_reported(&reported);
     let dialect = options.dialect.unwrap_or(dbms.dialect());
+    if dbms == Dbms::Other && options.dialect.is_none() {
+        eprintln!("note: odbc: hakari does not know the DBMS '{reported}': it sends the workloads' standard SQL (--dialect picks another), untested there");
+    } else if !dbms::tested(dbms) {
+        eprintln!("note: odbc: {reported} is reached with the {} dialect, written from its documentation and not tested by hakari", dialect.name());
+    }
     let durability = dbms.durability(options.durability).map_err(|why| {
         anyhow!(
             "durability '{}' through ODBC on {reported}: {why}",

@@ -251,7 +251,8 @@ struct WorkerState<'s> {
     chooser: KeyChooser,
     key: Vec<u8>,
     fields: Vec<Vec<u8>>,
-    read: Vec<Vec<u8>>,
+    /// The length of each field of the record read last.
+    read: Vec<usize>,
 }
 
 impl<'s> WorkerState<'s> {
@@ -401,13 +402,13 @@ fn operation(
 /// Reads the chosen record and checks it holds every field at its length.
 fn read_checked(p: &YcsbParams, s: &mut WorkerState, keeps_data: bool) -> Result<u64> {
     let retries = s.client.read(&s.key, &mut s.read)?;
-    let whole = s.read.len() == p.field_count && s.read.iter().all(|f| f.len() == p.field_length);
+    let whole = s.read.len() == p.field_count && s.read.iter().all(|&n| n == p.field_length);
     if keeps_data && !whole {
         bail!(
             "record {} came back with {} fields of lengths {:?}, expected {} of {} bytes",
             String::from_utf8_lossy(&s.key),
             s.read.len(),
-            s.read.iter().map(Vec::len).collect::<Vec<_>>(),
+            s.read,
             p.field_count,
             p.field_length
         );

@@ -139,6 +139,7 @@ impl Records {
         Ok(Client {
             form,
             value: Vec::new(),
+            fields: Vec::new(),
             params: Vec::with_capacity(shape.fields + 1),
         })
     }
@@ -171,6 +172,8 @@ pub struct Client<'s> {
     form: Form<'s>,
     /// A key-value store's encoded record.
     value: Vec<u8>,
+    /// A record read from a store that keeps fields of its own.
+    fields: Vec<Vec<u8>>,
     params: Vec<SqlValue>,
 }
 
@@ -187,21 +190,14 @@ fn encode(fields: &[Vec<u8>], out: &mut Vec<u8>) {
     }
 }
 
-/// The fields of an encoded record into `out`, reusing its buffers (nothing is allocated once
-/// they have grown to the fields' length).
-fn decode(mut value: &[u8], out: &mut Vec<Vec<u8>>) -> Result<()> {
-    let mut n = 0;
+/// The length of each field of an encoded record, into `out`.
+fn field_lengths(mut value: &[u8], out: &mut Vec<usize>) -> Result<()> {
+    out.clear();
     while !value.is_empty() {
         let (field, rest) = split_field(value)?;
-        if n == out.len() {
-            out.push(Vec::new());
-        }
-        out[n].clear();
-        out[n].extend_from_slice(field);
-        n += 1;
+        out.push(field.len());
         value = rest;
     }
-    out.truncate(n);
     Ok(())
 }
 
@@ -239,17 +235,13 @@ fn text(bytes: &[u8]) -> SqlValue {
     SqlValue::Text(String::from_utf8_lossy(bytes).into_owned())
 }
 
-/// A row's columns into `out` as bytes, reusing its buffers.
-fn fields_into(row: &[SqlValue], out: &mut Vec<Vec<u8>>) {
-    out.resize_with(row.len(), Vec::new);
-    for (value, field) in row.iter().zip(out.iter_mut()) {
-        field.clear();
-        match value {
-            SqlValue::Text(t) => field.extend_from_slice(t.as_bytes()),
-            SqlValue::Bytes(b) => field.extend_from_slice(b),
-            SqlValue::Null => {}
-            other => field.extend_from_slice(format!("{other:?}").as_bytes()),
-        }
+/// The length in bytes of a column read back as a field.
+fn field_length(value: &SqlValue) -> usize {
+    match value {
+        SqlValue::Text(t) => t.len(),
+        SqlValue::Bytes(b) => b.len(),
+        SqlValue::Null => 0,
+        other => format!("{other:?}").len(),
     }
 }
 
@@ -276,29 +268,36 @@ impl Client<'_> {
         Ok(retries)
     }
 
-    /// Reads every field of `key` into `out`; fails when the record is absent.
-    pub fn read(&mut self, key: &[u8], out: &mut Vec<Vec<u8>>) -> Result<u64> {
+    /// Reads the record `key` (every field, out of the engine and its transaction) and the
+    /// length of each field into `lengths`, for the caller's check; fails when it is absent.
+    pub fn read(&mut self, key: &[u8], lengths: &mut Vec<usize>) -> Result<u64> {
         let mut retries = 0;
+        lengths.clear();
         let found = match &mut self.form {
             Form::Sql(conn, s) => {
                 let mut found = false;
                 let args = [text(key)];
                 retry_conflicts(&mut retries, || {
                     conn.query_prepared(s.read, &args, &mut |row| {
-                        fields_into(row, out);
+                        lengths.clear();
+                        lengths.extend(row.iter().map(field_length));
                         found = true;
                     })
                 })?;
                 found
             }
             Form::Kv(session) => match session.fields() {
-                Some(records) => records.read(key, out)?,
+                Some(records) => {
+                    let found = records.read(key, &mut self.fields)?;
+                    lengths.extend(self.fields.iter().map(Vec::len));
+                    found
+                }
                 None => {
                     let value = &mut self.value;
                     let found = in_transaction(session.as_mut(), &mut retries, false, |s| {
                         s.get(key, value)
                     })?;
-                    decode(value, out)?;
+                    field_lengths(value, lengths)?;
                     found
                 }
             },
@@ -403,18 +402,32 @@ pub(crate) fn snapshot() -> String {
 mod tests {
     use super::*;
 
+    /// The fields of an encoded record, as written.
+    fn fields_of(mut value: &[u8]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        while !value.is_empty() {
+            let (field, rest) = split_field(value).unwrap();
+            out.push(field.to_vec());
+            value = rest;
+        }
+        out
+    }
+
     #[test]
-    fn records_kept_as_one_value_decode_to_their_fields() {
+    fn records_kept_as_one_value_keep_their_fields() {
         let fields = vec![b"abc".to_vec(), Vec::new(), vec![b'x'; 100]];
         let mut value = Vec::new();
         encode(&fields, &mut value);
-        let mut back = Vec::new();
-        decode(&value, &mut back).unwrap();
-        assert_eq!(back, fields);
-        assert!(decode(&value[..value.len() - 1], &mut back).is_err());
+        assert_eq!(fields_of(&value), fields);
+        let mut lengths = Vec::new();
+        field_lengths(&value, &mut lengths).unwrap();
+        assert_eq!(lengths, [3, 0, 100]);
+        assert!(field_lengths(&value[..value.len() - 1], &mut lengths).is_err());
         replace_field(&mut value, 2, &[b'y'; 100]).unwrap();
         replace_field(&mut value, 1, b"longer").unwrap();
-        decode(&value, &mut back).unwrap();
-        assert_eq!(back, [b"abc".to_vec(), b"longer".to_vec(), vec![b'y'; 100]]);
+        assert_eq!(
+            fields_of(&value),
+            [b"abc".to_vec(), b"longer".to_vec(), vec![b'y'; 100]]
+        );
     }
 }
