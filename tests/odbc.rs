@@ -5,7 +5,7 @@
 //! passwords and servers that are down end in one line naming the driver, exit 1, no password.
 
 mod common;
-use common::{hakari, odbc_sqlite, private, run_ok, stderr};
+use common::{hakari, odbc_sqlite, private_mariadb, private_postgres, run_ok, stderr};
 use hakari::results::RunResult;
 use std::path::Path;
 
@@ -108,10 +108,7 @@ fn every_workload_through_the_sqlite_driver() {
 #[test]
 fn every_workload_through_the_postgresql_driver() {
     let dir = tempfile::tempdir().unwrap();
-    let server_dir = dir.path().join("pg");
-    std::fs::create_dir(&server_dir).unwrap();
-    let pg = private(&hakari::server::postgres::PRIVATE, &server_dir, dir.path());
-    let port = pg.process.port;
+    let (_pg, port) = private_postgres(dir.path());
     let odbc = format!(
         "odbc:Driver={{PostgreSQL Unicode}};Server=127.0.0.1;Port={port};Database=hakari;UID=hakari"
     );
@@ -124,11 +121,7 @@ fn every_workload_through_the_postgresql_driver() {
 fn every_workload_through_the_mariadb_driver() {
     use mysql::prelude::Queryable;
     let dir = tempfile::tempdir().unwrap();
-    let server_dir = dir.path().join("my");
-    std::fs::create_dir(&server_dir).unwrap();
-    let _my = private(&hakari::server::mariadb::PRIVATE, &server_dir, dir.path());
-    let socket = hakari::server::mariadb::socket(&server_dir);
-    let mut c = mysql::Conn::new(hakari::server::mariadb::socket_opts(&socket, None)).unwrap();
+    let (_my, socket, mut c) = private_mariadb(dir.path());
     c.query_drop("CREATE DATABASE through_odbc").unwrap();
     c.query_drop("CREATE DATABASE native").unwrap();
     let odbc = format!(
@@ -198,10 +191,7 @@ fn tables(file: &Path) -> Vec<String> {
 #[test]
 fn bad_connections_say_what_the_driver_said() {
     let dir = tempfile::tempdir().unwrap();
-    let server_dir = dir.path().join("pg");
-    std::fs::create_dir(&server_dir).unwrap();
-    let pg = private(&hakari::server::postgres::PRIVATE, &server_dir, dir.path());
-    let port = pg.process.port;
+    let (_pg, port) = private_postgres(dir.path());
     let mut c = postgres::Client::connect(
         &format!("postgresql://hakari@127.0.0.1:{port}/hakari"),
         postgres::NoTls,
@@ -210,7 +200,7 @@ fn bad_connections_say_what_the_driver_said() {
     c.batch_execute("CREATE ROLE bench LOGIN PASSWORD 'right-one'")
         .unwrap();
     // A server that checks passwords: only hakari's own superuser is trusted.
-    let hba = server_dir.join("pgdata").join("pg_hba.conf");
+    let hba = dir.path().join("pg").join("pgdata").join("pg_hba.conf");
     let trusted = std::fs::read_to_string(&hba).unwrap();
     let strict = format!("host all bench 127.0.0.1/32 scram-sha-256\n{trusted}");
     std::fs::write(&hba, strict).unwrap();
@@ -296,38 +286,17 @@ fn dialect_override_and_levels_a_session_cannot_set() {
         !kept.contains("hunter2") && kept.contains("PWD=***"),
         "{kept}"
     );
-    let o = hakari(&[
-        "run",
-        "tpcb",
-        "--engine",
-        "odbc",
-        "--url",
-        &url,
-        "--durability",
-        "nosync",
-        "--transactions",
-        "5",
-    ]);
+    let tpcb = |extra: &[&str]| {
+        let mut args = vec!["run", "tpcb", "--engine", "odbc", "--url", &url];
+        args.extend_from_slice(extra);
+        hakari(&args)
+    };
+    let o = tpcb(&["--durability", "nosync", "--transactions", "5"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("durability 'nosync' through ODBC on SQLite"),
-        "{}",
-        stderr(&o)
-    );
-    let o = hakari(&[
-        "run",
-        "tpcb",
-        "--engine",
-        "odbc",
-        "--url",
-        &url,
-        "--dialect",
-        "klingon",
-    ]);
+    let says = "durability 'nosync' through ODBC on SQLite";
+    assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    let o = tpcb(&["--dialect", "klingon"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("unknown dialect 'klingon'"),
-        "{}",
-        stderr(&o)
-    );
+    let says = "unknown dialect 'klingon'";
+    assert!(stderr(&o).contains(says), "{}", stderr(&o));
 }

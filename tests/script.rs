@@ -3,7 +3,7 @@
 //! stop before any client starts, naming file, line and column.
 
 mod common;
-use common::{hakari, private, run_ok, stderr};
+use common::{hakari, private_postgres, run_ok, stderr};
 use std::path::Path;
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -35,10 +35,8 @@ fn catalog(c: &mut postgres::Client) -> Vec<String> {
 #[test]
 fn a_script_changes_the_users_tables_as_asked_and_nothing_else() {
     let dir = tempfile::tempdir().unwrap();
-    let server_dir = dir.path().join("pg");
-    std::fs::create_dir(&server_dir).unwrap();
-    let pg = private(&hakari::server::postgres::PRIVATE, &server_dir, dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{}/hakari", pg.process.port);
+    let (_pg, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     c.batch_execute(
         "CREATE TABLE accounts (aid int PRIMARY KEY, abalance int NOT NULL);

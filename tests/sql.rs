@@ -4,7 +4,10 @@
 use hakari::durability::Durability;
 use hakari::results::store;
 mod common;
-use common::{engine_args, hakari, odbc_sqlite, private, result_files, run_ok, stderr};
+use common::{
+    engine_args, hakari, odbc_sqlite, private_mariadb, private_postgres, result_files, run_ok,
+    stderr,
+};
 
 #[test]
 fn tpcb_runs_on_every_sql_engine_and_balances_stay_consistent() {
@@ -161,13 +164,8 @@ fn impossible_levels_are_refused() {
 #[test]
 fn postgres_refuses_a_schema_it_does_not_own_and_hides_passwords() {
     let dir = tempfile::tempdir().unwrap();
-    let server_dir = dir.path().join("pg");
-    std::fs::create_dir(&server_dir).unwrap();
-    let pg = private(&hakari::server::postgres::PRIVATE, &server_dir, dir.path());
-    let url = format!(
-        "postgresql://hakari:topsecret@127.0.0.1:{}/hakari",
-        pg.process.port
-    );
+    let (_pg, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari:topsecret@127.0.0.1:{port}/hakari");
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     c.batch_execute("CREATE SCHEMA hakari; CREATE TABLE hakari.customers (id int); INSERT INTO hakari.customers VALUES (1)").unwrap();
     let out = tempfile::tempdir().unwrap();
@@ -238,12 +236,8 @@ fn postgres_refuses_a_schema_it_does_not_own_and_hides_passwords() {
 #[test]
 fn mysql_refuses_a_database_with_foreign_tables() {
     let dir = tempfile::tempdir().unwrap();
-    let server_dir = dir.path().join("my");
-    std::fs::create_dir(&server_dir).unwrap();
-    let _my = private(&hakari::server::mariadb::PRIVATE, &server_dir, dir.path());
-    let socket = hakari::server::mariadb::socket(&server_dir);
+    let (_my, socket, mut c) = private_mariadb(dir.path());
     use mysql::prelude::Queryable;
-    let mut c = mysql::Conn::new(hakari::server::mariadb::socket_opts(&socket, None)).unwrap();
     c.query_drop("CREATE DATABASE shop").unwrap();
     c.query_drop("CREATE TABLE shop.orders (id INT)").unwrap();
     c.query_drop("INSERT INTO shop.orders VALUES (7)").unwrap();

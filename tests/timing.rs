@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{hakari, only_result, private, result_files, run_ok, stderr};
+use common::{hakari, only_result, private_postgres, result_files, run_ok, stderr};
 use hakari::results::Measurement;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use hdrhistogram::serialization::Deserializer;
@@ -123,10 +123,8 @@ fn base64_decode(text: &str) -> Vec<u8> {
 #[test]
 fn a_stopped_server_shows_in_the_open_loops_percentiles_as_the_arithmetic_predicts() {
     let dir = tempfile::tempdir().unwrap();
-    let server_dir = dir.path().join("pg");
-    std::fs::create_dir(&server_dir).unwrap();
-    let pg = private(&hakari::server::postgres::PRIVATE, &server_dir, dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{}/hakari", pg.process.port);
+    let (pg, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
     let out = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_hakari"))
         .args([

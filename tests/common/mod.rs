@@ -78,3 +78,24 @@ pub fn odbc_sqlite(dir: &Path) -> String {
         dir.join("odbc.sqlite").display()
     )
 }
+
+/// A private MariaDB in `dir`/my playing "a server given by --url": the server (stopped when
+/// dropped), its socket, and a root connection to it.
+pub fn private_mariadb(dir: &Path) -> (hakari::server::Launched, PathBuf, mysql::Conn) {
+    let server_dir = dir.join("my");
+    std::fs::create_dir(&server_dir).unwrap();
+    let server = private(&hakari::server::mariadb::PRIVATE, &server_dir, dir);
+    let socket = hakari::server::mariadb::socket(&server_dir);
+    let conn = mysql::Conn::new(hakari::server::mariadb::socket_opts(&socket, None)).unwrap();
+    (server, socket, conn)
+}
+
+/// A private PostgreSQL in `dir`/pg playing "a server given by --url": the server (stopped when
+/// dropped) and its loopback port; database and superuser `hakari`, trusted.
+pub fn private_postgres(dir: &Path) -> (hakari::server::Launched, u16) {
+    let server_dir = dir.join("pg");
+    std::fs::create_dir(&server_dir).unwrap();
+    let server = private(&hakari::server::postgres::PRIVATE, &server_dir, dir);
+    let port = server.process.port;
+    (server, port)
+}
