@@ -299,4 +299,19 @@ fn dialect_override_and_levels_a_session_cannot_set() {
     assert_eq!(o.status.code(), Some(2));
     let says = "unknown dialect 'klingon'";
     assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    // A workload with no SQL of its own for a dialect refuses it instead of sending SQL it
+    // would not take.
+    let o = hakari(&[
+        "run",
+        "tpch",
+        "--engine",
+        "odbc",
+        "--url",
+        &url,
+        "--dialect",
+        "zen",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let says = "the tpch workload has no SQL written for zen yet";
+    assert!(stderr(&o).contains(says), "{}", stderr(&o));
 }

@@ -49,6 +49,19 @@ pub fn section_statement(text: &str, name: &str, values: &[(&str, &dyn Display)]
     found.into_iter().next().unwrap_or_default()
 }
 
+/// Refuses a dialect `workload` has no SQL written for, rather than sending SQL that DBMS does
+/// not take (tpch, wisconsin and ycsb have none of their own for Oracle and Actian Zen yet;
+/// `--dialect standard` sends their standard SQL anyway).
+pub fn refuse_unwritten(workload: &str, dialect: Dialect) -> anyhow::Result<()> {
+    if matches!(dialect, Dialect::Oracle | Dialect::Zen) {
+        anyhow::bail!(
+            "the {workload} workload has no SQL written for {} yet (tpcb and session have); --dialect standard sends its standard SQL to try it",
+            dialect.name()
+        );
+    }
+    Ok(())
+}
+
 /// The statements that gather planner statistics for `table` after a bulk load (none where
 /// the DBMS keeps its own).
 pub fn analyze(dialect: Dialect, table: &str) -> Vec<String> {

@@ -15,6 +15,7 @@ pub(super) fn load_test(
     ctx: &mut RunContext,
 ) -> Result<()> {
     let dialect = conn.dialect();
+    crate::workload::sql::refuse_unwritten("tpch", dialect)?;
     let sf = config.sf;
     for s in data::drop_statements()
         .into_iter()

@@ -155,6 +155,7 @@ fn measure_config(
     ctx.record_engine(engine, config.durability, db.version(), db.settings());
     let mut c = db.connect()?;
     let dialect = c.dialect();
+    sql::refuse_unwritten("wisconsin", dialect)?;
     let n = params.tuples;
 
     let started = Instant::now();

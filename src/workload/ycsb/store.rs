@@ -103,6 +103,7 @@ impl Records {
     pub fn create(&self, shape: Shape) -> Result<()> {
         if let Records::Sql(db) = self {
             let mut c = db.connect()?;
+            sql::refuse_unwritten("ycsb", c.dialect())?;
             c.execute(&statement("drop", shape, 0))?;
             let ddl = statement("create", shape, 0);
             c.execute(&ddl)
