@@ -145,6 +145,12 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
     options.timing.check(&*workload)?;
     let engines = W::TAKES.parse(names)?;
     check_urls(&options.urls, &engines)?;
+    let generic = |e: &Engine| matches!(e, Engine::Sql(s) if s.dialect().is_none());
+    if options.dialect.is_some() && !engines.iter().any(generic) {
+        return Err(anyhow::Error::new(Usage(
+            "--dialect is for an engine that takes its dialect from the database it reaches (odbc); the engines asked for speak their own".into(),
+        )));
+    }
     let plan = workload.plan(&engines, options.durability.as_deref())?;
     if plan.configs.is_empty() {
         bail!(

@@ -314,4 +314,8 @@ fn dialect_override_and_levels_a_session_cannot_set() {
     assert_eq!(o.status.code(), Some(1));
     let says = "the tpch workload has no SQL written for zen yet";
     assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    let o = hakari(&["run", "tpcb", "--engine", "sqlite", "--dialect", "postgres"]);
+    assert_eq!(o.status.code(), Some(2));
+    let says = "--dialect is for an engine that takes its dialect from the database";
+    assert!(stderr(&o).contains(says), "{}", stderr(&o));
 }
