@@ -195,8 +195,11 @@ impl<T> Prepared<T> {
         }
     }
 
-    pub fn get_mut(&mut self, stmt: Stmt) -> Option<&mut T> {
-        self.0.get_mut(stmt.0)
+    pub fn get_mut(&mut self, stmt: Stmt) -> Result<&mut T> {
+        match self.0.get_mut(stmt.0) {
+            Some(statement) => Ok(statement),
+            None => anyhow::bail!("unknown prepared statement"),
+        }
     }
 
     /// Every statement, for closing them.

@@ -16,6 +16,7 @@ use odbc_api::{
     Connection, Cursor, CursorRow, DataType, IntoParameter, Nullable, ResultSetMetadata,
     SharedConnection,
 };
+use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 type Shared = SharedConnection<'static>;
@@ -207,22 +208,25 @@ impl OdbcConnection {
         let own = self.manual_commit && !self.in_transaction;
         let out = op(self);
         if own {
-            let conn = self.connection();
-            match &out {
-                Ok(_) => conn.commit().map_err(classify)?,
-                Err(_) => conn.rollback().map_err(classify)?,
-            }
+            self.end(&out)?;
         }
         out
+    }
+
+    /// Ends the open transaction as `outcome` says: committed when it succeeded, else rolled
+    /// back.
+    fn end<T>(&mut self, outcome: &Result<T>) -> Result<()> {
+        match outcome {
+            Ok(_) => self.commit(),
+            Err(_) => self.rollback(),
+        }
     }
 
     /// Runs `stmt` with `params`, handing rows (if it returns any) to `visit`; returns the rows
     /// returned, or the rows affected when it returns none.
     fn run(&mut self, stmt: Stmt, params: &[SqlValue], visit: &mut Visit) -> Result<u64> {
         let bound: Vec<Box<dyn InputParameter>> = params.iter().map(parameter).collect();
-        let Some(entry) = self.statements.get_mut(stmt) else {
-            return Err(anyhow!("unknown prepared statement"));
-        };
+        let entry = self.statements.get_mut(stmt)?;
         let buf = &mut self.buffer;
         if let Some(mut cursor) = entry.prepared.execute(&bound[..]).map_err(classify)? {
             if entry.columns.is_none() {
@@ -307,10 +311,7 @@ impl SqlConnection for OdbcConnection {
         let was_manual = self.manual_commit;
         self.begin()?;
         let loaded = self.insert_arrays(table, columns, rows);
-        match &loaded {
-            Ok(_) => self.commit()?,
-            Err(_) => self.rollback()?,
-        }
+        self.end(&loaded)?;
         if !was_manual {
             self.connection().set_autocommit(true).map_err(classify)?;
             self.manual_commit = false;
@@ -324,8 +325,9 @@ fn as_text(v: &SqlValue, out: &mut Vec<u8>) -> bool {
     out.clear();
     match v {
         SqlValue::Null => return false,
-        SqlValue::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
-        SqlValue::Float(f) => out.extend_from_slice(f.to_string().as_bytes()),
+        // Written into the reused buffer: nothing is allocated per cell.
+        SqlValue::Int(i) => write!(out, "{i}").expect("writing to a Vec"),
+        SqlValue::Float(f) => write!(out, "{f}").expect("writing to a Vec"),
         SqlValue::Text(t) => out.extend_from_slice(t.as_bytes()),
         SqlValue::Bytes(b) => out.extend_from_slice(b),
     }
@@ -338,10 +340,13 @@ impl OdbcConnection {
         // Binary values need binary parameters: those rows go one statement at a time.
         if let Some(first) = rows.peek() {
             if first.iter().any(|v| matches!(v, SqlValue::Bytes(_))) {
-                let stmt = self.prepare(&insert_sql(table, columns))?;
+                let conn = self.connection();
+                let sql = insert_sql(table, columns);
+                let mut insert = conn.prepare(&sql).map_err(classify)?;
                 let mut n = 0;
                 for row in rows {
-                    self.run(stmt, &row, &mut |_| {})?;
+                    let bound: Vec<Box<dyn InputParameter>> = row.iter().map(parameter).collect();
+                    insert.execute(&bound[..]).map_err(classify)?;
                     n += 1;
                 }
                 return Ok(n);
