@@ -7,7 +7,7 @@
 set -euo pipefail
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
-for p in postgresql postgresql-contrib mariadb-server redis-server memcached odbc-postgresql odbc-mariadb libsqliteodbc; do
+for p in postgresql postgresql-contrib mariadb-server galera-4 rsync redis-server memcached odbc-postgresql odbc-mariadb libsqliteodbc; do
   have "$p" || need+=("$p")
 done
 sudo_cmd=()

@@ -148,6 +148,23 @@ pub fn compare(base: &Path, new: &Path, format: Format, gate: Option<Thresholds>
     Ok(EXIT_GATE_FAILED)
 }
 
+/// `hakari merge`: one result from several clients' parts of a run.
+pub fn merge(files: &[PathBuf], hlog_dirs: &[PathBuf], output: Option<PathBuf>) -> Result<i32> {
+    let merged = crate::results::merge::merge(files, hlog_dirs)?;
+    let output = output.unwrap_or_else(|| {
+        let dir = files[0].parent().unwrap_or(Path::new("."));
+        dir.join(format!("{}.json", merged.run_id))
+    });
+    crate::results::store::write_atomic(&output, &merged)?;
+    out!("{}", report::terminal::render(&merged));
+    outln!(
+        "\nmerged {} clients: {}",
+        merged.merged_from.len(),
+        output.display()
+    );
+    Ok(0)
+}
+
 pub fn show(file: &Path, format: Format) -> Result<i32> {
     let r = store::read(file)?;
     match format {

@@ -9,6 +9,8 @@ use crate::measure::{self, Interrupted};
 use crate::report;
 use crate::report::gate::Requirement;
 use crate::results::TimingRecord;
+use crate::server::topology::Topology;
+use crate::workload::shard::Shard;
 use crate::workload::{default_engines, ContextOptions, RunContext, StepLength, Workload};
 use crate::{out, outln};
 use anyhow::{bail, Context, Result};
@@ -35,6 +37,11 @@ pub struct RunOptions {
     pub report: bool,
     pub require: Vec<Requirement>,
     pub timing: TimingOptions,
+    /// `--shard i/N`: this client's part of a run several clients make together.
+    pub shard: Option<Shard>,
+    /// `--replicas`/`--replica-ack`/`--cluster`: what the private servers are started as, each
+    /// configuration once per entry; empty: one server.
+    pub topologies: Vec<Topology>,
 }
 
 /// How the timed steps are clocked, as the flags gave it.
@@ -48,6 +55,8 @@ pub struct TimingOptions {
     pub arrival: Arrival,
     pub latency_limit_ms: Option<f64>,
     pub hlog: Option<PathBuf>,
+    /// `--start-at`, as given and as an instant.
+    pub start_at: Option<(String, std::time::SystemTime)>,
 }
 
 impl TimingOptions {
@@ -105,6 +114,7 @@ impl TimingOptions {
             warmup: Duration::from_secs_f64(self.warmup),
             latency_limit: (self.latency_limit_ms).map(|ms| Duration::from_secs_f64(ms / 1000.0)),
             keep_histograms: self.hlog.is_some(),
+            start_at: self.start_at.as_ref().map(|(_, at)| *at),
             ..Timing::default()
         }
     }
@@ -116,6 +126,7 @@ impl TimingOptions {
             rates: self.rates.clone(),
             arrival: (!self.rates.is_empty()).then(|| self.arrival.name().to_string()),
             latency_limit_ms: self.latency_limit_ms,
+            start_at: self.start_at.as_ref().map(|(text, _)| text.clone()),
         }
     }
 }
@@ -136,6 +147,57 @@ fn check_urls(urls: &[String], engines: &[Engine]) -> Result<()> {
     Ok(())
 }
 
+/// A cluster is started by hakari, for engines whose private server can be one; a server given
+/// by `--url` is what it is.
+fn check_topologies(topologies: &[Topology], engines: &[Engine], urls: &[String]) -> Result<()> {
+    let usage = |text: String| Err(anyhow::Error::new(Usage(text)));
+    for t in topologies {
+        let Some(kind) = t.kind() else { continue };
+        if !urls.is_empty() {
+            return usage(format!(
+                "--replicas and --cluster start a loopback cluster of hakari's own; with --url the server is yours as it is ({t} asked)"
+            ));
+        }
+        if let Some(e) = engines.iter().find(|e| !e.topologies().contains(&kind)) {
+            let who = match kind {
+                crate::server::topology::Kind::Standbys => "postgres (streaming standbys)",
+                crate::server::topology::Kind::Galera => "mysql (MariaDB Galera)",
+            };
+            return usage(format!(
+                "engine '{}' cannot be started as {t}: that topology is for {who}",
+                e.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `--shard` splits a workload that can be split, among clients that reach one server
+/// (`--url`) and start together (`--start-at`).
+fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
+    let usage = |text: String| Err(anyhow::Error::new(Usage(text)));
+    let Some(shard) = options.shard else {
+        return Ok(());
+    };
+    if !W::SHARDED {
+        return usage(format!(
+            "--shard does not apply to {}: it is for tpcb (each client machine writes its own branches)",
+            W::NAME
+        ));
+    }
+    if shard.count > 1 && options.urls.is_empty() {
+        return usage(format!(
+            "--shard {shard}: the clients must share one server: give its --url (without one, each would start a private server of its own)"
+        ));
+    }
+    if shard.count > 1 && options.timing.start_at.is_none() {
+        return usage(format!(
+            "--shard {shard}: give every client the same --start-at TIME, so that their steps start together (and shard 1 loads before it)"
+        ));
+    }
+    Ok(())
+}
+
 /// Plans `workload`, runs every configuration and writes the result file; returns the exit code.
 pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i32> {
     let names = options
@@ -145,6 +207,8 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
     options.timing.check(&*workload)?;
     let engines = W::TAKES.parse(names)?;
     check_urls(&options.urls, &engines)?;
+    check_topologies(&options.topologies, &engines, &options.urls)?;
+    check_shard::<W>(options)?;
     let generic = |e: &Engine| matches!(e, Engine::Sql(s) if s.dialect().is_none());
     if options.dialect.is_some() && !engines.iter().any(generic) {
         return Err(anyhow::Error::new(Usage(
@@ -175,13 +239,17 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
         hlog: options.timing.hlog.as_deref(),
     })?;
     ctx.recorder.timing(options.timing.record());
+    if let Some(shard) = options.shard {
+        ctx.recorder.shard(shard);
+        ctx.shard = Some(shard);
+    }
     for n in plan.notes {
         eprintln!("note: {n}");
         ctx.recorder.note(n);
     }
     measure::install_interrupt_handler();
     workload.start(&mut ctx);
-    let outcome = run_each(workload, &plan.configs, &options.timing, &mut ctx)
+    let outcome = run_each(workload, &plan.configs, options, &mut ctx)
         .and_then(|()| workload.finish(&mut ctx));
     finish(&mut ctx, outcome, options)
 }
@@ -192,9 +260,10 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
 fn run_each<W: Workload>(
     workload: &mut W,
     configs: &[W::Config],
-    timing: &TimingOptions,
+    options: &RunOptions,
     ctx: &mut RunContext,
 ) -> Result<()> {
+    let timing = &options.timing;
     let mut failed = Vec::new();
     // A closed loop, or each configuration once per rate.
     let rates: Vec<Option<f64>> = match timing.rates.as_slice() {
@@ -205,14 +274,29 @@ fn run_each<W: Workload>(
         .iter()
         .flat_map(|c| rates.iter().map(move |&r| (c, r)))
         .collect();
-    for (i, &(config, rate)) in runs.iter().enumerate() {
-        let label = match rate {
+    // And each once per topology.
+    let topologies = match options.topologies.as_slice() {
+        [] => &[Topology::Single][..],
+        t => t,
+    };
+    let runs: Vec<(&W::Config, Option<f64>, Topology)> = runs
+        .into_iter()
+        .flat_map(|(c, r)| topologies.iter().map(move |&t| (c, r, t)))
+        .collect();
+    for (i, &(config, rate, topology)) in runs.iter().enumerate() {
+        let mut label = match rate {
             Some(r) => format!("{config} at {} ops/s", crate::units::thousands(r)),
             None => config.to_string(),
         };
+        if topology != Topology::Single {
+            label.push_str(&format!(" on {topology}"));
+        }
+        ctx.topology = topology;
         eprintln!("[{}/{}] {label}", i + 1, runs.len());
+        // A shard offers its part of the rate the clients offer together.
+        let share = options.shard.map_or(1.0, |s| s.count as f64);
         ctx.timing.schedule = rate.map(|rate| Schedule {
-            rate,
+            rate: rate / share,
             arrival: timing.arrival,
             seed: ctx.seed,
         });

@@ -323,6 +323,8 @@ fn connection_contract(
                 dialect: None,
                 clients: 2,
                 cache_bytes: 0,
+                topology: Default::default(),
+                shared: false,
             })
             .unwrap_or_else(|e| panic!("{name}: {e:#}"));
         let mut c = db.connect().unwrap();

@@ -1,6 +1,8 @@
 //! The command line: flags parsed into typed options, then handed to `commands` or `run`.
 //! Nothing here measures, reads result files or knows an engine.
 
+mod cluster;
+
 use crate::commands;
 use crate::commands::CrashOptions;
 use crate::durability::Durability;
@@ -122,6 +124,21 @@ enum Command {
         #[arg(long)]
         ack: PathBuf,
     },
+    /// Merge the results of clients that made one run together (`--shard i/N`, `--start-at`,
+    /// `--hlog`) into one result: their interval logs aligned on absolute time, histograms
+    /// added over the window all were counting in, operations summed. Clients with different
+    /// parameters are refused, naming the difference.
+    Merge {
+        /// The clients' result files (each one's `<run-id>.hlog` beside it or in --hlog).
+        #[arg(required = true, num_args = 2..)]
+        files: Vec<PathBuf>,
+        /// Folders holding the clients' interval logs.
+        #[arg(long, value_name = "DIR")]
+        hlog: Vec<PathBuf>,
+        /// The merged result file to write (default: beside the first client's, named after it).
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
     /// Compare two runs in the terminal: each shared figure, the change in %, and whether it is
     /// larger than the runs' own noise.
     Compare {
@@ -201,9 +218,13 @@ pub struct WorkloadArgs<F: Args> {
     common: CommonArgs,
     #[command(flatten)]
     flags: F,
-    // Last: its heading would otherwise carry over to the workload's own flags.
+    // Last: their headings would otherwise carry over to the workload's own flags.
     #[command(flatten)]
     timing: TimingArgs,
+    #[command(flatten)]
+    cluster: cluster::ClusterArgs,
+    #[command(flatten)]
+    clients: cluster::ShardArgs,
 }
 
 impl<F: Args> WorkloadArgs<F> {
@@ -225,7 +246,12 @@ impl<F: Args> WorkloadArgs<F> {
             dialect: c.dialect,
             report: c.report,
             require: c.require.clone(),
-            timing: self.timing.options(),
+            timing: TimingOptions {
+                start_at: (self.clients.start_at.clone()).map(|s| (s.0, s.1)),
+                ..self.timing.options()
+            },
+            topologies: self.cluster.topologies()?,
+            shard: self.clients.shard,
         })
     }
 
@@ -363,6 +389,7 @@ impl TimingArgs {
             arrival: self.arrival.unwrap_or_default(),
             latency_limit_ms: self.latency_limit,
             hlog: self.hlog.clone(),
+            start_at: None,
         }
     }
 }
@@ -468,6 +495,11 @@ fn dispatch(command: Command) -> Result<i32> {
             fail_if_worse,
         } => commands::compare(&base, &new, format, fail_if_worse),
         Command::Crashtest(args) => commands::crashtest(args.options()),
+        Command::Merge {
+            files,
+            hlog,
+            output,
+        } => commands::merge(&files, &hlog, output),
         Command::Probe {
             what,
             data_dir,

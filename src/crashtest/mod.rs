@@ -251,6 +251,7 @@ fn summarize(
             ops: r.acknowledged,
             seconds: r.alive_secs,
             ops_per_sec: r.acknowledged as f64 / r.alive_secs,
+            started_unix_s: None,
             intervals: Vec::new(),
         })
         .collect();

@@ -316,6 +316,8 @@ impl ServerSubject {
             dialect: None,
             clients: 1,
             cache_bytes: 0,
+            topology: Default::default(),
+            shared: false,
         })
     }
 }

@@ -483,6 +483,8 @@ mod tests {
             dialect: None,
             clients: 1,
             cache_bytes: 0,
+            topology: Default::default(),
+            shared: false,
         }
     }
 

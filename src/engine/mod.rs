@@ -166,6 +166,14 @@ impl Engine {
         }
     }
 
+    /// The loopback clusters its private server can be started as (`--replicas`, `--cluster`).
+    pub fn topologies(self) -> &'static [crate::server::topology::Kind] {
+        match self {
+            Engine::Kv(_) => &[],
+            Engine::Sql(e) => e.topologies(),
+        }
+    }
+
     /// Whether `url` is for this engine: its scheme is one of the engine's. A URL whose scheme
     /// no engine takes (a libpq `host=... dbname=...` string has none) goes to every engine, as
     /// a lone `--url` always did, and the engine says what it makes of it.

@@ -10,11 +10,13 @@ use super::sql::{
 use crate::durability::Durability;
 use crate::results::redact::redact;
 use crate::server::mariadb as server;
+use crate::server::topology::{Connect, Topology};
 use crate::server::{Launched, PrivateServer};
 use anyhow::{anyhow, bail, Context, Result};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, Value};
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A `mysql` crate error as a sentence: its `Display` wraps every error in a debug-like
 /// `MySqlError { ... }`.
@@ -46,6 +48,9 @@ impl SqlEngine for Mysql {
     }
     fn private_server(&self) -> Option<&'static dyn crate::server::PrivateServer> {
         Some(&server::PRIVATE)
+    }
+    fn topologies(&self) -> &'static [crate::server::topology::Kind] {
+        &[crate::server::topology::Kind::Galera]
     }
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
         open(options, true)
@@ -97,8 +102,25 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
         .ok()
         .flatten()
         == Some(1);
+    // A Galera cluster's clients spread over its nodes, or all go to the first.
+    let nodes = match (&server, options.topology) {
+        (Some(s), Topology::Galera { connect, .. }) => {
+            let urls = s.node_urls();
+            let opts: Vec<Opts> = urls
+                .iter()
+                .map(|u| Opts::from_url(u))
+                .collect::<Result<_, _>>()?;
+            match connect {
+                Connect::RoundRobin => opts,
+                Connect::First => opts[..1].to_vec(),
+            }
+        }
+        _ => vec![opts.clone()],
+    };
     Ok(Box::new(MysqlDatabase {
         opts,
+        nodes,
+        next_node: AtomicUsize::new(0),
         server,
         created_marker,
         local_infile,
@@ -123,6 +145,9 @@ fn claim_database(c: &mut Conn) -> Result<bool> {
 
 struct MysqlDatabase {
     opts: Opts,
+    /// The nodes new connections go to in turn (one but for a Galera cluster).
+    nodes: Vec<Opts>,
+    next_node: AtomicUsize,
     server: Option<Launched>,
     created_marker: bool,
     /// The server accepts `LOAD DATA LOCAL INFILE`.
@@ -131,7 +156,8 @@ struct MysqlDatabase {
 
 impl SqlDatabase for MysqlDatabase {
     fn connect(&self) -> Result<Box<dyn SqlConnection>> {
-        let conn = Conn::new(self.opts.clone())
+        let node = self.next_node.fetch_add(1, Ordering::Relaxed) % self.nodes.len();
+        let conn = Conn::new(self.nodes[node].clone())
             .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&describe_error(&e))))?;
         Ok(Box::new(MysqlConnection {
             conn,
@@ -163,6 +189,8 @@ impl SqlDatabase for MysqlDatabase {
                 "sync_binlog",
                 "log_bin",
                 "version_comment",
+                "wsrep_on",
+                "wsrep_sync_wait",
             ] {
                 if let Ok(Some(value)) =
                     c.query_first::<Option<String>, _>(format!("SELECT CAST(@@GLOBAL.{v} AS CHAR)"))
@@ -184,6 +212,27 @@ impl SqlDatabase for MysqlDatabase {
         }
         drop(self.server);
         Ok(())
+    }
+    fn replicas(&self) -> Result<Vec<(String, Box<dyn SqlConnection>)>> {
+        let Some(server) = &self.server else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for (i, node) in server.others.iter().enumerate() {
+            let name = format!("Galera node {}", i + 2);
+            let mut conn = Conn::new(Opts::from_url(&node.url)?)
+                .map_err(|e| anyhow!("cannot connect to {name}: {}", describe_error(&e)))?;
+            // Reads on this session wait until the node has applied what the cluster committed.
+            conn.query_drop("SET SESSION wsrep_sync_wait = 1")?;
+            let connection: Box<dyn SqlConnection> = Box::new(MysqlConnection {
+                conn,
+                statements: Prepared::default(),
+                in_transaction: false,
+                local_infile: self.local_infile,
+            });
+            out.push((name, connection));
+        }
+        Ok(out)
     }
 }
 

@@ -10,6 +10,7 @@ use super::sql::{
 use crate::durability::Durability;
 use crate::results::redact::redact;
 use crate::server::postgres as server;
+use crate::server::topology::Topology;
 use crate::server::{Launched, PrivateServer};
 use anyhow::{anyhow, bail, Context, Result};
 use postgres::types::{ToSql, Type};
@@ -40,6 +41,9 @@ impl SqlEngine for Postgres {
     fn private_server(&self) -> Option<&'static dyn crate::server::PrivateServer> {
         Some(&server::PRIVATE)
     }
+    fn topologies(&self) -> &'static [crate::server::topology::Kind] {
+        &[crate::server::topology::Kind::Standbys]
+    }
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
         open(options, Some(SCHEMA))
     }
@@ -51,6 +55,7 @@ impl SqlEngine for Postgres {
 /// Opens PostgreSQL working in `schema`, hakari's own (claimed, and dropped at close), or with
 /// None in the database as given (its own search path; nothing claimed or dropped).
 fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn SqlDatabase>> {
+    let session = session_commit(options)?;
     if let Some(url) = &options.url {
         postgres::Config::from_str(url)
             .map_err(|e| anyhow!("bad PostgreSQL URL {}: {e}", redact(url)))?;
@@ -71,18 +76,45 @@ fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn Sq
         check_level_on_foreign_server(&mut admin, options.durability)?;
     }
     if schema.is_some() {
-        claim_schema(&mut admin)?;
+        // Clients of one sharded run claim the schema at once: IF NOT EXISTS still races in
+        // PostgreSQL (a unique violation in its catalog), and the second try finds it made.
+        let mut tries = 0;
+        while let Err(e) = claim_schema(&mut admin) {
+            let raced = e
+                .downcast_ref::<postgres::Error>()
+                .and_then(|e| e.code())
+                .is_some_and(|c| *c == postgres::error::SqlState::UNIQUE_VIOLATION);
+            tries += 1;
+            if !raced || tries == 3 {
+                return Err(e);
+            }
+        }
     }
-    let session = match options.durability {
-        Durability::Nosync => "off",
-        _ => "on",
-    };
     Ok(Box::new(PostgresDatabase {
         url,
         server,
         schema,
         synchronous_commit: session,
+        shared: options.shared,
     }))
+}
+
+/// The `synchronous_commit` each session sets: the level's, or what the standbys' acknowledgement
+/// asks for (which also waits for the local flush, so `nosync` cannot have one).
+fn session_commit(options: &SqlOptions) -> Result<&'static str> {
+    let ack = match options.topology {
+        Topology::Standbys { ack, .. } => ack.synchronous_commit(),
+        _ => None,
+    };
+    Ok(match (options.durability, ack) {
+        (Durability::Nosync, Some(_)) => bail!(
+            "durability 'nosync' (synchronous_commit=off) waits for neither the local WAL flush nor a standby; with --replica-ack {} use sync or write-nosync (or --replica-ack async)",
+            options.topology
+        ),
+        (_, Some(ack)) => ack,
+        (Durability::Nosync, None) => "off",
+        _ => "on",
+    })
 }
 
 /// On a server hakari did not start, only per-session settings can be made; `write-nosync`
@@ -142,6 +174,8 @@ struct PostgresDatabase {
     /// hakari's own schema; None: the database as the user gave it.
     schema: Option<&'static str>,
     synchronous_commit: &'static str,
+    /// Other clients work in the schema too; the one that loaded it drops it.
+    shared: bool,
 }
 
 impl SqlDatabase for PostgresDatabase {
@@ -188,6 +222,7 @@ impl SqlDatabase for PostgresDatabase {
                 "fsync",
                 "full_page_writes",
                 "wal_level",
+                "synchronous_standby_names",
                 "shared_buffers",
                 "max_connections",
             ] {
@@ -199,13 +234,37 @@ impl SqlDatabase for PostgresDatabase {
         out
     }
     fn close(self: Box<Self>) -> Result<()> {
-        if let (None, Some(schema)) = (&self.server, self.schema) {
+        if let (None, Some(schema), false) = (&self.server, self.schema, self.shared) {
             // Everything in the schema is hakari's: the marker table said so when it was claimed.
             let mut c = Client::connect(&self.url, NoTls)?;
             c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))?;
         }
         drop(self.server);
         Ok(())
+    }
+    fn replicas(&self) -> Result<Vec<(String, Box<dyn SqlConnection>)>> {
+        let Some(server) = &self.server else {
+            return Ok(Vec::new());
+        };
+        let mut primary = Client::connect(&self.url, NoTls)?;
+        let mut out = Vec::new();
+        for standby in &server.others {
+            let name = (standby.process.dir.file_name())
+                .map_or("standby".into(), |n| n.to_string_lossy().to_string());
+            let mut client = Client::connect(&standby.url, NoTls)
+                .with_context(|| format!("cannot connect to {name}"))?;
+            crate::server::pg_standbys::wait_for_replay(&mut primary, &mut client)
+                .with_context(|| name.clone())?;
+            if let Some(schema) = self.schema {
+                client.batch_execute(&format!("SET search_path = {schema}"))?;
+            }
+            let connection: Box<dyn SqlConnection> = Box::new(PostgresConnection {
+                client,
+                statements: Prepared::default(),
+            });
+            out.push((name, connection));
+        }
+        Ok(out)
     }
 }
 

@@ -107,6 +107,11 @@ pub struct SqlOptions {
     pub clients: usize,
     /// Engine cache size in bytes (0: the engine's default).
     pub cache_bytes: u64,
+    /// A private server as one server or a loopback cluster (`--replicas`, `--cluster`).
+    pub topology: crate::server::topology::Topology,
+    /// Other clients (`--shard`) work in hakari's tables here too, and the first of them drops
+    /// them: `close` leaves hakari's schema or marker as it is.
+    pub shared: bool,
 }
 
 impl SqlOptions {
@@ -115,6 +120,7 @@ impl SqlOptions {
         crate::server::ServerOptions {
             cache_bytes: self.cache_bytes,
             clients: self.clients,
+            topology: self.topology,
             ..crate::server::ServerOptions::at(self.durability)
         }
     }
@@ -139,6 +145,10 @@ pub trait SqlEngine: Sync {
     }
     /// How this engine honours `level`: `Ok(the knobs it sets)`, or `Err(why it cannot)`.
     fn mapping(&self, level: Durability) -> std::result::Result<String, String>;
+    /// The loopback clusters its private server can be started as.
+    fn topologies(&self) -> &'static [crate::server::topology::Kind] {
+        &[]
+    }
     /// Opens (or starts, for a private server) a database hakari owns. A database or schema
     /// holding tables hakari did not create is refused, listing what was found.
     fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>>;
@@ -165,6 +175,12 @@ pub trait SqlDatabase: Send + Sync {
     fn settings(&self) -> Vec<(String, String)>;
     /// Drops what hakari created (only that) and stops a private server.
     fn close(self: Box<Self>) -> Result<()>;
+    /// A connection to each other node of a loopback cluster (a standby, another Galera node),
+    /// by the node's name, made once that node has applied every commit made before the call:
+    /// for checking that the nodes agree. None for one server.
+    fn replicas(&self) -> Result<Vec<(String, Box<dyn SqlConnection>)>> {
+        Ok(Vec::new())
+    }
 }
 
 /// A handle to a prepared statement on one connection.

@@ -184,6 +184,15 @@ impl Step<'_> {
     /// Every worker is set up: starts the clock and releases them.
     fn release(&self) {
         self.barrier.wait();
+        if let Some(at) = self.timing.start_at {
+            // Every worker is ready; the clock starts at the planned instant, not before.
+            while let Ok(wait) = at.duration_since(SystemTime::now()) {
+                if interrupted() || wait.is_zero() {
+                    break;
+                }
+                std::thread::sleep(wait.min(Duration::from_millis(100)));
+            }
+        }
         let t0 = Instant::now();
         let grid = Grid {
             t0,

@@ -30,6 +30,9 @@ pub struct Timing {
     pub latency_limit: Option<Duration>,
     /// Keep each interval's histogram (encoded) for an HdrHistogram log.
     pub keep_histograms: bool,
+    /// `--start-at`: no step starts before this instant (so that the clients of several
+    /// machines start their first step together).
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 impl Default for Timing {
@@ -42,6 +45,7 @@ impl Default for Timing {
             schedule: None,
             latency_limit: None,
             keep_histograms: false,
+            start_at: None,
         }
     }
 }

@@ -82,6 +82,23 @@ pub fn tables() -> Vec<Table> {
     for e in engine::sql_engines() {
         mapping_rows(&mut sql_map, e.name(), |d| e.mapping(d));
     }
+    let mut replication = Table::new(
+        "Replication: loopback clusters hakari starts (every node on this machine)",
+        [
+            "engine",
+            "flags",
+            "a commit waits for, beyond the local log",
+        ]
+        .map(String::from)
+        .to_vec(),
+        3,
+    );
+    for e in engine::sql_engines() {
+        for kind in Engine::Sql(e).topologies() {
+            let (flags, waits) = kind.describe();
+            replication.row(vec![e.name().into(), flags.into(), waits.into()]);
+        }
+    }
     let mut drivers = Table::new(
         "ODBC drivers installed (unixODBC's odbcinst.ini): --engine odbc --url 'odbc:Driver={NAME};...'",
         vec!["driver".to_string()],
@@ -90,7 +107,7 @@ pub fn tables() -> Vec<Table> {
     for name in engine::odbc::installed_drivers() {
         drivers.row(vec![name]);
     }
-    vec![kv, kv_map, sql, sql_map, drivers]
+    vec![kv, kv_map, sql, sql_map, replication, drivers]
 }
 
 /// The dialect an engine speaks, or where it comes from when the database decides it.

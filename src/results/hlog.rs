@@ -41,18 +41,12 @@ impl IntervalLog {
     /// Adds a measurement's runs (tag `engine.level.step.t<threads>[.<dimension>]...run<k>`)
     /// and writes the log.
     pub fn add(&mut self, key: &MeasurementKey, outcomes: &[StepOutcome]) -> Result<()> {
-        let mut tag = format!(
-            "{}.{}.{}.t{}",
-            key.engine, key.durability, key.step, key.threads
-        );
-        for (name, value) in &key.config {
-            tag.push_str(&format!(".{name}={}", value.to_string().trim_matches('"')));
-        }
-        if let Some(rate) = outcomes.first().and_then(|o| o.open_loop.as_ref()) {
-            tag.push_str(&format!(".rate={}", rate.rate));
-        }
+        let rate = outcomes
+            .first()
+            .and_then(|o| o.open_loop.as_ref())
+            .map(|o| o.rate);
         for (run, outcome) in outcomes.iter().enumerate() {
-            let run_tag = clean(&format!("{tag}.run{}", run + 1));
+            let run_tag = run_tag(key, rate, run + 1);
             let start = *self.start.get_or_insert(outcome.started);
             self.start = Some(start.min(outcome.started));
             for interval in &outcome.encoded {
@@ -92,6 +86,22 @@ impl IntervalLog {
         drop(writer);
         write_text_atomic(&self.path, &String::from_utf8(text)?)
     }
+}
+
+/// The tag of run `run` (from 1) of a measurement: `engine.level.step.t<threads>`, its
+/// dimensions, its rate, `run<k>`.
+pub fn run_tag(key: &MeasurementKey, rate: Option<f64>, run: usize) -> String {
+    let mut tag = format!(
+        "{}.{}.{}.t{}",
+        key.engine, key.durability, key.step, key.threads
+    );
+    for (name, value) in &key.config {
+        tag.push_str(&format!(".{name}={}", value.to_string().trim_matches('"')));
+    }
+    if let Some(rate) = rate {
+        tag.push_str(&format!(".rate={rate}"));
+    }
+    clean(&format!("{tag}.run{run}"))
 }
 
 /// A tag holds no comma, space or line break.

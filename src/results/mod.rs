@@ -2,6 +2,7 @@
 
 pub mod environment;
 pub mod hlog;
+pub mod merge;
 pub mod recorder;
 pub mod redact;
 pub mod store;
@@ -54,6 +55,23 @@ pub struct RunResult {
     /// How the steps were clocked (absent in files from before the interval series).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<TimingRecord>,
+    /// `--shard`: this client's part of a run several clients made together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::workload::shard::Shard>,
+    /// A result `hakari merge` made: the client results it was made from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<MergedClient>,
+}
+
+/// One client of a merged result: its run, its machine, and how far its steps started from
+/// the planned instant.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MergedClient {
+    pub run_id: String,
+    pub shard: Option<crate::workload::shard::Shard>,
+    pub environment: environment::Environment,
+    /// Its first step's start minus `--start-at`, in milliseconds.
+    pub start_offset_ms: Option<f64>,
 }
 
 /// One `--require` threshold after the run: whether every figure it selects keeps it.
@@ -81,6 +99,10 @@ pub struct RunFigure {
     pub ops: u64,
     pub seconds: f64,
     pub ops_per_sec: f64,
+    /// When its workers were released, in seconds since the epoch (what `hakari merge` aligns
+    /// the clients' intervals on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_unix_s: Option<f64>,
     /// The run's series: one entry per interval, warm-up intervals marked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<IntervalFigure>,
@@ -99,6 +121,9 @@ pub struct TimingRecord {
     pub arrival: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_limit_ms: Option<f64>,
+    /// `--start-at`: the instant no step started before, as given (UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<String>,
 }
 
 /// What an open-loop measurement adds: the rate asked, and what a closed loop would not show.
@@ -157,6 +182,7 @@ impl Measurement {
                 ops: o.ops,
                 seconds: o.seconds,
                 ops_per_sec: o.ops_per_sec(),
+                started_unix_s: Some(time::unix_seconds(o.started)),
                 intervals: o.intervals.clone(),
             })
             .collect();

@@ -63,6 +63,8 @@ impl Recorder {
             errors: Vec::new(),
             requirements: Vec::new(),
             timing: None,
+            shard: None,
+            merged_from: Vec::new(),
         };
         Ok(Recorder {
             path: out_dir.join(format!("{run_id}.json")),
@@ -79,12 +81,17 @@ impl Recorder {
         &self.result
     }
 
+    /// `--shard`: this run is one client's part.
+    pub fn shard(&mut self, shard: crate::workload::shard::Shard) {
+        self.result.shard = Some(shard);
+    }
+
     pub fn engine(&mut self, record: EngineRecord) {
-        let exists = self
-            .result
-            .engines
-            .iter()
-            .any(|e| e.engine == record.engine && e.durability == record.durability);
+        let exists = self.result.engines.iter().any(|e| {
+            e.engine == record.engine
+                && e.durability == record.durability
+                && e.settings.get("topology") == record.settings.get("topology")
+        });
         if !exists {
             self.result.engines.push(record);
         }

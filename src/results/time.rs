@@ -14,6 +14,43 @@ pub fn compact(t: SystemTime) -> String {
     format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}")
 }
 
+/// `YYYY-MM-DDTHH:MM:SS[.fff]Z` (UTC) as an instant.
+pub fn parse_rfc3339(text: &str) -> Result<SystemTime, String> {
+    let bad = || format!("'{text}' is not a UTC time like 2026-12-01T10:00:00Z");
+    let body = text.strip_suffix('Z').ok_or_else(bad)?;
+    let (date, time) = body.split_once('T').ok_or_else(bad)?;
+    let num = |s: &str| s.parse::<i64>().map_err(|_| bad());
+    let d: Vec<&str> = date.split('-').collect();
+    let t: Vec<&str> = time.split(':').collect();
+    if d.len() != 3 || t.len() != 3 {
+        return Err(bad());
+    }
+    let (y, mo, day) = (num(d[0])?, num(d[1])?, num(d[2])?);
+    let (h, mi) = (num(t[0])?, num(t[1])?);
+    let s: f64 = t[2].parse().map_err(|_| bad())?;
+    if !(1..=12).contains(&mo)
+        || !(1..=31).contains(&day)
+        || h > 23
+        || mi > 59
+        || !(0.0..60.0).contains(&s)
+    {
+        return Err(bad());
+    }
+    let whole = days_from_civil(y, mo, day) * 86_400 + h * 3600 + mi * 60;
+    let secs = whole as f64 + s;
+    if secs < 0.0 {
+        return Err(bad());
+    }
+    Ok(UNIX_EPOCH + std::time::Duration::from_secs_f64(secs))
+}
+
+/// Seconds since the epoch, to the microsecond.
+pub fn unix_seconds(t: SystemTime) -> f64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
 pub fn now_rfc3339() -> String {
     rfc3339(SystemTime::now())
 }
@@ -65,6 +102,22 @@ pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_written_time_reads_back() {
+        let t = UNIX_EPOCH + Duration::from_secs(1_795_000_000);
+        assert_eq!(parse_rfc3339(&rfc3339(t)), Ok(t));
+        let ms = parse_rfc3339("2026-11-18T11:06:40.250Z").unwrap();
+        assert_eq!(ms.duration_since(t).unwrap(), Duration::from_millis(250));
+        for bad in [
+            "2026-11-18 11:06:40Z",
+            "2026-11-18T11:06:40",
+            "2026-13-01T00:00:00Z",
+            "now",
+        ] {
+            assert!(parse_rfc3339(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn known_dates() {

@@ -1,6 +1,7 @@
 //! A private MariaDB (or MySQL): mariadb-install-db in the run's directory, `mariadbd` on a free
 //! loopback port and a Unix socket beside its data.
 
+use super::topology::Topology;
 use super::{
     command, find, free_port, hand_over, run_as, Launched, PrivateServer, ServerOptions,
     ServerProcess,
@@ -30,7 +31,7 @@ pub fn flush_setting(level: Durability) -> Result<u8, String> {
 
 /// Initializes a data directory in `dir`/data (mariadb-install-db), with the server's own
 /// temporary directory `dir`/tmp, owned by the server's user.
-fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
+pub(super) fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
     let Some(install) = find(&["mariadb-install-db", "mysql_install_db"]) else {
         bail!("no MariaDB/MySQL server binaries found: {INSTALL_HINT}");
     };
@@ -56,11 +57,13 @@ fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
 
 /// Starts `mariadbd` on the data directory `dir`/data (made by `init_data`), configured for the
 /// level, on a free loopback port and a socket in `dir`; after a crash InnoDB recovers first, as
-/// it always does. Returns the server and its socket.
-fn launch(
+/// it always does. Returns the server and its socket. `extra` options come last (a Galera
+/// node's).
+pub(super) fn launch(
     dir: &Path,
     options: &ServerOptions,
     owner_root: &Path,
+    extra: &[String],
 ) -> Result<(ServerProcess, PathBuf)> {
     let (level, cache_bytes, clients) = (options.level, options.cache_bytes, options.clients);
     let Some(server) = find(&["mariadbd", "mysqld"]) else {
@@ -101,6 +104,7 @@ fn launch(
     if cache_bytes > 0 {
         args.push(format!("--innodb-buffer-pool-size={cache_bytes}"));
     }
+    args.extend(extra.iter().cloned());
     let child = command(&server, owner)
         .args(&args)
         .stdout(Stdio::null())
@@ -129,22 +133,27 @@ impl PrivateServer for Server {
             .map(drop)
     }
     fn launch(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
-        let (process, socket) = launch(dir, options, owner_root)?;
+        let (process, socket) = launch(dir, options, owner_root, &[])?;
         Ok(Launched {
             url: socket_url(&socket, "hakari"),
             process,
+            others: Vec::new(),
         })
     }
     /// mariadb-install-db, launched, hakari's database created.
     fn start(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
         use mysql::prelude::Queryable;
+        if let Topology::Galera { nodes, .. } = options.topology {
+            return super::galera::start(dir, nodes, options, owner_root);
+        }
         init_data(dir, owner_root)?;
-        let (process, socket) = launch(dir, options, owner_root)?;
+        let (process, socket) = launch(dir, options, owner_root, &[])?;
         let mut admin = mysql::Conn::new(socket_opts(&socket, None))?;
         admin.query_drop("CREATE DATABASE hakari")?;
         Ok(Launched {
             url: socket_url(&socket, "hakari"),
             process,
+            others: Vec::new(),
         })
     }
 }

@@ -29,6 +29,7 @@ impl PrivateServer for Server {
         Ok(Launched {
             url: format!("memcache://127.0.0.1:{}", process.port),
             process,
+            others: Vec::new(),
         })
     }
 }

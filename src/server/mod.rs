@@ -3,10 +3,13 @@
 //! The crash test drives them through [`PrivateServer`]: a data directory initialized once and
 //! copied, the server launched on it, killed hard ([`ServerProcess::crash`]) and launched again.
 
+mod galera;
 pub mod mariadb;
 pub mod memcached;
+pub mod pg_standbys;
 pub mod postgres;
 pub mod redis;
+pub mod topology;
 
 use crate::durability::Durability;
 use anyhow::{bail, Context, Result};
@@ -333,6 +336,8 @@ pub struct ServerOptions {
     pub value_bytes: u64,
     /// Items held at once, at most.
     pub records: u64,
+    /// One server, or a loopback cluster.
+    pub topology: topology::Topology,
 }
 
 impl ServerOptions {
@@ -344,6 +349,7 @@ impl ServerOptions {
             clients: 1,
             value_bytes: 0,
             records: 0,
+            topology: topology::Topology::Single,
         }
     }
 }
@@ -375,6 +381,18 @@ pub trait PrivateServer: Sync {
 pub struct Launched {
     pub process: ServerProcess,
     pub url: String,
+    /// The other nodes of a loopback cluster (standbys, Galera nodes), each with its own URL;
+    /// stopped after `process`.
+    pub others: Vec<Launched>,
+}
+
+impl Launched {
+    /// The URL of every node, this one first.
+    pub fn node_urls(&self) -> Vec<String> {
+        std::iter::once(self.url.clone())
+            .chain(self.others.iter().map(|o| o.url.clone()))
+            .collect()
+    }
 }
 
 /// Copies the contents of `from` into the existing directory `to`, keeping modes and owners

@@ -1,5 +1,6 @@
 //! A private PostgreSQL: initdb in the run's directory, `postgres` on a free loopback port.
 
+use super::topology::Topology;
 use super::{
     command, free_port, hand_over, run_as, Launched, PrivateServer, ServerOptions, ServerProcess,
 };
@@ -44,7 +45,7 @@ pub fn settings_for(level: Durability) -> Result<Vec<(&'static str, &'static str
 }
 
 /// Initializes a data directory in `dir`/pgdata (initdb), owned by the server's user.
-fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
+pub(super) fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
     let Some(bin) = bin_dir() else {
         bail!("no PostgreSQL server binaries found under /usr/lib/postgresql: {INSTALL_HINT}");
     };
@@ -68,12 +69,13 @@ fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
 
 /// Starts `postgres` on the data directory `dir`/pgdata (made by `init_data`), configured for
 /// the level, on a free loopback port; after a crash it recovers first, as it always does. The
-/// URL reaches `database`.
-fn launch(
+/// URL reaches `database`. `extra` settings come last (a standby's name, a primary's).
+pub(super) fn launch(
     dir: &Path,
     options: &ServerOptions,
     owner_root: &Path,
     database: &str,
+    extra: &[(&str, String)],
 ) -> Result<Launched> {
     let (level, cache_bytes, clients) = (options.level, options.cache_bytes, options.clients);
     let Some(bin) = bin_dir() else {
@@ -111,6 +113,9 @@ fn launch(
     for (k, v) in settings {
         args.extend(["-c".into(), format!("{k}={v}")]);
     }
+    for (k, v) in extra {
+        args.extend(["-c".into(), format!("{k}={v}")]);
+    }
     let logfile = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -131,11 +136,12 @@ fn launch(
     Ok(Launched {
         process,
         url: url(port, database),
+        others: Vec::new(),
     })
 }
 
 /// The URL of `database` on a private server at `port`, as hakari's superuser.
-fn url(port: u16, database: &str) -> String {
+pub(super) fn url(port: u16, database: &str) -> String {
     format!("postgresql://hakari@127.0.0.1:{port}/{database}")
 }
 
@@ -153,17 +159,26 @@ impl PrivateServer for Server {
             .map(drop)
     }
     fn launch(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
-        launch(dir, options, owner_root, "hakari")
+        launch(dir, options, owner_root, "hakari", &[])
     }
     /// initdb, launched, hakari's database created.
     fn start(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
         init_data(dir, owner_root)?;
-        let server = launch(dir, options, owner_root, "postgres")?;
+        let server = launch(dir, options, owner_root, "postgres", &[])?;
         let mut admin = postgres::Client::connect(&server.url, postgres::NoTls)?;
         admin.batch_execute("CREATE DATABASE hakari")?;
-        Ok(Launched {
+        let primary = Launched {
             url: url(server.process.port, "hakari"),
             process: server.process,
-        })
+            others: Vec::new(),
+        };
+        match options.topology {
+            Topology::Standbys {
+                standbys,
+                ack,
+                quorum,
+            } => super::pg_standbys::add(primary, standbys, ack, quorum, options, owner_root),
+            _ => Ok(primary),
+        }
     }
 }

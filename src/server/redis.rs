@@ -40,6 +40,7 @@ impl PrivateServer for Server {
         Ok(Launched {
             url: format!("redis://127.0.0.1:{}/", process.port),
             process,
+            others: Vec::new(),
         })
     }
 }

@@ -9,6 +9,7 @@ use crate::measure::timing::Timing;
 use crate::results::hlog::IntervalLog;
 use crate::results::recorder::{Recorder, RunHeader};
 use crate::results::{EngineRecord, Measurement, MeasurementKey};
+use crate::server::topology::Topology;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,11 @@ pub struct RunContext {
     data_root: PathBuf,
     urls: Vec<String>,
     dialect: Option<Dialect>,
+    /// What the private server of the configuration running now is started as (the driver
+    /// sets it per configuration, as it sets the rate).
+    pub topology: Topology,
+    /// `--shard`: this client's part of a run several make together.
+    pub shard: Option<crate::workload::shard::Shard>,
     /// The fresh temporary directory, when no `--data-dir` was given; removed on drop.
     _temporary: Option<tempfile::TempDir>,
     /// The subdirectory hakari created inside a user's `--data-dir`; removed at the end.
@@ -55,18 +61,32 @@ impl RunContext {
         version: String,
         settings: impl IntoIterator<Item = (String, String)>,
     ) {
+        let mut settings: std::collections::BTreeMap<String, String> =
+            settings.into_iter().collect();
+        if self.topology != Topology::Single {
+            settings.insert(
+                "topology".into(),
+                format!("{} (loopback cluster)", self.topology),
+            );
+            settings.insert("replication".into(), self.topology.waits_for());
+        }
         self.recorder.engine(EngineRecord {
             engine: engine.name().into(),
             version,
             durability: level.name().into(),
             durability_mapping: engine.mapping(level).unwrap_or_default(),
-            settings: settings.into_iter().collect(),
+            settings,
         });
     }
 
     /// Records a measured step from its runs' outcomes (and their intervals in the `--hlog`
     /// log); says so when an open loop fell behind the rate it was asked for.
-    pub fn measured(&mut self, key: MeasurementKey, outcomes: &[StepOutcome]) -> Result<()> {
+    pub fn measured(&mut self, mut key: MeasurementKey, outcomes: &[StepOutcome]) -> Result<()> {
+        if self.topology != Topology::Single {
+            // Every figure of a cluster says so: all its nodes share this machine.
+            let text = format!("{} (loopback cluster)", self.topology);
+            key.config.insert("replication".into(), text.into());
+        }
         if let Some(log) = &mut self.hlog {
             log.add(&key, outcomes)?;
         }
@@ -145,6 +165,8 @@ impl RunContext {
             data_root,
             urls: options.urls.to_vec(),
             dialect: options.dialect,
+            topology: Topology::Single,
+            shard: None,
             _temporary: temporary,
             created_in_user_dir: created,
         })
@@ -181,6 +203,11 @@ impl RunContext {
     pub fn url_for(&self, engine: crate::engine::Engine) -> Option<&str> {
         let mut urls = self.urls.iter().filter(|u| engine.takes_url(u));
         urls.next().map(String::as_str)
+    }
+
+    /// What the configuration's private server is started as.
+    pub fn topology(&self) -> Topology {
+        self.topology
     }
 
     /// `--dialect`: the SQL a database reached through odbc takes, over its DBMS's own.

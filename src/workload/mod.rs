@@ -6,6 +6,7 @@ pub mod flags;
 pub mod kv;
 pub mod script;
 pub mod session;
+pub mod shard;
 pub mod sql;
 #[cfg(test)]
 pub(crate) mod statement_log;
@@ -37,6 +38,9 @@ pub trait Workload: serde::Serialize {
     /// Whether its timed steps are streams of operations that can be scheduled at a rate
     /// (`--rate`) and warmed up (`--warmup`).
     const PACED: bool = false;
+    /// Whether it can be split over several client machines (`--shard`): what each client
+    /// writes as its own is its shard's part.
+    const SHARDED: bool = false;
 
     /// How long its timed steps run, as far as is known before the run (for checking
     /// `--warmup` and `--interval`).

@@ -394,6 +394,8 @@ mod tests {
                 dialect: None,
                 clients: 2,
                 cache_bytes: 0,
+                topology: Default::default(),
+                shared: false,
             })
             .unwrap()
     }
@@ -518,6 +520,8 @@ mod tests {
             dialect: None,
             clients: 1,
             cache_bytes: 0,
+            topology: Default::default(),
+            shared: false,
         };
         assert!(Duckdb.open(&o).is_err());
         o.durability = Durability::Sync;

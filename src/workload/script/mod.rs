@@ -143,6 +143,8 @@ impl Workload for ScriptParams {
             dialect: ctx.dialect(),
             clients: self.clients.iter().copied().max().unwrap_or(1),
             cache_bytes: 0,
+            topology: ctx.topology(),
+            shared: false,
         })?;
         ctx.record_engine(
             Engine::Sql(config.engine),

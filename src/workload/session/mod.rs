@@ -127,6 +127,7 @@ fn run_config(params: &SessionParams, config: Config, ctx: &mut RunContext) -> R
             max_value_bytes: payload_len(largest),
             records: params.sessions * params.layouts.len() as u64,
             value_sizes: (params.sizes.len() * params.compress.len()) as u64,
+            topology: ctx.topology(),
         },
     )?;
     let outcome = measure_config(params, config, &store, ctx);

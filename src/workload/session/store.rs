@@ -51,6 +51,8 @@ pub struct OpenOptions<'a> {
     pub records: u64,
     /// Sizes of values written one after another (sizes × compressions).
     pub value_sizes: u64,
+    /// A private server as one server or a loopback cluster.
+    pub topology: crate::server::topology::Topology,
 }
 
 pub enum SessionStore {
@@ -75,6 +77,8 @@ impl SessionStore {
                     dialect: o.dialect,
                     clients: o.clients,
                     cache_bytes: 0,
+                    topology: o.topology,
+                    shared: false,
                 })?;
                 let dialect = db.connect()?.dialect();
                 SessionStore::Sql { db, dialect }

@@ -7,6 +7,7 @@
 
 pub mod flags;
 pub mod presets;
+mod shards;
 #[cfg(test)]
 pub(crate) mod snapshot;
 
@@ -18,12 +19,14 @@ use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
 use crate::measure::timing::Timing;
 use crate::results::MeasurementKey;
+use crate::workload::shard::Shard;
 use crate::workload::{sql_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use presets::{Test, TpcbParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 use std::time::Instant;
 
 /// The tables' DDL: BIGINT everywhere but Oracle, which has NUMBER(19).
@@ -58,6 +61,7 @@ impl Workload for TpcbParams {
     const PRESET_ENGINES: &'static [(&'static str, &'static str)] =
         &[("bdb-11gr2", "bdb-sql,sqlite")];
     const PACED: bool = true;
+    const SHARDED: bool = true;
 
     fn step_length(&self) -> StepLength {
         match self.transactions {
@@ -96,10 +100,34 @@ fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Resu
         dialect: ctx.dialect(),
         clients: params.clients.iter().copied().max().unwrap_or(1),
         cache_bytes: params.cache_bytes,
+        topology: ctx.topology(),
+        // Shard 1 drops what all shards shared, once every one is done.
+        shared: ctx.shard.is_some_and(|s| !s.loads()),
     })?;
-    let outcome = measure_config(params, config, db.as_ref(), max_sets, ctx);
-    // Drop the tables even when the run failed: they are hakari's own.
-    let cleanup = drop_tables(db.as_ref(), max_sets);
+    let shard = ctx.shard.filter(|s| s.count > 1);
+    // The shards of one configuration of one run know each other by the planned start.
+    let run_tag = shard.map(|_| {
+        let at = ctx
+            .timing
+            .start_at
+            .map_or(0.0, crate::results::time::unix_seconds);
+        format!("{at:.3} {config}")
+    });
+    let sharding = shard.zip(run_tag.clone());
+    let outcome = measure_config(params, config, db.as_ref(), max_sets, sharding, ctx);
+    let cleanup = match (shard, &run_tag) {
+        (Some(shard), Some(run)) => {
+            let finished = db
+                .connect()
+                .and_then(|mut c| shards::finish(c.as_mut(), shard, run));
+            match shard.loads() {
+                true => finished.and_then(|()| drop_tables(db.as_ref(), max_sets)),
+                false => finished,
+            }
+        }
+        // Drop the tables even when the run failed: they are hakari's own.
+        _ => drop_tables(db.as_ref(), max_sets),
+    };
     db.close()?;
     std::fs::remove_dir_all(&dir).ok();
     outcome.and(cleanup)
@@ -110,13 +138,33 @@ fn measure_config(
     config: Config,
     db: &dyn SqlDatabase,
     max_sets: usize,
+    sharding: Option<(Shard, String)>,
     ctx: &mut RunContext,
 ) -> Result<()> {
     let engine = Engine::Sql(config.engine);
     ctx.record_engine(engine, config.durability, db.version(), db.settings());
+    // Each client's tellers are its shard's branches' (all of them without --shard).
+    let shard = ctx.shard.unwrap_or(Shard { index: 1, count: 1 });
+    let Some(branches) = shard.part(params.branches) else {
+        bail!(
+            "--shard {shard} needs at least {} branches, one per shard (--scale); there are {}",
+            shard.count,
+            params.branches
+        );
+    };
+    let tpb = params.tellers_per_branch as i64;
+    let tellers = (*branches.start() as i64 - 1) * tpb + 1..=*branches.end() as i64 * tpb;
+    if let Some((shard, run)) = sharding.as_ref().filter(|(s, _)| !s.loads()) {
+        eprintln!("  shard {shard}: waiting for shard 1 to load the tables");
+        shards::wait_for_load(db.connect()?.as_mut(), *shard, run)?;
+        return measure_steps(params, config, db, max_sets, tellers, ctx);
+    }
     let load_started = Instant::now();
     for set in 0..max_sets {
         load(params, db, set)?;
+    }
+    if let Some((shard, run)) = &sharding {
+        shards::list(db.connect()?.as_mut(), *shard, run)?;
     }
     ctx.recorder.note(format!(
         "{} {}: loaded {} table set(s) of {} branches, {} tellers, {} accounts in {} (not part of any figure)",
@@ -128,6 +176,19 @@ fn measure_config(
         params.accounts(),
         crate::units::duration(load_started.elapsed().as_secs_f64())
     ));
+    measure_steps(params, config, db, max_sets, tellers, ctx)
+}
+
+/// Every timed step of a configuration on its loaded tables, the balances checked after each.
+fn measure_steps(
+    params: &TpcbParams,
+    config: Config,
+    db: &dyn SqlDatabase,
+    max_sets: usize,
+    tellers: RangeInclusive<i64>,
+    ctx: &mut RunContext,
+) -> Result<()> {
+    let mut replicas_checked = Vec::new();
     for &sets in &params.table_sets {
         for &test in &params.tests {
             for &clients in &params.clients {
@@ -158,10 +219,12 @@ fn measure_config(
                         clients,
                         sets,
                         seed,
+                        tellers: tellers.clone(),
                     };
                     let outcome = run_clients(params, db, run, &timing, &progress)
                         .with_context(|| label.clone())?;
-                    check_consistency(db, max_sets).with_context(|| format!("after {label}"))?;
+                    replicas_checked = check_consistency(db, max_sets)
+                        .with_context(|| format!("after {label}"))?;
                     outcomes.push(outcome);
                 }
                 let mut config_map = BTreeMap::new();
@@ -179,6 +242,15 @@ fn measure_config(
                 ctx.measured(key, &outcomes)?;
             }
         }
+    }
+    if !replicas_checked.is_empty() {
+        ctx.recorder.note(format!(
+            "{} {} on {}: after every run, {} held the primary's balances once they had applied every commit",
+            config.engine.name(),
+            config.durability,
+            ctx.topology(),
+            replicas_checked.join(", ")
+        ));
     }
     Ok(())
 }
@@ -248,8 +320,26 @@ fn drop_tables(db: &dyn SqlDatabase, sets: usize) -> Result<()> {
     Ok(())
 }
 
-fn check_consistency(db: &dyn SqlDatabase, sets: usize) -> Result<()> {
+/// The balances agree in every table set, and every other node of a cluster holds the same;
+/// returns the other nodes checked.
+fn check_consistency(db: &dyn SqlDatabase, sets: usize) -> Result<Vec<String>> {
     let mut c = db.connect()?;
+    let sums = balance_sums(c.as_mut(), sets)?;
+    let mut checked = Vec::new();
+    for (node, mut replica) in db.replicas()? {
+        let there = balance_sums(replica.as_mut(), sets).with_context(|| node.clone())?;
+        if there != sums {
+            bail!("{node} does not hold what the primary holds once it has applied every commit: balance sums {there:?} there, {sums:?} on the primary");
+        }
+        checked.push(node);
+    }
+    Ok(checked)
+}
+
+/// Per table set: the sums of the accounts', tellers', branches' balances and of the history's
+/// deltas (all equal), and the history's rows.
+fn balance_sums(c: &mut dyn SqlConnection, sets: usize) -> Result<Vec<Vec<i64>>> {
+    let mut all = Vec::new();
     for set in 0..sets {
         let rows = c.query(&statements(CHECK, set)[0])?;
         let sums: Vec<i64> = rows
@@ -269,8 +359,9 @@ fn check_consistency(db: &dyn SqlDatabase, sets: usize) -> Result<()> {
                 sums[0], sums[1], sums[2], sums[3], sums[4]
             );
         }
+        all.push(sums);
     }
-    Ok(())
+    Ok(all)
 }
 
 /// One client: its connection, prepared statements and random stream.
@@ -286,6 +377,8 @@ struct Run {
     clients: usize,
     sets: usize,
     seed: u64,
+    /// The tellers (and so home branches) its clients draw from: its shard's.
+    tellers: RangeInclusive<i64>,
 }
 
 fn run_clients(
@@ -296,6 +389,7 @@ fn run_clients(
         clients,
         sets,
         seed,
+        tellers,
     }: Run,
     timing: &Timing,
     progress: &Progress,
@@ -321,7 +415,7 @@ fn run_clients(
         |client: &mut Client, worker: &mut Worker| {
             let mut done = 0u64;
             while worker.more() && params.transactions.is_none_or(|n| done < n) {
-                let choice = Choice::draw(params, &mut client.rng);
+                let choice = Choice::draw(params, &tellers, &mut client.rng);
                 // Each transaction is drawn on its own: one already late may be skipped.
                 let ran = worker.timed_or_skipped(1, || transaction(client, test, &choice))?;
                 for _ in 0..ran.unwrap_or(0) {
@@ -343,8 +437,8 @@ struct Choice {
 }
 
 impl Choice {
-    fn draw(params: &TpcbParams, rng: &mut ChaCha8Rng) -> Choice {
-        let tid = rng.random_range(1..=params.tellers() as i64);
+    fn draw(params: &TpcbParams, tellers: &RangeInclusive<i64>, rng: &mut ChaCha8Rng) -> Choice {
+        let tid = rng.random_range(tellers.clone());
         let bid = (tid - 1) / params.tellers_per_branch as i64 + 1;
         let branches = params.branches as i64;
         // 85% of accounts from the teller's own branch, the rest from any other branch.

@@ -132,6 +132,8 @@ fn run_config(params: &TpchParams, config: Config, ctx: &mut RunContext) -> Resu
         dialect: ctx.dialect(),
         clients: streams + 2,
         cache_bytes: 0,
+        topology: ctx.topology(),
+        shared: false,
     })?;
     let outcome = measure_config(params, config, streams, db.as_ref(), ctx);
     let cleanup = drop_tables(db.as_ref());

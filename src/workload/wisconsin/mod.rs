@@ -117,6 +117,8 @@ fn run_config(
         dialect: ctx.dialect(),
         clients: 1,
         cache_bytes: params.cache_bytes,
+        topology: ctx.topology(),
+        shared: false,
     })?;
     let outcome = measure_config(params, config, db.as_ref(), answers, ctx);
     // The relations are hakari's own: dropped even when the run failed.
@@ -264,6 +266,8 @@ mod tests {
                 dialect: None,
                 clients: 1,
                 cache_bytes: 0,
+                topology: Default::default(),
+                shared: false,
             })
             .unwrap();
         let mut c = db.connect().unwrap();

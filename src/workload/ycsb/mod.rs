@@ -167,6 +167,7 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
                 threads: config.threads,
                 shape: shape(p),
                 records: p.records + expected_inserts(p, &config.mix),
+                topology: ctx.topology(),
             },
         )
         .with_context(|| format!("engine {} failed to open", config.engine.name()))?;

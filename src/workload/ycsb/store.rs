@@ -38,6 +38,8 @@ pub struct OpenOptions<'a> {
     pub shape: Shape,
     /// Records the run may hold at most (loaded and inserted).
     pub records: u64,
+    /// A private server as one server or a loopback cluster.
+    pub topology: crate::server::topology::Topology,
 }
 
 /// The statement `name` of the usertable file, for `shape`.
@@ -67,6 +69,8 @@ impl Records {
                 dialect: o.dialect,
                 clients: o.threads,
                 cache_bytes: 0,
+                topology: o.topology,
+                shared: false,
             })?),
             Engine::Kv(e) => Records::Kv(e.open(&KvOptions {
                 dir: o.dir.to_path_buf(),

@@ -1,0 +1,101 @@
+//! The flags that start a private server as a loopback cluster.
+
+use crate::errors::Usage;
+use crate::server::topology::{parse_ack, parse_cluster, Connect, Topology};
+use crate::units::parse_counts;
+use crate::workload::shard::Shard;
+use anyhow::Result;
+use clap::Args;
+
+/// Replicated and clustered servers, started for real on loopback ports by hakari.
+#[derive(Args, Clone, Debug)]
+#[command(next_help_heading = "Replication and clusters (loopback: every node on this machine)")]
+pub struct ClusterArgs {
+    /// postgres: start a primary and this many streaming standbys (pg_basebackup -R), each on
+    /// its own loopback port; comma-separated counts run each configuration once per count
+    /// (0 is one server, to compare against).
+    #[arg(long, value_name = "COUNTS")]
+    pub replicas: Option<String>,
+    /// What a commit waits for from the standbys (synchronous_commit), comma-separated: async,
+    /// remote-write (received), on (flushed), remote-apply (applied). `remote-write:1` waits for
+    /// any 1 of them (ANY 1 quorum); default: on, from all.
+    #[arg(long, value_name = "ACKS", requires = "replicas")]
+    pub replica_ack: Option<String>,
+    /// mysql: start a MariaDB Galera cluster of N nodes (galera:3), bootstrapped with
+    /// --wsrep-new-cluster; comma-separated entries run each configuration once per entry.
+    #[arg(long, value_name = "LIST")]
+    pub cluster: Option<String>,
+    /// Which Galera node each client connects to.
+    #[arg(long, value_enum, value_name = "HOW", requires = "cluster")]
+    pub connect: Option<Connect>,
+}
+
+impl ClusterArgs {
+    /// Every topology asked for; empty: one server. A bad entry is a usage error (exit 2).
+    pub fn topologies(&self) -> Result<Vec<Topology>> {
+        let usage = |text: String| anyhow::Error::new(Usage(text));
+        let replicas = match &self.replicas {
+            Some(text) => parse_counts_from_zero(text).map_err(usage)?,
+            None => Vec::new(),
+        };
+        let split = |text: &Option<String>| -> Vec<String> {
+            text.iter()
+                .flat_map(|t| t.split(','))
+                .map(|s| s.trim().to_string())
+                .collect()
+        };
+        let acks = split(&self.replica_ack)
+            .iter()
+            .map(|a| parse_ack(a))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(usage)?;
+        let connect = self.connect.unwrap_or_default();
+        let clusters = split(&self.cluster)
+            .iter()
+            .map(|c| parse_cluster(c, connect))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(usage)?;
+        Topology::list(&replicas, &acks, &clusters).map_err(usage)
+    }
+}
+
+/// `--replicas`: counts from 0 (one server) up.
+fn parse_counts_from_zero(text: &str) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',') {
+        match part.trim() {
+            "0" => out.push(0),
+            p => out.extend(parse_counts(p, "standbys").map_err(|e| format!("--replicas: {e}"))?),
+        }
+    }
+    if out.iter().any(|&n| n > 9) {
+        return Err("--replicas: at most 9 standbys on one machine".into());
+    }
+    Ok(out)
+}
+
+/// Several client machines making one run against one server.
+#[derive(Args, Clone, Debug)]
+#[command(next_help_heading = "Several client machines (merged with `hakari merge`)")]
+pub struct ShardArgs {
+    /// This client's part of a run that N clients make together (2/3: the second of three):
+    /// tpcb's branches are split into N parts, each client's tellers in its own; --rate is
+    /// divided by N; reads cover the whole data. Shard 1 loads the tables before --start-at and
+    /// drops them once every shard is done. Needs --url and --start-at.
+    #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
+    pub shard: Option<Shard>,
+    /// Start the timed steps at this instant, the same on every client (UTC:
+    /// 2026-12-01T10:00:00Z; clocks assumed in sync): each result records how far from it its
+    /// steps started.
+    #[arg(long, value_name = "TIME", value_parser = start_at)]
+    pub start_at: Option<StartAt>,
+}
+
+/// `--start-at` as given and as an instant.
+#[derive(Clone, Debug)]
+pub struct StartAt(pub String, pub std::time::SystemTime);
+
+fn start_at(text: &str) -> Result<StartAt, String> {
+    let at = crate::results::time::parse_rfc3339(text)?;
+    Ok(StartAt(text.to_string(), at))
+}

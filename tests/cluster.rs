@@ -1,0 +1,206 @@
+//! Loopback clusters started for real: PostgreSQL standbys and a MariaDB Galera cluster run
+//! tpcb; after each run every other node must hold the primary's balances (tpcb checks it), and
+//! no server process may outlive the run.
+
+mod common;
+use common::{hakari, run_ok, stderr};
+use std::path::Path;
+
+/// The processes whose command line names `dir` (servers started in it).
+fn processes_in(dir: &Path) -> Vec<String> {
+    let needle = dir.display().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(&needle) {
+            found.push(text);
+        }
+    }
+    found
+}
+
+/// tpcb at a tiny size on `engine`, with the topology flags `extra`, in `data`.
+fn tpcb_on(engine: &str, extra: &[&str], data: &Path) -> hakari::results::RunResult {
+    let mut args = vec![
+        "run",
+        "tpcb",
+        "--engine",
+        engine,
+        "--clients",
+        "2",
+        "--transactions",
+        "40",
+        "--runs",
+        "1",
+        "--scale",
+        "2",
+        "--accounts-per-branch",
+        "100",
+        "--data-dir",
+        data.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let r = run_ok(&args);
+    assert_eq!(r.status, "complete");
+    assert!(
+        processes_in(data).is_empty(),
+        "servers left running: {:?}",
+        processes_in(data)
+    );
+    r
+}
+
+#[test]
+fn postgres_standbys_acknowledge_as_asked_and_hold_what_the_primary_holds() {
+    let data = tempfile::tempdir().unwrap();
+    let r = tpcb_on(
+        "postgres",
+        &["--replicas", "0,2", "--replica-ack", "async,remote-apply:1"],
+        data.path(),
+    );
+    let replication: Vec<String> = r
+        .measurements
+        .iter()
+        .map(|m| common_text(m.config.get("replication")))
+        .collect();
+    assert_eq!(
+        replication,
+        [
+            "",
+            "primary+2 standbys async (loopback cluster)",
+            "primary+2 standbys remote-apply any 1 (loopback cluster)"
+        ]
+    );
+    for m in &r.measurements {
+        assert_eq!(m.runs[0].ops, 80, "{replication:?}");
+    }
+    let quorum = r
+        .engines
+        .iter()
+        .find(|e| {
+            e.settings
+                .get("topology")
+                .is_some_and(|t| t.contains("any 1"))
+        })
+        .expect("the quorum configuration's engine record");
+    assert_eq!(
+        quorum.settings["synchronous_standby_names"],
+        "ANY 1 (standby1, standby2)"
+    );
+    assert_eq!(quorum.settings["replication"], "applied on 1 of 2 standbys");
+    assert_eq!(
+        quorum.settings["synchronous_commit (session)"],
+        "remote_apply"
+    );
+    let checked: Vec<&String> = (r.notes.iter())
+        .filter(|n| n.contains("standby1, standby2 held the primary's balances"))
+        .collect();
+    assert_eq!(
+        checked.len(),
+        2,
+        "both standby configurations checked: {:?}",
+        r.notes
+    );
+}
+
+#[test]
+fn a_galera_cluster_of_three_runs_tpcb_and_every_node_agrees() {
+    let data = tempfile::tempdir().unwrap();
+    let r = tpcb_on("mysql", &["--cluster", "galera:3"], data.path());
+    let m = &r.measurements[0];
+    assert_eq!(
+        common_text(m.config.get("replication")),
+        "galera 3 nodes round-robin (loopback cluster)"
+    );
+    assert_eq!(m.runs[0].ops, 80);
+    assert_eq!(r.engines[0].settings["wsrep_on"], "ON");
+    assert!(
+        (r.notes.iter())
+            .any(|n| n.contains("Galera node 2, Galera node 3 held the primary's balances")),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
+fn topologies_an_engine_cannot_be_started_as_are_refused() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--engine", "sqlite", "--replicas", "1"], "postgres"),
+        (&["--engine", "postgres", "--cluster", "galera:3"], "mysql"),
+        (
+            &[
+                "--engine",
+                "postgres",
+                "--replicas",
+                "2",
+                "--replica-ack",
+                "on:3",
+            ],
+            "quorum",
+        ),
+        (
+            &[
+                "--engine",
+                "postgres",
+                "--replicas",
+                "1",
+                "--replica-ack",
+                "fast",
+            ],
+            "unknown replica acknowledgement",
+        ),
+        (&["--engine", "mysql", "--cluster", "galera:x"], "galera:N"),
+        (
+            &[
+                "--engine",
+                "postgres",
+                "--replicas",
+                "1",
+                "--url",
+                "postgres://hakari@127.0.0.1:1/hakari",
+            ],
+            "--url",
+        ),
+    ];
+    for (flags, says) in cases {
+        let mut args = vec!["run", "tpcb", "--transactions", "1"];
+        args.extend(*flags);
+        let o = hakari(&args);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{flags:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn nosync_cannot_wait_for_a_standby() {
+    let out = tempfile::tempdir().unwrap();
+    let o = hakari(&[
+        "run",
+        "tpcb",
+        "--engine",
+        "postgres",
+        "--durability",
+        "nosync",
+        "--replicas",
+        "1",
+        "--replica-ack",
+        "on",
+        "--transactions",
+        "1",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("waits for neither the local WAL flush nor a standby"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+fn common_text(v: Option<&serde_json::Value>) -> String {
+    v.and_then(|v| v.as_str()).unwrap_or("").to_string()
+}
