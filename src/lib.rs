@@ -19,5 +19,6 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod server;
+pub mod shard;
 pub mod units;
 pub mod workload;

@@ -10,7 +10,7 @@ use crate::report;
 use crate::report::gate::Requirement;
 use crate::results::TimingRecord;
 use crate::server::topology::Topology;
-use crate::workload::shard::Shard;
+use crate::shard::Shard;
 use crate::workload::{default_engines, ContextOptions, RunContext, StepLength, Workload};
 use crate::{out, outln};
 use anyhow::{bail, Context, Result};

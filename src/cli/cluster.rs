@@ -2,8 +2,8 @@
 
 use crate::errors::Usage;
 use crate::server::topology::{parse_ack, parse_cluster, Connect, Topology};
+use crate::shard::Shard;
 use crate::units::parse_counts;
-use crate::workload::shard::Shard;
 use anyhow::Result;
 use clap::Args;
 

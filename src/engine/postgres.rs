@@ -246,15 +246,8 @@ impl SqlDatabase for PostgresDatabase {
         let Some(server) = &self.server else {
             return Ok(Vec::new());
         };
-        let mut primary = Client::connect(&self.url, NoTls)?;
         let mut out = Vec::new();
-        for standby in &server.others {
-            let name = (standby.process.dir.file_name())
-                .map_or("standby".into(), |n| n.to_string_lossy().to_string());
-            let mut client = Client::connect(&standby.url, NoTls)
-                .with_context(|| format!("cannot connect to {name}"))?;
-            crate::server::pg_standbys::wait_for_replay(&mut primary, &mut client)
-                .with_context(|| name.clone())?;
+        for (name, mut client) in server::standbys::caught_up(server, &self.url)? {
             if let Some(schema) = self.schema {
                 client.batch_execute(&format!("SET search_path = {schema}"))?;
             }

@@ -57,7 +57,7 @@ pub struct RunResult {
     pub timing: Option<TimingRecord>,
     /// `--shard`: this client's part of a run several clients made together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<crate::workload::shard::Shard>,
+    pub shard: Option<crate::shard::Shard>,
     /// A result `hakari merge` made: the client results it was made from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<MergedClient>,
@@ -68,7 +68,7 @@ pub struct RunResult {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MergedClient {
     pub run_id: String,
-    pub shard: Option<crate::workload::shard::Shard>,
+    pub shard: Option<crate::shard::Shard>,
     pub environment: environment::Environment,
     /// Its first step's start minus `--start-at`, in milliseconds.
     pub start_offset_ms: Option<f64>,

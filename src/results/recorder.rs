@@ -82,7 +82,7 @@ impl Recorder {
     }
 
     /// `--shard`: this run is one client's part.
-    pub fn shard(&mut self, shard: crate::workload::shard::Shard) {
+    pub fn shard(&mut self, shard: crate::shard::Shard) {
         self.result.shard = Some(shard);
     }
 

@@ -3,10 +3,8 @@
 //! The crash test drives them through [`PrivateServer`]: a data directory initialized once and
 //! copied, the server launched on it, killed hard ([`ServerProcess::crash`]) and launched again.
 
-mod galera;
 pub mod mariadb;
 pub mod memcached;
-pub mod pg_standbys;
 pub mod postgres;
 pub mod redis;
 pub mod topology;

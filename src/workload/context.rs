@@ -28,7 +28,7 @@ pub struct RunContext {
     /// sets it per configuration, as it sets the rate).
     pub topology: Topology,
     /// `--shard`: this client's part of a run several make together.
-    pub shard: Option<crate::workload::shard::Shard>,
+    pub shard: Option<crate::shard::Shard>,
     /// The fresh temporary directory, when no `--data-dir` was given; removed on drop.
     _temporary: Option<tempfile::TempDir>,
     /// The subdirectory hakari created inside a user's `--data-dir`; removed at the end.

@@ -6,7 +6,6 @@ pub mod flags;
 pub mod kv;
 pub mod script;
 pub mod session;
-pub mod shard;
 pub mod sql;
 #[cfg(test)]
 pub(crate) mod statement_log;

@@ -19,7 +19,7 @@ use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
 use crate::measure::timing::Timing;
 use crate::results::MeasurementKey;
-use crate::workload::shard::Shard;
+use crate::shard::Shard;
 use crate::workload::{sql_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use presets::{Test, TpcbParams};

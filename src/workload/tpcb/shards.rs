@@ -4,7 +4,7 @@
 //! done, so that no client loses its tables while it still runs.
 
 use crate::engine::sql::{SqlConnection, SqlValue};
-use crate::workload::shard::Shard;
+use crate::shard::Shard;
 use anyhow::{bail, Context, Result};
 use std::time::{Duration, Instant};
 

@@ -3,8 +3,8 @@
 //! ports. The first bootstraps the cluster (`--wsrep-new-cluster`); each other joins by state
 //! transfer (rsync), one at a time. The run starts once every node is Synced in a cluster of N.
 
-use super::mariadb::{init_data, launch, socket_opts, socket_url, INSTALL_HINT};
-use super::{free_port, Launched, ServerOptions};
+use super::{init_data, launch, socket_opts, socket_url, INSTALL_HINT};
+use crate::server::{free_port, Launched, ServerOptions};
 use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
 use std::path::{Path, PathBuf};
@@ -56,7 +56,7 @@ pub fn start(
     }
     let sockets: Vec<PathBuf> = launched
         .iter()
-        .map(|l| super::mariadb::socket(&l.process.dir))
+        .map(|l| super::socket(&l.process.dir))
         .collect();
     for (i, socket) in sockets.iter().enumerate() {
         wait_synced(socket, nodes).with_context(|| format!("Galera node {}", i + 1))?;

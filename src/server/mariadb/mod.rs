@@ -1,6 +1,8 @@
 //! A private MariaDB (or MySQL): mariadb-install-db in the run's directory, `mariadbd` on a free
 //! loopback port and a Unix socket beside its data.
 
+mod galera;
+
 use super::topology::Topology;
 use super::{
     command, find, free_port, hand_over, run_as, Launched, PrivateServer, ServerOptions,
@@ -144,7 +146,7 @@ impl PrivateServer for Server {
     fn start(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
         use mysql::prelude::Queryable;
         if let Topology::Galera { nodes, .. } = options.topology {
-            return super::galera::start(dir, nodes, options, owner_root);
+            return galera::start(dir, nodes, options, owner_root);
         }
         init_data(dir, owner_root)?;
         let (process, socket) = launch(dir, options, owner_root, &[])?;

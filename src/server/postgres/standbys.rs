@@ -4,9 +4,9 @@
 //! once all of them stream, and the run starts only when each reports the `sync_state` the
 //! acknowledgement asked for.
 
-use super::postgres::{bin_dir, launch, url, INSTALL_HINT};
-use super::topology::ReplicaAck;
-use super::{command, hand_over, run_as, Launched, ServerOptions};
+use super::{bin_dir, launch, url, INSTALL_HINT};
+use crate::server::topology::ReplicaAck;
+use crate::server::{command, hand_over, run_as, Launched, ServerOptions};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -40,7 +40,7 @@ pub fn add(
             .args(["-U", "hakari", "-D"])
             .arg(&data)
             .args(["-R", "-X", "stream", "-c", "fast", "--no-sync"]);
-        super::run_tool(&mut backup, "pg_basebackup")
+        crate::server::run_tool(&mut backup, "pg_basebackup")
             .with_context(|| format!("cannot make {name}"))?;
         let standby = launch(
             &dir,
@@ -113,12 +113,25 @@ fn wait_for_sync_state(
     )
 }
 
+/// A connection to each standby of `primary` (reached at `url`), by its name, once it has
+/// replayed everything the primary had written when called.
+pub fn caught_up(primary: &Launched, url: &str) -> Result<Vec<(String, postgres::Client)>> {
+    let mut to_primary = postgres::Client::connect(url, postgres::NoTls)?;
+    let mut out = Vec::new();
+    for standby in &primary.others {
+        let name = (standby.process.dir.file_name())
+            .map_or("standby".into(), |n| n.to_string_lossy().to_string());
+        let mut client = postgres::Client::connect(&standby.url, postgres::NoTls)
+            .with_context(|| format!("cannot connect to {name}"))?;
+        wait_for_replay(&mut to_primary, &mut client).with_context(|| name.clone())?;
+        out.push((name, client));
+    }
+    Ok(out)
+}
+
 /// Waits until `standby` has replayed everything the primary had written when called: a read
 /// there then sees every commit made before.
-pub fn wait_for_replay(
-    primary: &mut postgres::Client,
-    standby: &mut postgres::Client,
-) -> Result<()> {
+fn wait_for_replay(primary: &mut postgres::Client, standby: &mut postgres::Client) -> Result<()> {
     let lsn: String = primary
         .query_one("SELECT pg_current_wal_lsn()::text", &[])?
         .get(0);

@@ -1,5 +1,7 @@
 //! A private PostgreSQL: initdb in the run's directory, `postgres` on a free loopback port.
 
+pub mod standbys;
+
 use super::topology::Topology;
 use super::{
     command, free_port, hand_over, run_as, Launched, PrivateServer, ServerOptions, ServerProcess,
@@ -177,7 +179,7 @@ impl PrivateServer for Server {
                 standbys,
                 ack,
                 quorum,
-            } => super::pg_standbys::add(primary, standbys, ack, quorum, options, owner_root),
+            } => standbys::add(primary, standbys, ack, quorum, options, owner_root),
             _ => Ok(primary),
         }
     }
