@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What replication costs on this machine's loopback clusters: tpcb on one PostgreSQL against a
 # primary with standbys at each acknowledgement, and on one MariaDB against Galera clusters of 1
-# and 3 nodes. Each topology runs in turn within one hakari run per round (so they alternate),
-# several rounds. Prints TPS and p99 per topology and client count, and the ratio to one server.
+# and 3 nodes; YCSB workload A on one Redis against a Redis Cluster of 3 masters. Each topology
+# runs in turn within one hakari run per round (so they alternate), several rounds. Prints TPS
+# (YCSB: ops/s) and p99 per topology and client count, and the ratio to one server.
 #   bench/clusters.sh [ROUNDS] [SECONDS] [CLIENTS] [STANDBYS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,12 +23,19 @@ for round in $(seq 1 "$ROUNDS"); do
     --replica-ack async,remote-write,on,remote-apply >/dev/null
   "$H" "${common[@]}" --engine mysql >/dev/null
   "$H" "${common[@]}" --engine mysql --cluster galera:1,galera:3 >/dev/null
+  for cluster in "" "--cluster redis:3"; do
+    # shellcheck disable=SC2086
+    "$H" run ycsb --workload a --engine redis $cluster --records 100000 --threads "$CLIENTS" \
+      --duration "$SECS" --runs 1 --out "$OUT" >/dev/null
+  done
 done
 python3 - "$OUT" <<'PY'
 import glob, json, statistics, sys
 rows = {}
 for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
     for m in json.load(open(f))["measurements"]:
+        if m["step"] not in ("tpcb", "run"):
+            continue
         topo = m["config"].get("replication", "one server")
         key = (m["engine"], topo, m["threads"])
         rows.setdefault(key, []).append((m["ops_per_sec_mean"], m["latency"]["p99_us"]))

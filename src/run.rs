@@ -162,6 +162,7 @@ fn check_topologies(topologies: &[Topology], engines: &[Engine], urls: &[String]
             let who = match kind {
                 crate::server::topology::Kind::Standbys => "postgres (streaming standbys)",
                 crate::server::topology::Kind::Galera => "mysql (MariaDB Galera)",
+                crate::server::topology::Kind::RedisCluster => "redis (Redis Cluster)",
             };
             return usage(format!(
                 "engine '{}' cannot be started as {t}: that topology is for {who}",

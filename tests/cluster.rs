@@ -126,6 +126,60 @@ fn a_galera_cluster_of_three_runs_tpcb_and_every_node_agrees() {
 }
 
 #[test]
+fn a_redis_cluster_of_three_masters_runs_every_ycsb_workload() {
+    let data = tempfile::tempdir().unwrap();
+    let r = run_ok(&[
+        "run",
+        "ycsb",
+        "--engine",
+        "redis",
+        "--cluster",
+        "redis:3",
+        "--replicas",
+        "0,1",
+        "--workload",
+        "a,e",
+        "--records",
+        "300",
+        "--operations",
+        "600",
+        "--threads",
+        "2",
+        "--data-dir",
+        data.path().to_str().unwrap(),
+    ]);
+    assert_eq!(r.status, "complete");
+    let mut topologies: Vec<String> = (r.measurements.iter())
+        .map(|m| common_text(m.config.get("replication")))
+        .collect();
+    topologies.dedup();
+    topologies.sort();
+    topologies.dedup();
+    assert_eq!(
+        topologies,
+        [
+            "redis cluster 3 masters (loopback cluster)",
+            "redis cluster 3 masters 1 replica(s) each (loopback cluster)"
+        ]
+    );
+    // Every record loaded and every operation done (a read checks the record's fields, a scan
+    // the records it finds), through the redirects of a cluster.
+    for m in &r.measurements {
+        let expected = match m.step.as_str() {
+            "load" => 300,
+            "run" => 600,
+            _ => continue,
+        };
+        assert_eq!(m.runs[0].ops, expected, "{} {:?}", m.step, m.config);
+    }
+    assert!(
+        processes_in(data.path()).is_empty(),
+        "servers left running: {:?}",
+        processes_in(data.path())
+    );
+}
+
+#[test]
 fn topologies_an_engine_cannot_be_started_as_are_refused() {
     let cases: &[(&[&str], &str)] = &[
         (&["--engine", "sqlite", "--replicas", "1"], "postgres"),
@@ -153,6 +207,21 @@ fn topologies_an_engine_cannot_be_started_as_are_refused() {
             "unknown replica acknowledgement",
         ),
         (&["--engine", "mysql", "--cluster", "galera:x"], "galera:N"),
+        (
+            &[
+                "--engine",
+                "mysql",
+                "--cluster",
+                "galera:3",
+                "--replicas",
+                "1",
+            ],
+            "redis:N",
+        ),
+        (
+            &["--engine", "redis", "--cluster", "redis:2"],
+            "at least 3 masters",
+        ),
         (
             &[
                 "--engine",

@@ -13,7 +13,7 @@ use clap::Args;
 pub struct ClusterArgs {
     /// postgres: start a primary and this many streaming standbys (pg_basebackup -R), each on
     /// its own loopback port; comma-separated counts run each configuration once per count
-    /// (0 is one server, to compare against).
+    /// (0 is one server, to compare against). With --cluster redis:N: replicas per master.
     #[arg(long, value_name = "COUNTS")]
     pub replicas: Option<String>,
     /// What a commit waits for from the standbys (synchronous_commit), comma-separated: async,
@@ -22,7 +22,9 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "ACKS", requires = "replicas")]
     pub replica_ack: Option<String>,
     /// mysql: start a MariaDB Galera cluster of N nodes (galera:3), bootstrapped with
-    /// --wsrep-new-cluster; comma-separated entries run each configuration once per entry.
+    /// --wsrep-new-cluster; redis: a Redis Cluster of N masters (redis:3, made with
+    /// redis-cli --cluster create); comma-separated entries run each configuration once per
+    /// entry.
     #[arg(long, value_name = "LIST")]
     pub cluster: Option<String>,
     /// Which Galera node each client connects to.

@@ -106,6 +106,7 @@ fn options(dir: &Path, level: Durability) -> KvOptions {
         expected_records: 1_000_000,
         value_sizes: 1,
         url: None,
+        topology: Default::default(),
     }
 }
 

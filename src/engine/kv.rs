@@ -30,6 +30,8 @@ pub struct KvOptions {
     pub value_sizes: u64,
     /// A server URL (`--url`) for server engines; None starts a private server.
     pub url: Option<String>,
+    /// A private server as one server or a loopback cluster (`--cluster redis:N`).
+    pub topology: crate::server::topology::Topology,
 }
 
 /// The error a session returns when its transaction lost a conflict (deadlock, busy, write
@@ -149,6 +151,10 @@ pub trait KvEngine: Sync {
     /// The library's version, as it reports it at run time.
     fn version(&self) -> String;
     /// The schemes of the `--url`s it takes (`redis` for redis://...); none for embedded ones.
+    /// The loopback clusters its private server can be started as.
+    fn topologies(&self) -> &'static [crate::server::topology::Kind] {
+        &[]
+    }
     fn url_schemes(&self) -> &'static [&'static str] {
         &[]
     }

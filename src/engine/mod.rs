@@ -169,7 +169,7 @@ impl Engine {
     /// The loopback clusters its private server can be started as (`--replicas`, `--cluster`).
     pub fn topologies(self) -> &'static [crate::server::topology::Kind] {
         match self {
-            Engine::Kv(_) => &[],
+            Engine::Kv(e) => e.topologies(),
             Engine::Sql(e) => e.topologies(),
         }
     }

@@ -157,8 +157,16 @@ struct MysqlDatabase {
 impl SqlDatabase for MysqlDatabase {
     fn connect(&self) -> Result<Box<dyn SqlConnection>> {
         let node = self.next_node.fetch_add(1, Ordering::Relaxed) % self.nodes.len();
-        let conn = Conn::new(self.nodes[node].clone())
+        let mut conn = Conn::new(self.nodes[node].clone())
             .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&describe_error(&e))))?;
+        if self.server.as_ref().is_some_and(|s| !s.others.is_empty()) {
+            // A Galera node applies other nodes' commits after they return: one causal read
+            // makes a new connection's node catch up with everything committed so far (the
+            // load, on another node), and later reads run at the cluster's usual setting.
+            conn.query_drop("SET SESSION wsrep_sync_wait = 1")?;
+            conn.query_drop("SELECT 1")?;
+            conn.query_drop("SET SESSION wsrep_sync_wait = 0")?;
+        }
         Ok(Box::new(MysqlConnection {
             conn,
             statements: Prepared::default(),

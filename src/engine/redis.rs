@@ -1,6 +1,8 @@
 //! `redis` through the `redis` crate: values are strings under keys prefixed `hakari:`. With
 //! `--url` the server's own persistence settings must match the level asked for (hakari does not
-//! reconfigure a server it did not start); otherwise a private server is started for the run.
+//! reconfigure a server it did not start); otherwise a private server is started for the run,
+//! or with `--cluster redis:N` a private Redis Cluster, reached through the crate's cluster
+//! client (which follows MOVED and ASK redirects).
 
 use super::kv::{FieldRecords, KvEngine, KvOptions, KvSession, KvStore, VisitFields};
 use crate::durability::Durability;
@@ -8,7 +10,31 @@ use crate::results::redact::redact;
 use crate::server::redis as server;
 use crate::server::{Launched, PrivateServer, ServerOptions};
 use anyhow::{anyhow, bail, Context, Result};
+use redis::cluster::{cluster_pipe, ClusterClient, ClusterConnection};
 use redis::Commands;
+
+/// A connection to one server or to a cluster: the same commands, routed by the cluster
+/// client to the node that holds each key.
+enum Con {
+    Single(redis::Connection),
+    Cluster(ClusterConnection),
+}
+
+/// Runs `$e` with `$c` bound to whichever connection `$con` holds.
+macro_rules! on {
+    ($con:expr, $c:ident => $e:expr) => {
+        match $con {
+            Con::Single($c) => $e,
+            Con::Cluster($c) => $e,
+        }
+    };
+}
+
+/// Where sessions connect: one server, or a cluster's nodes.
+enum Target {
+    Single(redis::Client),
+    Cluster(ClusterClient),
+}
 
 /// Every key hakari writes starts with this; nothing else on a shared server is touched.
 const PREFIX: &[u8] = b"hakari:";
@@ -16,6 +42,9 @@ const PREFIX: &[u8] = b"hakari:";
 pub struct Redis;
 
 impl KvEngine for Redis {
+    fn topologies(&self) -> &'static [crate::server::topology::Kind] {
+        &[crate::server::topology::Kind::RedisCluster]
+    }
     fn url_schemes(&self) -> &'static [&'static str] {
         &["redis", "rediss"]
     }
@@ -40,7 +69,10 @@ impl KvEngine for Redis {
     }
     fn open(&self, options: &KvOptions) -> Result<Box<dyn KvStore>> {
         let (url, private) = crate::server::given_or_started(&options.url, || {
-            let at = ServerOptions::at(options.durability);
+            let at = ServerOptions {
+                topology: options.topology,
+                ..ServerOptions::at(options.durability)
+            };
             server::PRIVATE.start(&options.dir, &at, &options.dir)
         })?;
         let client = redis::Client::open(url.as_str())
@@ -87,8 +119,15 @@ impl KvEngine for Redis {
                 );
             }
         }
+        let target = match &private {
+            Some(cluster) if !cluster.others.is_empty() => Target::Cluster(
+                ClusterClient::new(cluster.node_urls())
+                    .map_err(|e| anyhow!("cannot reach the Redis Cluster: {e}"))?,
+            ),
+            _ => Target::Single(client),
+        };
         Ok(Box::new(RedisStore {
-            client,
+            target,
             settings: vec![
                 ("server".into(), format!("Redis {version}")),
                 ("appendonly".into(), appendonly),
@@ -104,25 +143,34 @@ impl KvEngine for Redis {
 }
 
 struct RedisStore {
-    client: redis::Client,
+    target: Target,
     settings: Vec<(String, String)>,
     _private: Option<Launched>,
 }
 
 impl KvStore for RedisStore {
     fn session(&self) -> Result<Box<dyn KvSession + '_>> {
-        let con = self
-            .client
-            .get_connection()
-            .context("cannot connect to Redis")?;
+        let con = match &self.target {
+            Target::Single(c) => {
+                Con::Single(c.get_connection().context("cannot connect to Redis")?)
+            }
+            Target::Cluster(c) => Con::Cluster(
+                c.get_connection()
+                    .context("cannot connect to the Redis Cluster")?,
+            ),
+        };
         Ok(Box::new(RedisSession { con }))
     }
     fn settings(&self) -> Vec<(String, String)> {
         self.settings.clone()
     }
     fn close(self: Box<Self>) -> Result<()> {
-        // Remove what hakari wrote (keys with its prefix) so a shared server is left as found.
-        let mut con = self.client.get_connection()?;
+        // Remove what hakari wrote (keys with its prefix) so a shared server is left as found;
+        // a cluster is hakari's own, stopped and removed whole.
+        let Target::Single(client) = &self.target else {
+            return Ok(());
+        };
+        let mut con = client.get_connection()?;
         let pattern = [PREFIX, b"*"].concat();
         let keys: Vec<Vec<u8>> = con
             .scan_match::<_, Vec<u8>>(pattern)?
@@ -135,7 +183,7 @@ impl KvStore for RedisStore {
 }
 
 struct RedisSession {
-    con: redis::Connection,
+    con: Con,
 }
 
 fn prefixed(key: &[u8]) -> Vec<u8> {
@@ -147,12 +195,12 @@ impl KvSession for RedisSession {
     // the trait's no-op begin and commit.
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         let k = prefixed(key);
-        let _: () = self.con.set(k, value)?;
+        let _: () = on!(&mut self.con, c => c.set(k, value))?;
         Ok(())
     }
     fn get(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
         let k = prefixed(key);
-        let v: Option<Vec<u8>> = self.con.get(k)?;
+        let v: Option<Vec<u8>> = on!(&mut self.con, c => c.get(k))?;
         match v {
             Some(v) => {
                 *out = v;
@@ -163,7 +211,7 @@ impl KvSession for RedisSession {
     }
     fn delete(&mut self, key: &[u8]) -> Result<bool> {
         let k = prefixed(key);
-        let n: u64 = self.con.del(k)?;
+        let n: u64 = on!(&mut self.con, c => c.del(k))?;
         Ok(n > 0)
     }
     fn scan(&mut self, _visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
@@ -201,33 +249,54 @@ impl FieldRecords for RedisSession {
         let items: Vec<(String, &[u8])> = (fields.iter().enumerate())
             .map(|(i, f)| (field_name(i), f.as_slice()))
             .collect();
-        let _: () = redis::pipe()
-            .atomic()
-            .hset_multiple(prefixed(key), &items)
-            .ignore()
-            .zadd(INDEX, key, 0)
-            .ignore()
-            .query(&mut self.con)?;
+        match &mut self.con {
+            Con::Single(c) => redis::pipe()
+                .atomic()
+                .hset_multiple(prefixed(key), &items)
+                .ignore()
+                .zadd(INDEX, key, 0)
+                .ignore()
+                .query::<()>(c)?,
+            // The record and the index live in different slots, so on different nodes: two
+            // commands, not one transaction (as YCSB's redis binding does on a cluster).
+            Con::Cluster(c) => cluster_pipe()
+                .hset_multiple(prefixed(key), &items)
+                .ignore()
+                .zadd(INDEX, key, 0)
+                .ignore()
+                .query::<()>(c)?,
+        }
         Ok(())
     }
     fn read(&mut self, key: &[u8], out: &mut Vec<Vec<u8>>) -> Result<bool> {
-        let pairs: Vec<(String, Vec<u8>)> = self.con.hgetall(prefixed(key))?;
+        let pairs: Vec<(String, Vec<u8>)> = on!(&mut self.con, c => c.hgetall(prefixed(key)))?;
         in_field_order(pairs, out)?;
         Ok(!out.is_empty())
     }
     fn update(&mut self, key: &[u8], field: usize, value: &[u8]) -> Result<()> {
-        let _: () = self.con.hset(prefixed(key), field_name(field), value)?;
+        let _: () = on!(&mut self.con, c => c.hset(prefixed(key), field_name(field), value))?;
         Ok(())
     }
     fn scan(&mut self, start: &[u8], count: u64, visit: &mut VisitFields) -> Result<u64> {
         let from = [b"[", start].concat();
         let keys: Vec<Vec<u8>> =
-            (self.con).zrangebylex_limit(INDEX, from, "+", 0, count as isize)?;
-        let mut pipe = redis::pipe();
-        for k in &keys {
-            pipe.hgetall(prefixed(k));
-        }
-        let records: Vec<Vec<(String, Vec<u8>)>> = pipe.query(&mut self.con)?;
+            on!(&mut self.con, c => c.zrangebylex_limit(INDEX, from, "+", 0, count as isize))?;
+        let records: Vec<Vec<(String, Vec<u8>)>> = match &mut self.con {
+            Con::Single(c) => {
+                let mut pipe = redis::pipe();
+                for k in &keys {
+                    pipe.hgetall(prefixed(k));
+                }
+                pipe.query(c)?
+            }
+            Con::Cluster(c) => {
+                let mut pipe = cluster_pipe();
+                for k in &keys {
+                    pipe.hgetall(prefixed(k));
+                }
+                pipe.query(c)?
+            }
+        };
         let mut fields = Vec::new();
         for (k, pairs) in keys.iter().zip(records) {
             in_field_order(pairs, &mut fields)?;

@@ -18,6 +18,9 @@ pub enum Topology {
     },
     /// A MariaDB Galera cluster of `nodes` nodes; clients spread over them by `connect`.
     Galera { nodes: usize, connect: Connect },
+    /// A Redis Cluster of `masters` masters, each with `replicas` replicas; the client follows
+    /// MOVED and ASK redirects.
+    RedisCluster { masters: usize, replicas: usize },
 }
 
 /// What a PostgreSQL commit waits for from its standbys (`synchronous_commit`).
@@ -97,6 +100,7 @@ impl Connect {
 pub enum Kind {
     Standbys,
     Galera,
+    RedisCluster,
 }
 
 impl Kind {
@@ -112,6 +116,10 @@ impl Kind {
                 "--cluster galera:N --connect round-robin|first",
                 "received and certified by every node; applied on each later",
             ),
+            Kind::RedisCluster => (
+                "--cluster redis:N [--replicas R]",
+                "none: replicas follow asynchronously (no WAIT)",
+            ),
         }
     }
 }
@@ -122,6 +130,7 @@ impl Topology {
             Topology::Single => None,
             Topology::Standbys { .. } => Some(Kind::Standbys),
             Topology::Galera { .. } => Some(Kind::Galera),
+            Topology::RedisCluster { .. } => Some(Kind::RedisCluster),
         }
     }
 
@@ -142,6 +151,10 @@ impl Topology {
             Topology::Galera { nodes, .. } => {
                 format!("received and certified by all {nodes} nodes (applied on each later)")
             }
+            Topology::RedisCluster { replicas: 0, .. } => "none (no replicas)".into(),
+            Topology::RedisCluster { replicas, .. } => {
+                format!("none ({replicas} replica(s) per master follow asynchronously)")
+            }
         }
     }
 
@@ -152,14 +165,30 @@ impl Topology {
         acks: &[(ReplicaAck, Option<usize>)],
         clusters: &[Topology],
     ) -> Result<Vec<Topology>, String> {
-        if !clusters.is_empty() && !replicas.is_empty() {
-            return Err("--replicas (PostgreSQL standbys) and --cluster cannot be combined".into());
-        }
-        if !acks.is_empty() && replicas.is_empty() {
-            return Err("--replica-ack needs --replicas N (the standbys that acknowledge)".into());
+        if !acks.is_empty() && (replicas.is_empty() || !clusters.is_empty()) {
+            return Err(
+                "--replica-ack is for PostgreSQL standbys: --replicas N without --cluster".into(),
+            );
         }
         if !clusters.is_empty() {
-            return Ok(clusters.to_vec());
+            if replicas.is_empty() {
+                return Ok(clusters.to_vec());
+            }
+            // With a Redis Cluster, --replicas counts each master's replicas.
+            let mut out = Vec::new();
+            for c in clusters {
+                let Topology::RedisCluster { masters, .. } = *c else {
+                    return Err(format!(
+                        "--replicas with --cluster is for redis:N (replicas per master), not {c}"
+                    ));
+                };
+                out.extend(
+                    replicas
+                        .iter()
+                        .map(|&replicas| Topology::RedisCluster { masters, replicas }),
+                );
+            }
+            return Ok(out);
         }
         let acks = match acks {
             [] => &[(ReplicaAck::On, None)][..],
@@ -209,6 +238,13 @@ impl fmt::Display for Topology {
             Topology::Galera { nodes, connect } => {
                 write!(f, "galera {nodes} nodes {}", connect.name())
             }
+            Topology::RedisCluster { masters, replicas } => {
+                write!(f, "redis cluster {masters} masters")?;
+                if replicas > 0 {
+                    write!(f, " {replicas} replica(s) each")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -235,7 +271,7 @@ pub fn parse_ack(text: &str) -> Result<(ReplicaAck, Option<usize>), String> {
 
 /// `--cluster` entry: `galera:3`.
 pub fn parse_cluster(text: &str, connect: Connect) -> Result<Topology, String> {
-    let bad = || format!("unknown cluster '{text}' (galera:N, N nodes from 1 to 9)");
+    let bad = || format!("unknown cluster '{text}' (galera:N or redis:N, N nodes from 1 to 9)");
     let (kind, n) = text.split_once(':').ok_or_else(bad)?;
     let nodes: usize = n.parse().map_err(|_| bad())?;
     if !(1..=9).contains(&nodes) {
@@ -243,6 +279,14 @@ pub fn parse_cluster(text: &str, connect: Connect) -> Result<Topology, String> {
     }
     match kind {
         "galera" => Ok(Topology::Galera { nodes, connect }),
+        // redis-cli --cluster create needs three masters at least.
+        "redis" if nodes >= 3 => Ok(Topology::RedisCluster {
+            masters: nodes,
+            replicas: 0,
+        }),
+        "redis" => Err(format!(
+            "--cluster {text}: a Redis Cluster needs at least 3 masters"
+        )),
         _ => Err(bad()),
     }
 }

@@ -447,6 +447,7 @@ mod tests {
             expected_records: 1000,
             value_sizes: 1,
             url: None,
+            topology: Default::default(),
         }
     }
 

@@ -138,6 +138,7 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
             expected_records: params.records(),
             value_sizes: 1,
             url: None,
+            topology: Default::default(),
         };
         let store = config.engine.open(&options).with_context(|| {
             format!(

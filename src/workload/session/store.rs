@@ -96,6 +96,7 @@ impl SessionStore {
                 expected_records: o.records,
                 value_sizes: o.value_sizes,
                 url: o.url.map(String::from),
+                topology: o.topology,
             })?),
         })
     }

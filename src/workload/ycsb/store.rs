@@ -85,6 +85,7 @@ impl Records {
                 expected_records: o.records,
                 value_sizes: 1,
                 url: o.url.map(String::from),
+                topology: o.topology,
             })?),
         })
     }

@@ -1,6 +1,9 @@
 //! A private Redis: `redis-server` on a free loopback port, its files in the run's directory,
 //! persistence set for the durability level.
 
+mod cluster;
+
+use super::topology::Topology;
 use super::{command, find, free_port, Launched, PrivateServer, ServerOptions, ServerProcess};
 use crate::durability::Durability;
 use anyhow::{anyhow, bail, Context, Result};
@@ -36,7 +39,10 @@ impl PrivateServer for Server {
         "Redis"
     }
     fn launch(&self, dir: &Path, options: &ServerOptions, _owner_root: &Path) -> Result<Launched> {
-        let process = launch(dir, options.level)?;
+        if let Topology::RedisCluster { masters, replicas } = options.topology {
+            return cluster::start(dir, masters, replicas, options.level);
+        }
+        let process = launch(dir, options.level, &[])?;
         Ok(Launched {
             url: format!("redis://127.0.0.1:{}/", process.port),
             process,
@@ -45,7 +51,8 @@ impl PrivateServer for Server {
     }
 }
 
-fn launch(dir: &Path, level: Durability) -> Result<ServerProcess> {
+/// `redis-server` in `dir` at `level`, with `extra` arguments (a cluster node's).
+fn launch(dir: &Path, level: Durability, extra: &[String]) -> Result<ServerProcess> {
     let Some(server) = find(&["redis-server"]) else {
         bail!("no redis-server found: {INSTALL_HINT}");
     };
@@ -58,6 +65,7 @@ fn launch(dir: &Path, level: Durability) -> Result<ServerProcess> {
         .args(["--logfile", &log.display().to_string()])
         .args(["--save", "", "--appendonly", appendonly])
         .args(["--appendfsync", appendfsync, "--daemonize", "no"])
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

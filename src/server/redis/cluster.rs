@@ -1,0 +1,87 @@
+//! A Redis Cluster on loopback: masters × (1 + replicas) `redis-server` nodes with
+//! `--cluster-enabled yes`, each in its own directory (`node<i>`) on its own port, joined by
+//! `redis-cli --cluster create` (which gives each master a third of the slots and assigns the
+//! replicas). The run starts once every node reports `cluster_state:ok` with all slots covered
+//! and every node known.
+
+use super::{launch, INSTALL_HINT};
+use crate::durability::Durability;
+use crate::server::{find, Launched};
+use anyhow::{bail, Context, Result};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Starts the cluster in `dir`; node 1 (a master) first, the others in `others`.
+pub fn start(dir: &Path, masters: usize, replicas: usize, level: Durability) -> Result<Launched> {
+    let Some(cli) = find(&["redis-cli"]) else {
+        bail!("no redis-cli found (it creates the cluster): {INSTALL_HINT}");
+    };
+    let mut nodes: Vec<Launched> = Vec::new();
+    for i in 1..=masters * (1 + replicas) {
+        let node_dir = dir.join(format!("node{i}"));
+        std::fs::create_dir_all(&node_dir)?;
+        let extra = [
+            "--cluster-enabled".to_string(),
+            "yes".into(),
+            "--cluster-config-file".into(),
+            node_dir.join("nodes.conf").display().to_string(),
+            "--cluster-node-timeout".into(),
+            "5000".into(),
+        ];
+        let process = launch(&node_dir, level, &extra)
+            .with_context(|| format!("cannot start Redis Cluster node {i}"))?;
+        nodes.push(Launched {
+            url: format!("redis://127.0.0.1:{}/", process.port),
+            process,
+            others: Vec::new(),
+        });
+    }
+    let addresses: Vec<String> = (nodes.iter())
+        .map(|n| format!("127.0.0.1:{}", n.process.port))
+        .collect();
+    let mut create = std::process::Command::new(cli);
+    create.args(["--cluster", "create"]).args(&addresses).args([
+        "--cluster-replicas",
+        &replicas.to_string(),
+        "--cluster-yes",
+    ]);
+    crate::server::run_tool(&mut create, "redis-cli --cluster create")?;
+    for node in &nodes {
+        wait_ok(&node.url, nodes.len())
+            .with_context(|| format!("Redis Cluster node {}", node.url))?;
+    }
+    let mut all = nodes.into_iter();
+    let mut first = all.next().context("a Redis Cluster of no nodes")?;
+    first.others = all.collect();
+    Ok(first)
+}
+
+/// Waits (up to a minute) until the node at `url` sees the cluster whole: state ok, every slot
+/// assigned, `size` nodes known.
+fn wait_ok(url: &str, size: usize) -> Result<()> {
+    let start = Instant::now();
+    let mut last = String::from("no answer");
+    while start.elapsed() < Duration::from_secs(60) {
+        let info = redis::Client::open(url)
+            .and_then(|c| c.get_connection())
+            .and_then(|mut c| redis::cmd("CLUSTER").arg("INFO").query::<String>(&mut c));
+        if let Ok(info) = info {
+            let field = |name: &str| {
+                info.lines()
+                    .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string()))
+                    .unwrap_or_default()
+            };
+            let (state, slots, known) = (
+                field("cluster_state:"),
+                field("cluster_slots_assigned:"),
+                field("cluster_known_nodes:"),
+            );
+            if state == "ok" && slots == "16384" && known == size.to_string() {
+                return Ok(());
+            }
+            last = format!("state {state}, {slots} slots assigned, {known} nodes known");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bail!("the cluster was not whole within 60 s ({last})")
+}
