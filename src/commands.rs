@@ -260,6 +260,8 @@ pub struct CrashOptions {
     pub power_loss: bool,
     /// `--url` was given: refused, the crash test kills the server it tests.
     pub url_given: bool,
+    /// `--replicas`/`--replica-ack`: a primary with standbys, killed and failed over.
+    pub topologies: Vec<crate::server::topology::Topology>,
 }
 
 /// `hakari crashtest`: checks the request, runs the rounds, writes the result file and prints the
@@ -278,6 +280,11 @@ pub fn crashtest(options: CrashOptions) -> Result<i32> {
     } else {
         CrashKind::Process
     };
+    if crash == CrashKind::PowerLoss && !options.topologies.is_empty() {
+        return Err(anyhow::Error::new(crate::errors::Usage(
+            "--power-loss and --replicas do not combine: with standbys the crash test kills the primary".into(),
+        )));
+    }
     crashtest::check(&engines, &levels, crash)?;
     if crash == CrashKind::PowerLoss {
         if let Some(why) = crashtest::powerloss::unavailable() {
@@ -292,12 +299,25 @@ pub fn crashtest(options: CrashOptions) -> Result<i32> {
         data_dir: options.data_dir.as_deref(),
         urls: &[],
         dialect: None,
-        parameters: serde_json::json!({ "rounds": options.rounds, "crash": crash.label() }),
+        parameters: serde_json::json!({
+            "rounds": options.rounds,
+            "crash": match options.topologies.is_empty() {
+                true => crash.label(),
+                false => crashtest::FAILOVER_LABEL,
+            },
+        }),
         timing: Default::default(),
         hlog: None,
     })?;
     crate::measure::install_interrupt_handler();
-    let outcome = crashtest::run(&engines, &levels, options.rounds, crash, &mut ctx);
+    let outcome = crashtest::run(
+        &engines,
+        &levels,
+        options.rounds,
+        crash,
+        &options.topologies,
+        &mut ctx,
+    );
     let status = if outcome.is_ok() {
         "complete"
     } else {

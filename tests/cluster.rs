@@ -180,6 +180,66 @@ fn a_redis_cluster_of_three_masters_runs_every_ycsb_workload() {
 }
 
 #[test]
+fn a_redis_cluster_given_by_seed_urls_is_used_and_left_as_found() {
+    use hakari::server::topology::Topology;
+    use hakari::server::{PrivateServer, ServerOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let options = ServerOptions {
+        topology: Topology::RedisCluster {
+            masters: 3,
+            replicas: 0,
+        },
+        ..ServerOptions::at(hakari::durability::Durability::InMemory)
+    };
+    let cluster = hakari::server::redis::PRIVATE
+        .start(dir.path(), &options, dir.path())
+        .unwrap();
+    let urls = cluster.node_urls();
+    // The user's own keys, on whichever masters their slots fall.
+    let client = redis::cluster::ClusterClient::new(urls.clone()).unwrap();
+    let mut con = client.get_connection().unwrap();
+    for i in 0..50 {
+        let _: () = redis::Commands::set(&mut con, format!("user:{i}"), i).unwrap();
+    }
+    let seeds = urls.join(",");
+    let r = run_ok(&[
+        "run",
+        "ycsb",
+        "--engine",
+        "redis",
+        "--url",
+        &seeds,
+        "--durability",
+        "in-memory",
+        "--workload",
+        "a",
+        "--records",
+        "200",
+        "--operations",
+        "400",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(r.status, "complete");
+    let load = r.measurements.iter().find(|m| m.step == "load").unwrap();
+    assert_eq!(load.runs[0].ops, 200);
+    // Only the user's keys are left, on every master.
+    let mut keys = 0;
+    for url in &urls {
+        let mut node = redis::Client::open(url.as_str())
+            .unwrap()
+            .get_connection()
+            .unwrap();
+        let n: u64 = redis::cmd("DBSIZE").query(&mut node).unwrap();
+        let hakari: Vec<String> = redis::cmd("KEYS").arg("hakari:*").query(&mut node).unwrap();
+        assert!(hakari.is_empty(), "{url} still holds {hakari:?}");
+        assert!(n > 0, "{url}: the user's keys spread over every master");
+        keys += n;
+    }
+    assert_eq!(keys, 50);
+}
+
+#[test]
 fn topologies_an_engine_cannot_be_started_as_are_refused() {
     let cases: &[(&[&str], &str)] = &[
         (&["--engine", "sqlite", "--replicas", "1"], "postgres"),

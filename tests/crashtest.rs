@@ -125,6 +125,51 @@ fn crash_test_power_loss_keeps_sync_and_loses_write_nosync() {
 /// Servers: hakari's private server is killed with its whole process tree while a client
 /// commits, and restarted on the same data directory.
 #[test]
+fn crash_test_fails_a_killed_primary_over_to_its_standby() {
+    let (r, _) = crashtest(&[
+        "--engine",
+        "postgres",
+        "--replicas",
+        "1",
+        "--kill",
+        "primary",
+        "--replica-ack",
+        "async,remote-apply",
+        "--rounds",
+        "2",
+        "--seed",
+        "7",
+    ]);
+    assert_eq!(
+        r.parameters["crash"],
+        "primary killed (SIGKILL), the most advanced standby promoted"
+    );
+    assert_eq!(r.measurements.len(), 2);
+    for m in &r.measurements {
+        assert_eq!(m.config["corruptions"], 0, "{:?}", m.config);
+        assert!(
+            m.config["acknowledged"].as_u64().unwrap() >= 200,
+            "each round committed before the kill: {:?}",
+            m.config
+        );
+    }
+    let waited = (r.measurements.iter())
+        .find(|m| m.config["replication"] == "primary+1 standbys remote-apply (loopback cluster)")
+        .expect("the remote-apply rounds");
+    // Every acknowledged commit had been applied on the standby: none may be missing there.
+    assert_eq!(waited.config["verdict"], "kept", "{:?}", waited.config);
+    assert_eq!(waited.config["lost_total"], 0);
+    let settings = &r
+        .engines
+        .iter()
+        .find(|e| e.settings["topology"].contains("remote-apply"));
+    assert_eq!(
+        settings.expect("its engine record").settings["replication"],
+        "applied on 1 of 1 standbys"
+    );
+}
+
+#[test]
 fn crash_test_of_servers_keeps_sync() {
     let (r, _) = crashtest(&[
         "--engine",

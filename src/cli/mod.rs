@@ -425,6 +425,25 @@ pub struct CrashtestArgs {
     /// hakari starts itself.
     #[arg(long, hide = true)]
     url: Option<String>,
+    /// postgres: a primary with this many streaming standbys; each round kills the primary's
+    /// process tree, promotes the standby that received the most WAL, and counts the
+    /// acknowledged commits missing there.
+    #[arg(long, value_name = "N", requires = "kill")]
+    replicas: Option<usize>,
+    /// What a commit waits for from the standbys, comma-separated (async, remote-write, on,
+    /// remote-apply; remote-write:1 for any one): each is crash-tested in turn.
+    #[arg(long, value_name = "ACKS", requires = "replicas")]
+    replica_ack: Option<String>,
+    /// What is killed with --replicas: the primary.
+    #[arg(long, value_enum, value_name = "WHAT", requires = "replicas")]
+    kill: Option<Kill>,
+}
+
+/// What the crash test with standbys kills.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Kill {
+    /// The primary's whole process tree (SIGKILL); its standbys live on.
+    Primary,
 }
 
 pub fn main() -> i32 {
@@ -494,7 +513,7 @@ fn dispatch(command: Command) -> Result<i32> {
             format,
             fail_if_worse,
         } => commands::compare(&base, &new, format, fail_if_worse),
-        Command::Crashtest(args) => commands::crashtest(args.options()),
+        Command::Crashtest(args) => commands::crashtest(args.options()?),
         Command::Merge {
             files,
             hlog,
@@ -515,8 +534,26 @@ fn dispatch(command: Command) -> Result<i32> {
 }
 
 impl CrashtestArgs {
-    fn options(self) -> CrashOptions {
-        CrashOptions {
+    fn options(self) -> Result<CrashOptions> {
+        let usage = |e: String| anyhow::Error::new(Usage(e));
+        let acks = (self.replica_ack.iter())
+            .flat_map(|a| a.split(','))
+            .map(|a| crate::server::topology::parse_ack(a.trim()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(usage)?;
+        // The primary is all --kill names today (Galera or Redis nodes would come beside it).
+        let replicas: Vec<usize> = match self.kill {
+            Some(Kill::Primary) => self.replicas.into_iter().collect(),
+            None => Vec::new(),
+        };
+        if replicas.contains(&0) {
+            return Err(usage(
+                "--replicas: at least 1 standby to fail over to".into(),
+            ));
+        }
+        let topologies =
+            crate::server::topology::Topology::list(&replicas, &acks, &[]).map_err(usage)?;
+        Ok(CrashOptions {
             engines: self.engine,
             durability: self.durability,
             rounds: self.rounds,
@@ -525,6 +562,7 @@ impl CrashtestArgs {
             data_dir: self.data_dir,
             power_loss: self.power_loss,
             url_given: self.url.is_some(),
-        }
+            topologies,
+        })
     }
 }

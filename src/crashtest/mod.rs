@@ -10,9 +10,11 @@
 //! hakari's private server, committed to by a client thread, killed with its whole process tree
 //! and restarted on the same data directory.
 
+mod failover;
 pub mod powerloss;
 mod subjects;
 
+pub use failover::CRASH_LABEL as FAILOVER_LABEL;
 pub use subjects::child;
 use subjects::{round, KvSubject, ServerSubject};
 
@@ -68,7 +70,12 @@ pub enum Verdict {
 
 impl Verdict {
     pub fn judge(level: Durability, crash: CrashKind, lost: u64, corruptions: u64) -> Verdict {
-        let promised = crash.promised(level);
+        Verdict::of(crash.promised(level), lost, corruptions)
+    }
+
+    /// What a round's findings make of a promise that acknowledged commits survive (or of
+    /// none).
+    pub fn of(promised: bool, lost: u64, corruptions: u64) -> Verdict {
         match (lost + corruptions > 0, promised) {
             (false, _) => Verdict::Kept,
             (true, false) => Verdict::AllowedLoss,
@@ -155,17 +162,22 @@ pub fn check(targets: &[Engine], levels: &[Durability], crash: CrashKind) -> Res
     Ok(())
 }
 
-/// Runs `rounds` rounds per engine x level and records one measurement per pair; returns how
-/// many pairs broke their level's promise.
+/// Runs `rounds` rounds per engine x level (x topology: a primary with standbys, killed and
+/// failed over) and records one measurement per pair; returns how many pairs broke their
+/// promise.
 pub fn run(
     targets: &[Engine],
     levels: &[Durability],
     rounds: usize,
     crash: CrashKind,
+    topologies: &[crate::server::topology::Topology],
     ctx: &mut RunContext,
 ) -> Result<usize> {
     check(targets, levels, crash)?;
     let mut rng = ChaCha8Rng::seed_from_u64(ctx.seed);
+    if !topologies.is_empty() {
+        return failover::run(targets, levels, topologies, rounds, &mut rng, ctx);
+    }
     let mut broken = 0;
     for &target in targets {
         // A server's data directory is initialized once per engine and copied for each round.
@@ -224,7 +236,13 @@ pub fn run(
                 Engine::Sql(_) => version.unwrap_or_else(|| "unknown".into()),
             };
             ctx.record_engine(target, level, version, settings);
-            let (measurement, verdict) = summarize(target.name(), level, crash, &found);
+            let (measurement, verdict) = summarize(
+                target.name(),
+                level,
+                crash.label(),
+                crash.promised(level),
+                &found,
+            );
             broken += usize::from(verdict == Verdict::Broken);
             ctx.recorder.measurement(measurement)?;
         }
@@ -235,16 +253,18 @@ pub fn run(
     Ok(broken)
 }
 
+/// One measurement of an engine's rounds at a level, and the verdict on its promise.
 fn summarize(
     engine: &str,
     level: Durability,
-    crash: CrashKind,
+    crash: &str,
+    promised: bool,
     rounds: &[Round],
 ) -> (Measurement, Verdict) {
     let lost_total: u64 = rounds.iter().map(|r| r.lost).sum();
     let lost_max = rounds.iter().map(|r| r.lost).max().unwrap_or(0);
     let corruptions = rounds.iter().filter(|r| r.corrupt).count() as u64;
-    let verdict = Verdict::judge(level, crash, lost_total, corruptions);
+    let verdict = Verdict::of(promised, lost_total, corruptions);
     let runs: Vec<RunFigure> = rounds
         .iter()
         .map(|r| RunFigure {
@@ -267,7 +287,7 @@ fn summarize(
     config.insert("lost_max".into(), lost_max.into());
     config.insert("corruptions".into(), corruptions.into());
     config.insert("verdict".into(), verdict.text().into());
-    config.insert("crash".into(), crash.label().into());
+    config.insert("crash".into(), crash.into());
     let measurement = Measurement {
         workload: NAME.into(),
         engine: engine.into(),

@@ -262,6 +262,65 @@ impl Drop for KvSubject {
     }
 }
 
+/// A client thread that commits 1, 2, 3, ... to `db`, storing each number in `acked` once its
+/// commit returned.
+pub(super) fn spawn_committer(
+    db: Box<dyn crate::engine::SqlDatabase>,
+    acked: Arc<AtomicU64>,
+) -> JoinHandle<Result<()>> {
+    std::thread::spawn(move || -> Result<()> {
+        let mut c = db.connect()?;
+        c.execute(&section_statement(SQL, "create", &[]))?;
+        let insert = c.prepare(&section_statement(SQL, "insert", &[]))?;
+        for n in 1u64.. {
+            c.begin()?;
+            c.exec_prepared(insert, &[SqlValue::Int(n as i64)])?;
+            c.commit()?;
+            acked.store(n, Ordering::SeqCst);
+        }
+        Ok(())
+    })
+}
+
+/// Why the committer stopped, once it has.
+pub(super) fn committer_stopped(committer: &mut Option<JoinHandle<Result<()>>>) -> Option<String> {
+    if !committer.as_ref().is_some_and(|c| c.is_finished()) {
+        return None;
+    }
+    Some(match committer.take().map(|c| c.join()) {
+        Some(Ok(Err(e))) => format!("{e:#}"),
+        Some(Err(_)) => "the client thread panicked".into(),
+        _ => "the client stopped".into(),
+    })
+}
+
+/// After the crash: the client's connection breaks; a commit whose reply was already on its way
+/// still counts as acknowledged (the server said it was committed).
+pub(super) fn await_committer(committer: &mut Option<JoinHandle<Result<()>>>) {
+    if let Some(c) = committer.take() {
+        let start = Instant::now();
+        while !c.is_finished() && start.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if c.is_finished() {
+            let _ = c.join();
+        }
+    }
+}
+
+/// The commit numbers `db` holds.
+pub(super) fn committed(db: Box<dyn crate::engine::SqlDatabase>) -> Result<Vec<u64>> {
+    let rows = db
+        .connect()?
+        .query(&section_statement(SQL, "select", &[]))?;
+    rows.iter()
+        .map(|r| match r.first() {
+            Some(SqlValue::Int(n)) if *n > 0 => Ok(*n as u64),
+            other => Err(anyhow!("{TABLE} holds {other:?}, not a commit number")),
+        })
+        .collect()
+}
+
 /// The table a server's committer owns.
 const TABLE: &str = "hakari_crash";
 /// Its statements.
@@ -332,19 +391,7 @@ impl Subject for ServerSubject {
         )?);
         let db = self.open()?;
         self.version = Some(db.version());
-        let acked = self.acked.clone();
-        self.committer = Some(std::thread::spawn(move || -> Result<()> {
-            let mut c = db.connect()?;
-            c.execute(&section_statement(SQL, "create", &[]))?;
-            let insert = c.prepare(&section_statement(SQL, "insert", &[]))?;
-            for n in 1u64.. {
-                c.begin()?;
-                c.exec_prepared(insert, &[SqlValue::Int(n as i64)])?;
-                c.commit()?;
-                acked.store(n, Ordering::SeqCst);
-            }
-            Ok(())
-        }));
+        self.committer = Some(spawn_committer(db, self.acked.clone()));
         Ok(())
     }
 
@@ -353,14 +400,7 @@ impl Subject for ServerSubject {
     }
 
     fn stopped(&mut self) -> Result<Option<String>> {
-        if !self.committer.as_ref().is_some_and(|c| c.is_finished()) {
-            return Ok(None);
-        }
-        Ok(Some(match self.committer.take().map(|c| c.join()) {
-            Some(Ok(Err(e))) => format!("{e:#}"),
-            Some(Err(_)) => "the client thread panicked".into(),
-            _ => "the client stopped".into(),
-        }))
+        Ok(committer_stopped(&mut self.committer))
     }
 
     fn crash(&mut self) -> Result<()> {
@@ -368,17 +408,7 @@ impl Subject for ServerSubject {
             running.process.crash()?;
         }
         self.running = None;
-        // The client's connection breaks; a commit whose reply was already on its way still
-        // counts as acknowledged (the server said it was committed).
-        if let Some(c) = self.committer.take() {
-            let start = Instant::now();
-            while !c.is_finished() && start.elapsed() < Duration::from_secs(30) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            if c.is_finished() {
-                let _ = c.join();
-            }
-        }
+        await_committer(&mut self.committer);
         Ok(())
     }
 
@@ -388,18 +418,7 @@ impl Subject for ServerSubject {
                 .launch(&self.dir, &ServerOptions::at(self.level), &self.owner_root)
                 .context("the server did not start again after the crash")?,
         );
-        let db = self.open()?;
-        let rows = db
-            .connect()?
-            .query(&section_statement(SQL, "select", &[]))?;
-        let present = rows
-            .iter()
-            .map(|r| match r.first() {
-                Some(SqlValue::Int(n)) if *n > 0 => Ok(*n as u64),
-                other => Err(anyhow!("{TABLE} holds {other:?}, not a commit number")),
-            })
-            .collect::<Result<Vec<u64>>>()?;
-        drop(db);
+        let present = committed(self.open()?)?;
         if let Some(mut running) = self.running.take() {
             running.process.stop();
         }

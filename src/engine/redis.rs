@@ -17,7 +17,8 @@ use redis::Commands;
 /// client to the node that holds each key.
 enum Con {
     Single(redis::Connection),
-    Cluster(ClusterConnection),
+    // Boxed: a cluster connection holds a connection per node.
+    Cluster(Box<ClusterConnection>),
 }
 
 /// Runs `$e` with `$c` bound to whichever connection `$con` holds.
@@ -75,8 +76,10 @@ impl KvEngine for Redis {
             };
             server::PRIVATE.start(&options.dir, &at, &options.dir)
         })?;
-        let client = redis::Client::open(url.as_str())
-            .map_err(|e| anyhow!("bad Redis URL {}: {e}", redact(&url)))?;
+        // A cluster given by --url may be named by several seed nodes, comma-separated.
+        let seeds: Vec<&str> = url.split(',').map(str::trim).collect();
+        let client = redis::Client::open(seeds[0])
+            .map_err(|e| anyhow!("bad Redis URL {}: {e}", redact(seeds[0])))?;
         let mut con = client
             .get_connection()
             .map_err(|e| anyhow!("cannot connect to Redis at {}: {e}", redact(&url)))?;
@@ -119,12 +122,20 @@ impl KvEngine for Redis {
                 );
             }
         }
-        let target = match &private {
-            Some(cluster) if !cluster.others.is_empty() => Target::Cluster(
-                ClusterClient::new(cluster.node_urls())
+        let cluster_seeds = match &private {
+            Some(cluster) if !cluster.others.is_empty() => Some(cluster.node_urls()),
+            Some(_) => None,
+            // A server given by --url is a cluster when it says so.
+            None => {
+                cluster_enabled(&mut con)?.then(|| seeds.iter().map(|s| s.to_string()).collect())
+            }
+        };
+        let target = match cluster_seeds {
+            Some(seeds) => Target::Cluster(
+                ClusterClient::new(seeds)
                     .map_err(|e| anyhow!("cannot reach the Redis Cluster: {e}"))?,
             ),
-            _ => Target::Single(client),
+            None => Target::Single(client),
         };
         Ok(Box::new(RedisStore {
             target,
@@ -154,10 +165,10 @@ impl KvStore for RedisStore {
             Target::Single(c) => {
                 Con::Single(c.get_connection().context("cannot connect to Redis")?)
             }
-            Target::Cluster(c) => Con::Cluster(
+            Target::Cluster(c) => Con::Cluster(Box::new(
                 c.get_connection()
                     .context("cannot connect to the Redis Cluster")?,
-            ),
+            )),
         };
         Ok(Box::new(RedisSession { con }))
     }
@@ -166,9 +177,11 @@ impl KvStore for RedisStore {
     }
     fn close(self: Box<Self>) -> Result<()> {
         // Remove what hakari wrote (keys with its prefix) so a shared server is left as found;
-        // a cluster is hakari's own, stopped and removed whole.
-        let Target::Single(client) = &self.target else {
-            return Ok(());
+        // a private cluster is stopped and removed whole.
+        let client = match &self.target {
+            Target::Cluster(_) if self._private.is_some() => return Ok(()),
+            Target::Cluster(c) => return clean_cluster(&mut c.get_connection()?),
+            Target::Single(client) => client,
         };
         let mut con = client.get_connection()?;
         let pattern = [PREFIX, b"*"].concat();
@@ -180,6 +193,57 @@ impl KvStore for RedisStore {
         }
         Ok(())
     }
+}
+
+/// Whether the server `con` reaches runs in cluster mode.
+fn cluster_enabled(con: &mut redis::Connection) -> Result<bool> {
+    let info: String = redis::cmd("INFO").arg("cluster").query(con)?;
+    Ok(info.lines().any(|l| l.trim() == "cluster_enabled:1"))
+}
+
+/// Deletes hakari's keys from every master of a cluster given by --url.
+fn clean_cluster(con: &mut ClusterConnection) -> Result<()> {
+    use redis::cluster_routing::{RoutingInfo, SingleNodeRoutingInfo};
+    let nodes = con.route_command(
+        redis::cmd("CLUSTER").arg("NODES"),
+        RoutingInfo::SingleNode(SingleNodeRoutingInfo::Random),
+    )?;
+    let nodes: String = redis::from_redis_value(nodes)?;
+    let pattern = [PREFIX, b"*"].concat();
+    // A line: id host:port@bus flags ...; only masters hold keys.
+    for line in nodes.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.len() < 3 || !fields[2].split(',').any(|f| f == "master") {
+            continue;
+        }
+        let address = fields[1].split('@').next().unwrap_or("");
+        let Some((host, port)) = address.rsplit_once(':') else {
+            continue;
+        };
+        let route = RoutingInfo::SingleNode(SingleNodeRoutingInfo::ByAddress {
+            host: host.to_string(),
+            port: port.parse()?,
+        });
+        let mut cursor = 0u64;
+        loop {
+            let mut scan = redis::cmd("SCAN");
+            scan.arg(cursor)
+                .arg("MATCH")
+                .arg(&pattern)
+                .arg("COUNT")
+                .arg(1000);
+            let (next, keys): (u64, Vec<Vec<u8>>) =
+                redis::from_redis_value(con.route_command(&scan, route.clone())?)?;
+            for key in keys {
+                let _: () = con.del(key)?;
+            }
+            cursor = next;
+            if cursor == 0 {
+                break;
+            }
+        }
+    }
+    Ok(())
 }
 
 struct RedisSession {
@@ -264,7 +328,7 @@ impl FieldRecords for RedisSession {
                 .ignore()
                 .zadd(INDEX, key, 0)
                 .ignore()
-                .query::<()>(c)?,
+                .query::<()>(c.as_mut())?,
         }
         Ok(())
     }
@@ -294,7 +358,7 @@ impl FieldRecords for RedisSession {
                 for k in &keys {
                     pipe.hgetall(prefixed(k));
                 }
-                pipe.query(c)?
+                pipe.query(c.as_mut())?
             }
         };
         let mut fields = Vec::new();

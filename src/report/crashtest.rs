@@ -25,9 +25,14 @@ impl CrashRow {
     pub fn of(m: &Measurement) -> CrashRow {
         let text = |k: &str| super::config_text(m, k);
         let verdict_text = text("verdict");
+        // A failover's rows differ by what the standbys acknowledged.
+        let durability = match text("replication") {
+            r if r.is_empty() => m.durability.clone(),
+            r => format!("{} on {r}", m.durability),
+        };
         CrashRow {
             engine: m.engine.clone(),
-            durability: m.durability.clone(),
+            durability,
             crash: text("crash"),
             verdict: Verdict::parse(&verdict_text),
             verdict_text,

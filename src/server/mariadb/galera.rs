@@ -95,10 +95,13 @@ fn wait_synced(socket: &Path, size: usize) -> Result<()> {
     let start = Instant::now();
     let mut last = String::from("no answer");
     while start.elapsed() < Duration::from_secs(120) {
-        if let Ok(mut c) = mysql::Conn::new(socket_opts(socket, None)) {
-            let status: Vec<(String, String)> = c.query(
-                "SHOW STATUS WHERE Variable_name IN ('wsrep_cluster_size', 'wsrep_local_state_comment')",
-            )?;
+        // A joining node may drop the connection while its state is transferred: ask again.
+        let status: Option<Vec<(String, String)>> = mysql::Conn::new(socket_opts(socket, None))
+            .and_then(|mut c| {
+                c.query("SHOW STATUS WHERE Variable_name IN ('wsrep_cluster_size', 'wsrep_local_state_comment')")
+            })
+            .ok();
+        if let Some(status) = status {
             let get = |name: &str| {
                 (status.iter())
                     .find(|(k, _)| k == name)
