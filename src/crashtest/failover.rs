@@ -5,9 +5,7 @@
 //! A synchronous acknowledgement promises that none is lost (the standbys' processes and this
 //! machine survive); `async` promises nothing.
 
-use super::subjects::{
-    await_committer, committed, committer_stopped, round, spawn_committer, Subject,
-};
+use super::subjects::{committed, round, SqlCommitter, Subject};
 use super::{summarize, Verdict};
 use crate::durability::Durability;
 use crate::engine::sql::{SqlEngine, SqlOptions};
@@ -19,9 +17,6 @@ use anyhow::{bail, Context, Result};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// What results record as the crash.
@@ -72,8 +67,7 @@ pub fn run(
                         dir: dir.clone(),
                         owner_root: ctx.data_root().to_path_buf(),
                         running: None,
-                        acked: Arc::default(),
-                        committer: None,
+                        committer: SqlCommitter::default(),
                         version: None,
                     };
                     let outcome = round(&mut s, rng);
@@ -109,8 +103,7 @@ struct Failover {
     dir: PathBuf,
     owner_root: PathBuf,
     running: Option<Launched>,
-    acked: Arc<AtomicU64>,
-    committer: Option<JoinHandle<Result<()>>>,
+    committer: SqlCommitter,
     version: Option<String>,
 }
 
@@ -141,23 +134,23 @@ impl Subject for Failover {
         let db = self.open(&running.url, self.topology)?;
         self.running = Some(running);
         self.version = Some(db.version());
-        self.committer = Some(spawn_committer(db, self.acked.clone()));
+        self.committer.start(db);
         Ok(())
     }
 
     fn acknowledged(&self) -> u64 {
-        self.acked.load(Ordering::SeqCst)
+        self.committer.acknowledged()
     }
 
     fn stopped(&mut self) -> Result<Option<String>> {
-        Ok(committer_stopped(&mut self.committer))
+        Ok(self.committer.stopped())
     }
 
     fn crash(&mut self) -> Result<()> {
         if let Some(running) = self.running.as_mut() {
             running.process.crash()?;
         }
-        await_committer(&mut self.committer);
+        self.committer.await_end();
         Ok(())
     }
 

@@ -262,48 +262,60 @@ impl Drop for KvSubject {
     }
 }
 
-/// A client thread that commits 1, 2, 3, ... to `db`, storing each number in `acked` once its
-/// commit returned.
-pub(super) fn spawn_committer(
-    db: Box<dyn crate::engine::SqlDatabase>,
+/// A client thread that commits 1, 2, 3, ... to a SQL database, each number acknowledged once
+/// its commit returned.
+#[derive(Default)]
+pub(super) struct SqlCommitter {
     acked: Arc<AtomicU64>,
-) -> JoinHandle<Result<()>> {
-    std::thread::spawn(move || -> Result<()> {
-        let mut c = db.connect()?;
-        c.execute(&section_statement(SQL, "create", &[]))?;
-        let insert = c.prepare(&section_statement(SQL, "insert", &[]))?;
-        for n in 1u64.. {
-            c.begin()?;
-            c.exec_prepared(insert, &[SqlValue::Int(n as i64)])?;
-            c.commit()?;
-            acked.store(n, Ordering::SeqCst);
-        }
-        Ok(())
-    })
+    thread: Option<JoinHandle<Result<()>>>,
 }
 
-/// Why the committer stopped, once it has.
-pub(super) fn committer_stopped(committer: &mut Option<JoinHandle<Result<()>>>) -> Option<String> {
-    if !committer.as_ref().is_some_and(|c| c.is_finished()) {
-        return None;
+impl SqlCommitter {
+    /// Starts committing to `db`.
+    pub(super) fn start(&mut self, db: Box<dyn crate::engine::SqlDatabase>) {
+        let acked = self.acked.clone();
+        self.thread = Some(std::thread::spawn(move || -> Result<()> {
+            let mut c = db.connect()?;
+            c.execute(&section_statement(SQL, "create", &[]))?;
+            let insert = c.prepare(&section_statement(SQL, "insert", &[]))?;
+            for n in 1u64.. {
+                c.begin()?;
+                c.exec_prepared(insert, &[SqlValue::Int(n as i64)])?;
+                c.commit()?;
+                acked.store(n, Ordering::SeqCst);
+            }
+            Ok(())
+        }));
     }
-    Some(match committer.take().map(|c| c.join()) {
-        Some(Ok(Err(e))) => format!("{e:#}"),
-        Some(Err(_)) => "the client thread panicked".into(),
-        _ => "the client stopped".into(),
-    })
-}
 
-/// After the crash: the client's connection breaks; a commit whose reply was already on its way
-/// still counts as acknowledged (the server said it was committed).
-pub(super) fn await_committer(committer: &mut Option<JoinHandle<Result<()>>>) {
-    if let Some(c) = committer.take() {
-        let start = Instant::now();
-        while !c.is_finished() && start.elapsed() < Duration::from_secs(30) {
-            std::thread::sleep(Duration::from_millis(5));
+    /// The highest number acknowledged so far.
+    pub(super) fn acknowledged(&self) -> u64 {
+        self.acked.load(Ordering::SeqCst)
+    }
+
+    /// Why the committer stopped, once it has.
+    pub(super) fn stopped(&mut self) -> Option<String> {
+        if !self.thread.as_ref().is_some_and(|c| c.is_finished()) {
+            return None;
         }
-        if c.is_finished() {
-            let _ = c.join();
+        Some(match self.thread.take().map(|c| c.join()) {
+            Some(Ok(Err(e))) => format!("{e:#}"),
+            Some(Err(_)) => "the client thread panicked".into(),
+            _ => "the client stopped".into(),
+        })
+    }
+
+    /// After the crash: the client's connection breaks; a commit whose reply was already on
+    /// its way still counts as acknowledged (the server said it was committed).
+    pub(super) fn await_end(&mut self) {
+        if let Some(c) = self.thread.take() {
+            let start = Instant::now();
+            while !c.is_finished() && start.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if c.is_finished() {
+                let _ = c.join();
+            }
         }
     }
 }
@@ -336,8 +348,7 @@ pub(super) struct ServerSubject {
     dir: PathBuf,
     owner_root: PathBuf,
     running: Option<Launched>,
-    acked: Arc<AtomicU64>,
-    committer: Option<JoinHandle<Result<()>>>,
+    committer: SqlCommitter,
     /// The server's version, as it reported it.
     pub(super) version: Option<String>,
 }
@@ -358,8 +369,7 @@ impl ServerSubject {
             dir,
             owner_root,
             running: None,
-            acked: Arc::default(),
-            committer: None,
+            committer: SqlCommitter::default(),
             version: None,
         }
     }
@@ -391,16 +401,16 @@ impl Subject for ServerSubject {
         )?);
         let db = self.open()?;
         self.version = Some(db.version());
-        self.committer = Some(spawn_committer(db, self.acked.clone()));
+        self.committer.start(db);
         Ok(())
     }
 
     fn acknowledged(&self) -> u64 {
-        self.acked.load(Ordering::SeqCst)
+        self.committer.acknowledged()
     }
 
     fn stopped(&mut self) -> Result<Option<String>> {
-        Ok(committer_stopped(&mut self.committer))
+        Ok(self.committer.stopped())
     }
 
     fn crash(&mut self) -> Result<()> {
@@ -408,7 +418,7 @@ impl Subject for ServerSubject {
             running.process.crash()?;
         }
         self.running = None;
-        await_committer(&mut self.committer);
+        self.committer.await_end();
         Ok(())
     }
 
