@@ -301,9 +301,9 @@ pub fn crashtest(options: CrashOptions) -> Result<i32> {
         dialect: None,
         parameters: serde_json::json!({
             "rounds": options.rounds,
-            "crash": match options.topologies.is_empty() {
-                true => crash.label(),
-                false => crashtest::FAILOVER_LABEL,
+            "crash": match options.topologies.first() {
+                None => crash.label(),
+                Some(&t) => crashtest::crash_of(t)?.0,
             },
         }),
         timing: Default::default(),

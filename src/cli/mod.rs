@@ -434,16 +434,27 @@ pub struct CrashtestArgs {
     /// remote-apply; remote-write:1 for any one): each is crash-tested in turn.
     #[arg(long, value_name = "ACKS", requires = "replicas")]
     replica_ack: Option<String>,
-    /// What is killed with --replicas: the primary.
-    #[arg(long, value_enum, value_name = "WHAT", requires = "replicas")]
+    /// mysql: a Galera cluster of N nodes (galera:3); each round kills node 1's process tree
+    /// while the client commits to it, and looks for the acknowledged commits on node 2.
+    #[arg(
+        long,
+        value_name = "LIST",
+        requires = "kill",
+        conflicts_with = "replicas"
+    )]
+    cluster: Option<String>,
+    /// What is killed: the primary (with --replicas) or a node (with --cluster).
+    #[arg(long, value_enum, value_name = "WHAT")]
     kill: Option<Kill>,
 }
 
-/// What the crash test with standbys kills.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+/// What the crash test on a cluster kills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Kill {
     /// The primary's whole process tree (SIGKILL); its standbys live on.
     Primary,
+    /// One node's whole process tree (SIGKILL); the others live on.
+    Node,
 }
 
 pub fn main() -> i32 {
@@ -541,18 +552,29 @@ impl CrashtestArgs {
             .map(|a| crate::server::topology::parse_ack(a.trim()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(usage)?;
-        // The primary is all --kill names today (Galera or Redis nodes would come beside it).
-        let replicas: Vec<usize> = match self.kill {
-            Some(Kill::Primary) => self.replicas.into_iter().collect(),
-            None => Vec::new(),
-        };
+        let replicas: Vec<usize> = self.replicas.into_iter().collect();
         if replicas.contains(&0) {
             return Err(usage(
                 "--replicas: at least 1 standby to fail over to".into(),
             ));
         }
+        let clusters = (self.cluster.iter())
+            .flat_map(|c| c.split(','))
+            .map(|c| crate::server::topology::parse_cluster(c.trim(), Default::default()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(usage)?;
+        let fits = match self.kill {
+            Some(Kill::Primary) => !replicas.is_empty() && clusters.is_empty(),
+            Some(Kill::Node) => replicas.is_empty() && !clusters.is_empty(),
+            None => replicas.is_empty() && clusters.is_empty(),
+        };
+        if !fits {
+            return Err(usage(
+                "--kill primary goes with --replicas N, --kill node with --cluster galera:N".into(),
+            ));
+        }
         let topologies =
-            crate::server::topology::Topology::list(&replicas, &acks, &[]).map_err(usage)?;
+            crate::server::topology::Topology::list(&replicas, &acks, &clusters).map_err(usage)?;
         Ok(CrashOptions {
             engines: self.engine,
             durability: self.durability,

@@ -1,16 +1,19 @@
-//! The crash test on a PostgreSQL primary with streaming standbys (`--replicas`): a client
-//! commits numbered transactions to the primary at the standbys' acknowledgement; the
-//! primary's process tree is killed at a seeded moment; the standby that received the most WAL
-//! is promoted (as a failover manager would), and the acknowledged commits are looked for there.
-//! A synchronous acknowledgement promises that none is lost (the standbys' processes and this
-//! machine survive); `async` promises nothing.
+//! The crash test on a loopback cluster. On a PostgreSQL primary with streaming standbys
+//! (`--replicas`) a client commits numbered transactions to the primary at the standbys'
+//! acknowledgement; the primary's process tree is killed at a seeded moment; the standby that
+//! received the most WAL is promoted (as a failover manager would), and the acknowledged commits
+//! are looked for there. A synchronous acknowledgement promises that none is lost (the standbys'
+//! processes and this machine survive); `async` promises nothing. On a Galera cluster
+//! (`--cluster galera:N`) the client commits to node 1, node 1 is killed, and the commits are
+//! looked for on node 2 once it is Synced in the remaining primary component: a Galera commit
+//! returns only after every node has received and certified it, so none may be lost.
 
 use super::subjects::{committed, round, SqlCommitter, Subject};
 use super::{summarize, Verdict};
 use crate::durability::Durability;
 use crate::engine::sql::{SqlEngine, SqlOptions};
 use crate::engine::{Engine, Named};
-use crate::server::topology::{Kind, Topology};
+use crate::server::topology::Topology;
 use crate::server::{Launched, PrivateServer, ServerOptions};
 use crate::workload::RunContext;
 use anyhow::{bail, Context, Result};
@@ -19,8 +22,19 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// What results record as the crash.
+/// What results record as the crash of a primary with standbys.
 pub const CRASH_LABEL: &str = "primary killed (SIGKILL), the most advanced standby promoted";
+/// ... and of a Galera node.
+pub const NODE_LABEL: &str = "node 1 killed (SIGKILL), the commits read on node 2";
+
+/// The crash, and whether the topology promises that no acknowledged commit is lost by it.
+pub fn crash_of(topology: Topology) -> Result<(&'static str, bool)> {
+    match topology {
+        Topology::Standbys { ack, .. } => Ok((CRASH_LABEL, ack.synchronous_commit().is_some())),
+        Topology::Galera { .. } => Ok((NODE_LABEL, true)),
+        other => bail!("the crash test does not kill a node of {other} yet"),
+    }
+}
 
 /// Every engine at every level and topology, `rounds` rounds each; returns how many broke
 /// their promise.
@@ -36,23 +50,21 @@ pub fn run(
     for &target in targets {
         let (Engine::Sql(engine), Some(server)) = (target, target.private_server()) else {
             bail!(
-                "--replicas: the crash test kills a primary of postgres only, not {}",
+                "the crash test kills a node of postgres (--replicas) or mysql (--cluster galera:N), not of {}",
                 target.name()
             );
         };
-        if !target.topologies().contains(&Kind::Standbys) {
-            bail!(
-                "--replicas: the crash test kills a primary of postgres only, not {}",
-                target.name()
-            );
-        }
         for &level in levels {
             for &topology in topologies {
-                let Topology::Standbys { ack, .. } = topology else {
-                    bail!("the crash test kills a PostgreSQL primary; {topology} is not one");
-                };
+                if !topology
+                    .kind()
+                    .is_some_and(|k| target.topologies().contains(&k))
+                {
+                    bail!("engine '{}' cannot be started as {topology}", target.name());
+                }
+                let (label, promised) = crash_of(topology)?;
                 eprintln!(
-                    "crash test: {} {level} on {topology}, {rounds} round(s), crash: {CRASH_LABEL}",
+                    "crash test: {} {level} on {topology}, {rounds} round(s), crash: {label}",
                     engine.name()
                 );
                 let mut found = Vec::new();
@@ -78,11 +90,9 @@ pub fn run(
                 }
                 ctx.topology = topology;
                 let mut settings = BTreeMap::new();
-                settings.insert("server".into(), "private primary and standbys (started by hakari; the primary's process tree killed with SIGKILL each round)".into());
+                settings.insert("server".into(), "private loopback cluster (started by hakari each round; one node's process tree killed with SIGKILL)".into());
                 ctx.record_engine(target, level, version.unwrap_or_default(), settings);
-                let promised = ack.synchronous_commit().is_some();
-                let (mut m, verdict) =
-                    summarize(engine.name(), level, CRASH_LABEL, promised, &found);
+                let (mut m, verdict) = summarize(engine.name(), level, label, promised, &found);
                 let text = format!("{topology} (loopback cluster)");
                 m.config.insert("replication".into(), text.into());
                 broken += usize::from(verdict == Verdict::Broken);
@@ -156,7 +166,10 @@ impl Subject for Failover {
 
     fn recover(&mut self) -> Result<Vec<u64>> {
         let running = self.running.take().context("the cluster is not running")?;
-        let url = promote_most_advanced(&running)?;
+        let url = match self.topology {
+            Topology::Galera { nodes, .. } => galera_survivor(&running, nodes)?,
+            _ => promote_most_advanced(&running)?,
+        };
         let present = committed(self.open(&url, Topology::Single)?);
         drop(running);
         present
@@ -198,6 +211,41 @@ fn promote_most_advanced(cluster: &Launched) -> Result<String> {
         std::thread::sleep(Duration::from_millis(20));
     }
     Ok(standby.url.clone())
+}
+
+/// Node 2 of a Galera cluster whose node 1 was killed, once it is Synced in a primary component
+/// of the other nodes and has applied everything it received.
+fn galera_survivor(cluster: &Launched, nodes: usize) -> Result<String> {
+    use mysql::prelude::Queryable;
+    let node = cluster.others.first().context("no other Galera node")?;
+    let opts = mysql::Opts::from_url(&node.url)?;
+    let start = Instant::now();
+    let mut last = String::new();
+    while start.elapsed() < Duration::from_secs(60) {
+        let status: Option<Vec<(String, String)>> = mysql::Conn::new(opts.clone())
+            .and_then(|mut c| c.query("SHOW STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_cluster_status', 'wsrep_cluster_size')"))
+            .ok();
+        let get = |name: &str| {
+            (status.iter().flatten())
+                .find(|(k, _)| k == name)
+                .map_or(String::new(), |(_, v)| v.clone())
+        };
+        let (state, component, size) = (
+            get("wsrep_local_state_comment"),
+            get("wsrep_cluster_status"),
+            get("wsrep_cluster_size"),
+        );
+        if state == "Synced" && component == "Primary" && size == (nodes - 1).to_string() {
+            // A causal read waits until the node has applied every writeset it received.
+            let mut c = mysql::Conn::new(opts)?;
+            c.query_drop("SET SESSION wsrep_sync_wait = 1")?;
+            c.query_drop("SELECT 1")?;
+            return Ok(node.url.clone());
+        }
+        last = format!("{state}, {component} component of {size}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bail!("Galera node 2 was not Synced in a primary component of the others within 60 s ({last})")
 }
 
 /// A PostgreSQL LSN (`16/B374D848`) as a number.

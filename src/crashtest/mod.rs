@@ -14,7 +14,7 @@ mod failover;
 pub mod powerloss;
 mod subjects;
 
-pub use failover::CRASH_LABEL as FAILOVER_LABEL;
+pub use failover::crash_of;
 pub use subjects::child;
 use subjects::{round, KvSubject, ServerSubject};
 
