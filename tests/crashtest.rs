@@ -184,12 +184,22 @@ fn crash_test_kills_a_galera_node_and_finds_every_commit_on_another() {
         "5",
     ]);
     let m = &r.measurements[0];
-    assert_eq!(m.config["crash"], "node 1 killed (SIGKILL), the commits read on node 2");
+    assert_eq!(
+        m.config["crash"],
+        "node 1 killed (SIGKILL), the commits read on node 2"
+    );
     assert_eq!(m.config["verdict"], "kept", "{:?}", m.config);
     assert_eq!(m.config["lost_total"], 0);
     assert!(m.config["acknowledged"].as_u64().unwrap() >= 100);
     for bad in [
-        &["--engine", "mysql", "--cluster", "galera:3", "--kill", "primary"][..],
+        &[
+            "--engine",
+            "mysql",
+            "--cluster",
+            "galera:3",
+            "--kill",
+            "primary",
+        ][..],
         &["--engine", "postgres", "--replicas", "1", "--kill", "node"][..],
         &["--engine", "postgres", "--replicas", "1"][..],
     ] {
