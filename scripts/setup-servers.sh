@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the servers hakari's engines and tests use, when missing: PostgreSQL (with
-# postgresql-contrib for pgbench), MariaDB, Redis, memcached, and the ODBC drivers for PostgreSQL,
-# MariaDB and SQLite (the odbc engine's tests reach those databases through them). hakari starts its own private
-# instances from these binaries; the system services they may also start are not needed (and
-# left alone).
+# postgresql-contrib for pgbench), MariaDB with the Galera provider (galera-4; its rsync state
+# transfer needs rsync and ss from iproute2), Redis (redis-cli makes clusters), memcached, and the
+# ODBC drivers for PostgreSQL, MariaDB and SQLite (the odbc engine's tests reach those databases
+# through them). hakari starts its own private instances from these binaries; the system services
+# they may also start are not needed (and left alone).
 set -euo pipefail
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
-for p in postgresql postgresql-contrib mariadb-server galera-4 rsync redis-server memcached odbc-postgresql odbc-mariadb libsqliteodbc; do
+for p in postgresql postgresql-contrib mariadb-server galera-4 rsync iproute2 redis-server memcached odbc-postgresql odbc-mariadb libsqliteodbc; do
   have "$p" || need+=("$p")
 done
 sudo_cmd=()
