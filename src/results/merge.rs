@@ -49,7 +49,9 @@ pub fn merge(files: &[PathBuf], hlog_dirs: &[PathBuf]) -> Result<RunResult> {
     }
     let mut merged = first.clone();
     merged.run_id = format!("{}-merged", first.run_id);
-    merged.command_line = std::env::args().collect();
+    merged.command_line = std::env::args()
+        .map(|a| super::redact::redact(&a))
+        .collect();
     merged.shard = None;
     merged.measurements = measurements;
     merged.metrics.clear();
@@ -303,7 +305,10 @@ fn merge_run(logs: &[&Vec<Logged>], tag: &str) -> Result<(RunFigure, Histogram<u
     let mut histogram = new_histogram();
     let mut ops_per_sec = 0.0;
     let mut ops = 0;
-    let step = logs[0].first().map_or(1.0, |i| i.length.max(1e-3));
+    // The series' interval: the longest one (the first and last of a step may be shorter).
+    let step = (logs.iter().flat_map(|l| l.iter()))
+        .map(|i| i.length)
+        .fold(1e-3, f64::max);
     let mut buckets: BTreeMap<usize, (u64, Histogram<u64>)> = BTreeMap::new();
     for log in logs {
         let (mut client_ops, mut client_secs) = (0, 0.0);

@@ -7,9 +7,10 @@ pub fn redact(text: &str) -> String {
     while let Some(pos) = rest.find("://") {
         let (head, tail) = rest.split_at(pos + 3);
         out.push_str(head);
-        // The authority ends at the first '/', '?', '#' or whitespace.
+        // The authority ends at the first '/', '?', '#', whitespace or ',' (a list of seed
+        // nodes: `redis://:pw@a:1,redis://:pw@b:2`).
         let end = tail
-            .find(|c: char| c == '/' || c == '?' || c == '#' || c.is_whitespace())
+            .find(|c: char| matches!(c, '/' | '?' | '#' | ',') || c.is_whitespace())
             .unwrap_or(tail.len());
         let authority = &tail[..end];
         match (authority.rfind('@'), authority.find(':')) {
@@ -57,6 +58,11 @@ mod tests {
 
     #[test]
     fn hides_passwords_in_urls_and_key_values() {
+        assert_eq!(
+            redact("redis://:pw1@a:7000,redis://:pw2@b:7001"),
+            "redis://:***@a:7000,redis://:***@b:7001",
+            "every seed node of a list"
+        );
         assert_eq!(
             redact("postgres://bob:s3cret@db.example:5432/x"),
             "postgres://bob:***@db.example:5432/x"

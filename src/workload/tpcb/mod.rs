@@ -104,29 +104,24 @@ fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Resu
         // Shard 1 drops what all shards shared, once every one is done.
         shared: ctx.shard.is_some_and(|s| !s.loads()),
     })?;
-    let shard = ctx.shard.filter(|s| s.count > 1);
     // The shards of one configuration of one run know each other by the planned start.
-    let run_tag = shard.map(|_| {
-        let at = ctx
-            .timing
-            .start_at
-            .map_or(0.0, crate::results::time::unix_seconds);
-        format!("{at:.3} {config}")
+    let sharding = ctx.shard.filter(|s| s.count > 1).map(|shard| {
+        let at = (ctx.timing.start_at).map_or(0.0, crate::results::time::unix_seconds);
+        (shard, format!("{at:.3} {config}"))
     });
-    let sharding = shard.zip(run_tag.clone());
-    let outcome = measure_config(params, config, db.as_ref(), max_sets, sharding, ctx);
-    let cleanup = match (shard, &run_tag) {
-        (Some(shard), Some(run)) => {
+    let outcome = measure_config(params, config, db.as_ref(), max_sets, sharding.clone(), ctx);
+    let cleanup = match &sharding {
+        Some((shard, run)) => {
             let finished = db
                 .connect()
-                .and_then(|mut c| shards::finish(c.as_mut(), shard, run));
+                .and_then(|mut c| shards::finish(c.as_mut(), *shard, run));
             match shard.loads() {
                 true => finished.and_then(|()| drop_tables(db.as_ref(), max_sets)),
                 false => finished,
             }
         }
         // Drop the tables even when the run failed: they are hakari's own.
-        _ => drop_tables(db.as_ref(), max_sets),
+        None => drop_tables(db.as_ref(), max_sets),
     };
     db.close()?;
     std::fs::remove_dir_all(&dir).ok();
