@@ -182,7 +182,7 @@ fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
     };
     if !W::SHARDED {
         return usage(format!(
-            "--shard does not apply to {}: it is for tpcb (each client machine writes its own branches)",
+            "--shard does not apply to {}: it is for tpcb (each client machine writes its own branches) and ycsb (each inserts its own records)",
             W::NAME
         ));
     }

@@ -1,7 +1,8 @@
 //! `--shard i/N`: this client machine's part of a run that several machines make together
 //! against one server. What must not overlap (the keys a client writes as its own: TPC-B's
-//! branches) is split into N contiguous parts, and `--rate` is divided by N; reads cover the
-//! whole data. Shard 1 loads the data and drops it once every shard is done.
+//! branches, YCSB's inserted records) is split into N parts, and `--rate` is divided by N;
+//! reads cover the whole data. Shard 1 creates the tables and drops them once every shard is
+//! done; it loads them alone, or with `--load all` every shard loads its own part.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -12,6 +13,9 @@ pub struct Shard {
     /// From 1.
     pub index: usize,
     pub count: usize,
+    /// `--load all`: every shard loads its own part, not shard 1 all of it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub load_all: bool,
 }
 
 impl Shard {
@@ -30,8 +34,19 @@ impl Shard {
         if index == 0 || index > count {
             return Err(bad());
         }
-        Ok(Shard { index, count })
+        Ok(Shard {
+            index,
+            count,
+            load_all: false,
+        })
     }
+
+    /// A run made by one client alone.
+    pub const WHOLE: Shard = Shard {
+        index: 1,
+        count: 1,
+        load_all: false,
+    };
 
     /// This shard's contiguous part of `1..=n` (the first shards take one more when N does not
     /// divide n); None when n is too small to give every shard one.
@@ -47,9 +62,19 @@ impl Shard {
         Some(start..=start + len - 1)
     }
 
-    /// Whether this shard loads the data (and drops it at the end).
-    pub fn loads(self) -> bool {
+    /// Whether this shard creates what the shards share (and drops it once every one is done).
+    pub fn is_first(self) -> bool {
         self.index == 1
+    }
+
+    /// What of `1..=n` this shard loads: its own part with `--load all`, else all of it for
+    /// shard 1 and nothing for the others.
+    pub fn load_part(self, n: u64) -> Option<RangeInclusive<u64>> {
+        match (self.load_all, self.is_first()) {
+            (true, _) => self.part(n),
+            (false, true) => Some(1..=n).filter(|_| n > 0),
+            (false, false) => None,
+        }
     }
 }
 
@@ -69,7 +94,12 @@ mod tests {
             for n in count as u64..=17 {
                 let mut next = 1;
                 for index in 1..=count {
-                    let part = Shard { index, count }.part(n).unwrap();
+                    let shard = Shard {
+                        index,
+                        count,
+                        load_all: false,
+                    };
+                    let part = shard.part(n).unwrap();
                     assert_eq!(*part.start(), next, "{index}/{count} of {n}");
                     assert!(part.end() >= part.start());
                     next = part.end() + 1;
@@ -77,7 +107,19 @@ mod tests {
                 assert_eq!(next, n + 1, "{count} shards of {n}");
             }
         }
-        assert_eq!(Shard { index: 3, count: 3 }.part(2), None);
+        let last = Shard::parse("3/3").unwrap();
+        assert_eq!(last.part(2), None);
+        assert_eq!(
+            last.load_part(9),
+            None,
+            "only shard 1 loads without --load all"
+        );
+        let all = Shard {
+            load_all: true,
+            ..last
+        };
+        assert_eq!(all.load_part(9), Some(7..=9));
+        assert_eq!(Shard::parse("1/3").unwrap().load_part(9), Some(1..=9));
     }
 
     #[test]
@@ -85,6 +127,7 @@ mod tests {
         for bad in ["0/3", "4/3", "2", "a/b", "1/0"] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
         }
-        assert_eq!(Shard::parse("2/3").unwrap(), Shard { index: 2, count: 3 });
+        let second = Shard::parse("2/3").unwrap();
+        assert_eq!((second.index, second.count), (2, 3));
     }
 }

@@ -286,3 +286,58 @@ fn crash_test_refuses_a_power_loss_under_a_server_and_a_foreign_server() {
     assert!(err.contains("takes no --url"), "{err}");
     assert!(!err.contains("secret"), "{err}");
 }
+
+/// A Redis Cluster of 3 masters with a replica each: the master holding the keys is killed, the
+/// cluster fails over on its own, and the keys are counted on the replica that took over.
+/// Redis replicates asynchronously, so a loss is allowed; a hole would be corruption.
+#[test]
+fn crash_test_kills_a_redis_cluster_master_and_counts_on_its_replica() {
+    let (r, _) = crashtest(&[
+        "--engine",
+        "redis",
+        "--durability",
+        "write-nosync",
+        "--cluster",
+        "redis:3",
+        "--replicas",
+        "1",
+        "--kill",
+        "node",
+        "--rounds",
+        "1",
+        "--seed",
+        "3",
+    ]);
+    let m = &r.measurements[0];
+    assert!(
+        m.config["crash"].as_str().unwrap().contains("failover"),
+        "{:?}",
+        m.config
+    );
+    assert_eq!(m.config["corruptions"], 0, "{:?}", m.config);
+    assert_ne!(
+        m.config["verdict"], "BROKEN PROMISE",
+        "nothing was promised"
+    );
+    assert!(m.config["acknowledged"].as_u64().unwrap() >= 100);
+    for (bad, says) in [
+        (&["--engine", "redis"][..], "--cluster redis:N"),
+        (
+            &[
+                "--engine",
+                "redis",
+                "--cluster",
+                "redis:3",
+                "--kill",
+                "node",
+            ][..],
+            "--replicas 1",
+        ),
+    ] {
+        let mut args = vec!["crashtest"];
+        args.extend(bad);
+        let o = hakari(&args);
+        assert_ne!(o.status.code(), Some(0), "{bad:?}");
+        assert!(stderr(&o).contains(says), "{bad:?}: {}", stderr(&o));
+    }
+}

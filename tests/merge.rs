@@ -1,7 +1,7 @@
-//! Several clients making one run: two hakari processes, each a shard of a tpcb run against one
-//! private PostgreSQL, started together with --start-at, then merged. The merged histogram must
-//! be the one built from the clients' own interval histograms in the shared window, and its
-//! operations their sum.
+//! Several clients making one run: hakari processes, each a shard of a tpcb or ycsb run against
+//! one private PostgreSQL, started together with --start-at, then merged. The merged histogram
+//! must be the one built from the clients' own interval histograms in the shared window, and
+//! its operations their sum; what the shards write must not overlap.
 
 mod common;
 use common::{hakari, only_result, private_postgres, stderr};
@@ -36,27 +36,24 @@ fn intervals(path: &Path) -> Vec<(f64, f64, Histogram<u64>)> {
     out
 }
 
-#[test]
-fn two_shards_started_together_merge_into_one_result() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
-    let hlog = dir.path().join("hlog");
+/// Starts `count` clients of one run, shard i of N each, together 10 s from now, against the
+/// PostgreSQL at `url`; returns their result files once each has succeeded.
+fn run_shards(dir: &Path, url: &str, count: usize, args: &[&str]) -> Vec<std::path::PathBuf> {
     let start_at = SystemTime::now() + Duration::from_secs(10);
     let start_at = hakari::results::time::rfc3339(start_at);
-    let outs: Vec<_> = (1..=2)
-        .map(|i| dir.path().join(format!("client{i}")))
+    let outs: Vec<_> = (1..=count)
+        .map(|i| dir.join(format!("client{i}")))
         .collect();
-    let clients: Vec<_> = (1..=2)
+    let clients: Vec<_> = (1..=count)
         .map(|i| {
-            let shard = format!("{i}/2");
+            let shard = format!("{i}/{count}");
             std::process::Command::new(env!("CARGO_BIN_EXE_hakari"))
-                .args(["run", "tpcb", "--engine", "postgres", "--url", &url])
+                .arg("run")
+                .args(args)
+                .args(["--engine", "postgres", "--url", url])
                 .args(["--shard", &shard, "--start-at", &start_at])
-                .args(["--clients", "2", "--duration", "3", "--runs", "1"])
-                .args(["--scale", "2", "--accounts-per-branch", "100"])
                 .arg("--hlog")
-                .arg(&hlog)
+                .arg(dir.join("hlog"))
                 .arg("--out")
                 .arg(&outs[i - 1])
                 .stdout(std::process::Stdio::piped())
@@ -69,7 +66,29 @@ fn two_shards_started_together_merge_into_one_result() {
         let o = client.wait_with_output().unwrap();
         assert!(o.status.success(), "a client failed: {}", stderr(&o));
     }
-    let files: Vec<_> = outs.iter().map(|o| only_result(o)).collect();
+    outs.iter().map(|o| only_result(o)).collect()
+}
+
+/// How many tables of hakari's the server at `url` still holds.
+fn tables_left(url: &str) -> i64 {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    c.query_one(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'hakari'",
+        &[],
+    )
+    .unwrap()
+    .get(0)
+}
+
+#[test]
+fn two_shards_started_together_merge_into_one_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let hlog = dir.path().join("hlog");
+    let tpcb = ["tpcb", "--clients", "2", "--duration", "3", "--runs", "1"];
+    let scale = ["--scale", "2", "--accounts-per-branch", "100"];
+    let files = run_shards(dir.path(), &url, 2, &[&tpcb[..], &scale].concat());
     let merged_file = dir.path().join("merged.json");
     let o = hakari(&[
         "merge",
@@ -132,15 +151,7 @@ fn two_shards_started_together_merge_into_one_result() {
     );
 
     // Shard 1 dropped the tables once both were done.
-    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    let left: i64 = c
-        .query_one(
-            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'hakari'",
-            &[],
-        )
-        .unwrap()
-        .get(0);
-    assert_eq!(left, 0, "hakari's tables are gone");
+    assert_eq!(tables_left(&url), 0, "hakari's tables are gone");
 
     // A client whose parameters differ is refused, the difference named.
     let mut other = hakari::results::store::read(&files[1]).unwrap();
@@ -181,6 +192,7 @@ fn a_shard_needs_a_shared_server_a_start_and_a_workload_that_splits() {
             "--start-at",
         ),
         (&["kv", "--shard", "1/2"], "tpcb"),
+        (&["ycsb", "--load", "all"], "--shard"),
         (&["tpcb", "--shard", "3/2"], "i/N"),
         (&["tpcb", "--start-at", "tomorrow"], "UTC time"),
     ];
@@ -191,4 +203,82 @@ fn a_shard_needs_a_shared_server_a_start_and_a_workload_that_splits() {
         assert_eq!(o.status.code(), Some(2), "{flags:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "{flags:?}: {}", stderr(&o));
     }
+}
+
+/// Three ycsb clients, each loading its own part of the records (YCSB's insertstart and
+/// insertcount) from one instant, then inserting records of their own: a record loaded twice or
+/// inserted by two shards would break the table's primary key, one loaded by none would be
+/// missing when read; either fails its client. Then tpcb with every shard loading its
+/// branches, whose balances are checked after the run.
+#[test]
+fn every_shard_loads_its_part_and_inserts_its_own_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let ycsb = [
+        "ycsb",
+        "--workload",
+        "d",
+        "--records",
+        "3001",
+        "--operations",
+        "2000",
+    ];
+    let flags = ["--threads", "2", "--load", "all", "--durability", "nosync"];
+    let files = run_shards(
+        &dir.path().join("ycsb"),
+        &url,
+        3,
+        &[&ycsb[..], &flags].concat(),
+    );
+    let merged_file = dir.path().join("merged.json");
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let hlog = dir.path().join("ycsb/hlog");
+    args.extend([
+        "--hlog",
+        hlog.to_str().unwrap(),
+        "-o",
+        merged_file.to_str().unwrap(),
+    ]);
+    let o = hakari(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let merged = hakari::results::store::read(&merged_file).unwrap();
+    let step = |r: &hakari::results::RunResult, name: &str| {
+        let m = r.measurements.iter().find(|m| m.step == name);
+        m.unwrap_or_else(|| panic!("no {name} step")).runs[0].ops
+    };
+    let loaded: Vec<u64> = files
+        .iter()
+        .map(|f| step(&hakari::results::store::read(f).unwrap(), "load"))
+        .collect();
+    assert_eq!(loaded, [1001, 1000, 1000], "each shard loaded its part");
+    assert!(step(&merged, "load") <= 3001);
+    for f in &files {
+        let r = hakari::results::store::read(f).unwrap();
+        assert!(step(&r, "insert") > 0, "{} inserted nothing", f.display());
+    }
+    assert_eq!(tables_left(&url), 0, "shard 1 dropped the records");
+
+    let tpcb = ["tpcb", "--clients", "2", "--duration", "2", "--runs", "1"];
+    let scale = [
+        "--scale",
+        "3",
+        "--accounts-per-branch",
+        "100",
+        "--load",
+        "all",
+    ];
+    let files = run_shards(
+        &dir.path().join("tpcb"),
+        &url,
+        3,
+        &[&tpcb[..], &scale].concat(),
+    );
+    for f in &files {
+        let r = hakari::results::store::read(f).unwrap();
+        let note = r.notes.iter().find(|n| n.contains("loaded branches"));
+        assert!(note.is_some(), "{:?}", r.notes);
+    }
+    assert_eq!(tables_left(&url), 0, "shard 1 dropped the tables");
 }

@@ -81,16 +81,30 @@ fn parse_counts_from_zero(text: &str) -> Result<Vec<usize>, String> {
 #[command(next_help_heading = "Several client machines (merged with `hakari merge`)")]
 pub struct ShardArgs {
     /// This client's part of a run that N clients make together (2/3: the second of three):
-    /// tpcb's branches are split into N parts, each client's tellers in its own; --rate is
-    /// divided by N; reads cover the whole data. Shard 1 loads the tables before --start-at and
-    /// drops them once every shard is done. Needs --url and --start-at.
+    /// what a client writes as its own is split into N parts (tpcb: the branches, each client's
+    /// tellers in its own; ycsb: the records it inserts); --rate is divided by N; reads cover
+    /// the whole data. Shard 1 creates and loads the tables before --start-at and drops them
+    /// once every shard is done. Needs --url and --start-at.
     #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
     pub shard: Option<Shard>,
+    /// With --shard, who loads the data: `first` (shard 1 loads all of it) or `all` (each shard
+    /// loads its own part at once: tpcb its branches, ycsb its share of the records, as YCSB's
+    /// insertstart/insertcount; ycsb then times the load from --start-at on every client).
+    #[arg(long, value_name = "WHO", value_parser = ["first", "all"], requires = "shard")]
+    pub load: Option<String>,
     /// Start the timed steps at this instant, the same on every client (UTC:
     /// 2026-12-01T10:00:00Z; clocks assumed in sync): each result records how far from it its
     /// steps started.
     #[arg(long, value_name = "TIME", value_parser = start_at)]
     pub start_at: Option<StartAt>,
+}
+
+impl ShardArgs {
+    /// `--shard` with `--load` applied.
+    pub fn shard(&self) -> Option<Shard> {
+        let load_all = self.load.as_deref() == Some("all");
+        self.shard.map(|s| Shard { load_all, ..s })
+    }
 }
 
 /// `--start-at` as given and as an instant.

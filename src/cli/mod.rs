@@ -251,7 +251,7 @@ impl<F: Args> WorkloadArgs<F> {
                 ..self.timing.options()
             },
             topologies: self.cluster.topologies()?,
-            shard: self.clients.shard,
+            shard: self.clients.shard(),
         })
     }
 
@@ -398,7 +398,8 @@ impl TimingArgs {
 pub struct CrashtestArgs {
     /// Engines, comma-separated: embedded key-value engines (bdb, lmdb, rocksdb, sqlite), whose
     /// committing child process is killed, and servers (postgres, mysql), whose private server
-    /// hakari starts, kills (the whole process tree) and restarts on the same data directory.
+    /// hakari starts, kills (the whole process tree) and restarts on the same data directory;
+    /// redis only as a cluster (--cluster redis:N --replicas R --kill node).
     #[arg(long, short = 'e', default_value = "sqlite")]
     engine: String,
     /// Durability levels, comma-separated.
@@ -427,7 +428,7 @@ pub struct CrashtestArgs {
     url: Option<String>,
     /// postgres: a primary with this many streaming standbys; each round kills the primary's
     /// process tree, promotes the standby that received the most WAL, and counts the
-    /// acknowledged commits missing there.
+    /// acknowledged commits missing there. With --cluster redis:N: each master's replicas.
     #[arg(long, value_name = "N", requires = "kill")]
     replicas: Option<usize>,
     /// What a commit waits for from the standbys, comma-separated (async, remote-write, on,
@@ -436,12 +437,10 @@ pub struct CrashtestArgs {
     replica_ack: Option<String>,
     /// mysql: a Galera cluster of N nodes (galera:3); each round kills node 1's process tree
     /// while the client commits to it, and looks for the acknowledged commits on node 2.
-    #[arg(
-        long,
-        value_name = "LIST",
-        requires = "kill",
-        conflicts_with = "replicas"
-    )]
+    /// redis: a Redis Cluster of N masters (redis:3, with --replicas R each); each round kills
+    /// the master the client writes to, lets the cluster fail over to a replica, and looks for
+    /// the acknowledged writes there.
+    #[arg(long, value_name = "LIST", requires = "kill")]
     cluster: Option<String>,
     /// What is killed: the primary (with --replicas) or a node (with --cluster).
     #[arg(long, value_enum, value_name = "WHAT")]
@@ -555,7 +554,7 @@ impl CrashtestArgs {
         let replicas: Vec<usize> = self.replicas.into_iter().collect();
         if replicas.contains(&0) {
             return Err(usage(
-                "--replicas: at least 1 standby to fail over to".into(),
+                "--replicas: at least 1 standby (or replica) to fail over to".into(),
             ));
         }
         let clusters = (self.cluster.iter())
@@ -565,12 +564,13 @@ impl CrashtestArgs {
             .map_err(usage)?;
         let fits = match self.kill {
             Some(Kill::Primary) => !replicas.is_empty() && clusters.is_empty(),
-            Some(Kill::Node) => replicas.is_empty() && !clusters.is_empty(),
+            // A Redis Cluster's --replicas are each master's.
+            Some(Kill::Node) => !clusters.is_empty(),
             None => replicas.is_empty() && clusters.is_empty(),
         };
         if !fits {
             return Err(usage(
-                "--kill primary goes with --replicas N, --kill node with --cluster galera:N".into(),
+                "--kill primary goes with --replicas N, --kill node with --cluster galera:N or redis:N".into(),
             ));
         }
         let topologies =

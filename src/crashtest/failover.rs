@@ -6,8 +6,10 @@
 //! processes and this machine survive); `async` promises nothing. On a Galera cluster
 //! (`--cluster galera:N`) the client commits to node 1, node 1 is killed, and the commits are
 //! looked for on node 2 once it is Synced in the remaining primary component: a Galera commit
-//! returns only after every node has received and certified it, so none may be lost.
+//! returns only after every node has received and certified it, so none may be lost. A Redis
+//! Cluster (`--cluster redis:N --replicas R`) is the subject of [`super::redis_cluster`].
 
+use super::redis_cluster::RedisFailover;
 use super::subjects::{committed, round, SqlCommitter, Subject};
 use super::{summarize, Verdict};
 use crate::durability::Durability;
@@ -32,6 +34,11 @@ pub fn crash_of(topology: Topology) -> Result<(&'static str, bool)> {
     match topology {
         Topology::Standbys { ack, .. } => Ok((CRASH_LABEL, ack.synchronous_commit().is_some())),
         Topology::Galera { .. } => Ok((NODE_LABEL, true)),
+        Topology::RedisCluster { replicas: 0, .. } => bail!(
+            "a Redis Cluster master killed without replicas takes its slots with it: give --replicas 1 or more to fail over to"
+        ),
+        // Redis replicates asynchronously: a failover may lose acknowledged writes.
+        Topology::RedisCluster { .. } => Ok((super::redis_cluster::LABEL, false)),
         other => bail!("the crash test does not kill a node of {other} yet"),
     }
 }
@@ -48,9 +55,9 @@ pub fn run(
 ) -> Result<usize> {
     let mut broken = 0;
     for &target in targets {
-        let (Engine::Sql(engine), Some(server)) = (target, target.private_server()) else {
+        let Some(server) = target.private_server() else {
             bail!(
-                "the crash test kills a node of postgres (--replicas) or mysql (--cluster galera:N), not of {}",
+                "the crash test kills a node of postgres (--replicas), mysql (--cluster galera:N) or redis (--cluster redis:N --replicas R), not of {}",
                 target.name()
             );
         };
@@ -65,26 +72,37 @@ pub fn run(
                 let (label, promised) = crash_of(topology)?;
                 eprintln!(
                     "crash test: {} {level} on {topology}, {rounds} round(s), crash: {label}",
-                    engine.name()
+                    target.name()
                 );
                 let mut found = Vec::new();
                 let mut version = None;
                 for r in 0..rounds {
-                    let dir = ctx.fresh_dir(&format!("failover-{}-{level}-{r}", engine.name()))?;
-                    let mut s = Failover {
-                        engine,
-                        server,
-                        level,
-                        topology,
-                        dir: dir.clone(),
-                        owner_root: ctx.data_root().to_path_buf(),
-                        running: None,
-                        committer: SqlCommitter::default(),
-                        version: None,
+                    let dir = ctx.fresh_dir(&format!("failover-{}-{level}-{r}", target.name()))?;
+                    let root = ctx.data_root().to_path_buf();
+                    let outcome = match target {
+                        Engine::Sql(engine) => {
+                            let mut s = Failover {
+                                engine,
+                                server,
+                                level,
+                                topology,
+                                dir: dir.clone(),
+                                owner_root: root,
+                                running: None,
+                                committer: SqlCommitter::default(),
+                                version: None,
+                            };
+                            let outcome = round(&mut s, rng);
+                            version = s.version.take().or(version);
+                            outcome
+                        }
+                        Engine::Kv(engine) => {
+                            version = Some(engine.version());
+                            let mut s =
+                                RedisFailover::new(server, level, topology, dir.clone(), root);
+                            round(&mut s, rng)
+                        }
                     };
-                    let outcome = round(&mut s, rng);
-                    version = s.version.take().or(version);
-                    drop(s);
                     found.push(outcome?);
                     std::fs::remove_dir_all(&dir).ok();
                 }
@@ -92,7 +110,7 @@ pub fn run(
                 let mut settings = BTreeMap::new();
                 settings.insert("server".into(), "private loopback cluster (started by hakari each round; one node's process tree killed with SIGKILL)".into());
                 ctx.record_engine(target, level, version.unwrap_or_default(), settings);
-                let (mut m, verdict) = summarize(engine.name(), level, label, promised, &found);
+                let (mut m, verdict) = summarize(target.name(), level, label, promised, &found);
                 let text = format!("{topology} (loopback cluster)");
                 m.config.insert("replication".into(), text.into());
                 broken += usize::from(verdict == Verdict::Broken);

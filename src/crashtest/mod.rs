@@ -12,6 +12,7 @@
 
 mod failover;
 pub mod powerloss;
+mod redis_cluster;
 mod subjects;
 
 pub use failover::crash_of;
@@ -178,6 +179,15 @@ pub fn run(
     if !topologies.is_empty() {
         return failover::run(targets, levels, topologies, rounds, &mut rng, ctx);
     }
+    if let Some(t) = targets
+        .iter()
+        .find(|t| matches!(t, Engine::Kv(_)) && is_server(**t))
+    {
+        bail!(
+            "the crash test kills {} as a cluster: --cluster redis:N --replicas R --kill node (a master is killed and a replica takes over)",
+            t.name()
+        );
+    }
     let mut broken = 0;
     for &target in targets {
         // A server's data directory is initialized once per engine and copied for each round.
@@ -332,7 +342,7 @@ mod tests {
         let names: Vec<&str> = t.iter().map(|t| t.name()).collect();
         assert_eq!(names, ["sqlite", "postgres", "mysql"]);
         assert!(!is_server(t[0]) && is_server(t[1]) && is_server(t[2]));
-        let err = parse_engines("redis").err().unwrap().to_string();
+        let err = parse_engines("memcached").err().unwrap().to_string();
         assert!(err.contains("bdb") && err.contains("postgres"), "{err}");
         assert!(parse_engines("null").is_err(), "null keeps nothing");
     }

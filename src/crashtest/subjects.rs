@@ -107,6 +107,7 @@ fn options(dir: &Path, level: Durability) -> KvOptions {
         value_sizes: 1,
         url: None,
         topology: Default::default(),
+        shared: false,
     }
 }
 

@@ -32,6 +32,9 @@ pub struct KvOptions {
     pub url: Option<String>,
     /// A private server as one server or a loopback cluster (`--cluster redis:N`).
     pub topology: crate::server::topology::Topology,
+    /// Other clients (`--shard`) work in hakari's keys on this server too, and the first of
+    /// them removes them: `close` leaves them as they are.
+    pub shared: bool,
 }
 
 /// The error a session returns when its transaction lost a conflict (deadlock, busy, write
@@ -150,13 +153,18 @@ pub trait FieldRecords {
 pub trait KvEngine: Sync {
     /// The library's version, as it reports it at run time.
     fn version(&self) -> String;
-    /// The schemes of the `--url`s it takes (`redis` for redis://...); none for embedded ones.
     /// The loopback clusters its private server can be started as.
     fn topologies(&self) -> &'static [crate::server::topology::Kind] {
         &[]
     }
+    /// The schemes of the `--url`s it takes (`redis` for redis://...); none for embedded ones.
     fn url_schemes(&self) -> &'static [&'static str] {
         &[]
+    }
+    /// The private server it starts without `--url`, where the crash test can kill one (a node
+    /// of a Redis Cluster); None for embedded engines.
+    fn private_server(&self) -> Option<&'static dyn crate::server::PrivateServer> {
+        None
     }
     /// How this engine honours `level`: `Ok(the knobs it sets)`, or `Err(why it cannot)`.
     fn mapping(&self, level: Durability) -> std::result::Result<String, String>;

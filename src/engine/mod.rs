@@ -202,7 +202,7 @@ impl Engine {
     /// The private server hakari starts for it without `--url`.
     pub fn private_server(self) -> Option<&'static dyn crate::server::PrivateServer> {
         match self {
-            Engine::Kv(_) => None,
+            Engine::Kv(e) => e.private_server(),
             Engine::Sql(e) => e.private_server(),
         }
     }
@@ -245,8 +245,9 @@ impl Takes {
                 let kv = kv.filter(|e| !sql.iter().any(|s| s.name() == e.name()));
                 sql.iter().copied().chain(kv).collect()
             }
+            // Redis only as a cluster, one of whose masters is killed.
             Takes::Crashable => kv
-                .filter(|e| e.is_ordered_kv() && e.keeps_data())
+                .filter(|e| e.keeps_data() && (e.is_ordered_kv() || e.private_server().is_some()))
                 .chain(sql.filter(|e| e.private_server().is_some()))
                 .collect(),
         }

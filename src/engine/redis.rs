@@ -46,6 +46,9 @@ impl KvEngine for Redis {
     fn topologies(&self) -> &'static [crate::server::topology::Kind] {
         &[crate::server::topology::Kind::RedisCluster]
     }
+    fn private_server(&self) -> Option<&'static dyn crate::server::PrivateServer> {
+        Some(&server::PRIVATE)
+    }
     fn url_schemes(&self) -> &'static [&'static str] {
         &["redis", "rediss"]
     }
@@ -149,6 +152,7 @@ impl KvEngine for Redis {
                 ),
             ],
             _private: private,
+            shared: options.shared,
         }))
     }
 }
@@ -157,6 +161,8 @@ struct RedisStore {
     target: Target,
     settings: Vec<(String, String)>,
     _private: Option<Launched>,
+    /// `--shard`: another client removes hakari's keys at the end.
+    shared: bool,
 }
 
 impl KvStore for RedisStore {
@@ -179,6 +185,7 @@ impl KvStore for RedisStore {
         // Remove what hakari wrote (keys with its prefix) so a shared server is left as found;
         // a private cluster is stopped and removed whole.
         let client = match &self.target {
+            _ if self.shared => return Ok(()),
             Target::Cluster(_) if self._private.is_some() => return Ok(()),
             Target::Cluster(c) => return clean_cluster(&mut c.get_connection()?),
             Target::Single(client) => client,

@@ -44,7 +44,15 @@ pub fn merge(files: &[PathBuf], hlog_dirs: &[PathBuf]) -> Result<RunResult> {
     check_same_run(&clients)?;
     let first = &clients[0].result;
     let mut measurements = Vec::new();
+    let mut unlogged = Vec::new();
     for m in &first.measurements {
+        // A share of a step (ycsb's reads among its run phase) has no series of its own: its
+        // operations are in the step's log, and the share cannot be cut to a window.
+        let tag = run_tag(&key_of(m), m.open_loop.as_ref().map(|o| o.rate), 1);
+        if clients.iter().all(|c| !c.log.contains_key(&tag)) {
+            unlogged.push(format!("{} {}", m.engine, m.step));
+            continue;
+        }
         measurements.push(merge_measurement(m, &clients)?);
     }
     let mut merged = first.clone();
@@ -60,6 +68,12 @@ pub fn merge(files: &[PathBuf], hlog_dirs: &[PathBuf]) -> Result<RunResult> {
         "merged from {} clients: each step's figures cover the window all of them were counting in; latency histograms added",
         clients.len()
     )];
+    if !unlogged.is_empty() {
+        merged.notes.push(format!(
+            "left out: {} (shares of a step, with no interval series of their own to cut to the shared window; their operations are in the step's figures, and each client's own result has them)",
+            unlogged.join(", ")
+        ));
+    }
     merged.errors = clients
         .iter()
         .flat_map(|c| c.result.errors.clone())

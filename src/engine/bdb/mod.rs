@@ -448,6 +448,7 @@ mod tests {
             value_sizes: 1,
             url: None,
             topology: Default::default(),
+            shared: false,
         }
     }
 

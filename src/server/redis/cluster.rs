@@ -57,14 +57,22 @@ pub fn start(dir: &Path, masters: usize, replicas: usize, level: Durability) -> 
 }
 
 /// Waits (up to a minute) until the node at `url` sees the cluster whole: state ok, every slot
-/// assigned, `size` nodes known.
+/// assigned, `size` nodes known; and, on a replica, until its link to its master is up (its
+/// first full copy made: until then a failover could not pick it, and a run would measure the
+/// copying).
 fn wait_ok(url: &str, size: usize) -> Result<()> {
     let start = Instant::now();
     let mut last = String::from("no answer");
     while start.elapsed() < Duration::from_secs(60) {
         let info = redis::Client::open(url)
             .and_then(|c| c.get_connection())
-            .and_then(|mut c| redis::cmd("CLUSTER").arg("INFO").query::<String>(&mut c));
+            .and_then(|mut c| {
+                let cluster = redis::cmd("CLUSTER").arg("INFO").query::<String>(&mut c)?;
+                let replication = redis::cmd("INFO")
+                    .arg("replication")
+                    .query::<String>(&mut c)?;
+                Ok(cluster + &replication)
+            });
         if let Ok(info) = info {
             let field = |name: &str| {
                 info.lines()
@@ -76,10 +84,11 @@ fn wait_ok(url: &str, size: usize) -> Result<()> {
                 field("cluster_slots_assigned:"),
                 field("cluster_known_nodes:"),
             );
-            if state == "ok" && slots == "16384" && known == size.to_string() {
+            let linked = field("role:") != "slave" || field("master_link_status:") == "up";
+            if state == "ok" && slots == "16384" && known == size.to_string() && linked {
                 return Ok(());
             }
-            last = format!("state {state}, {slots} slots assigned, {known} nodes known");
+            last = format!("state {state}, {slots} slots assigned, {known} nodes known, linked to its master: {linked}");
         }
         std::thread::sleep(Duration::from_millis(100));
     }

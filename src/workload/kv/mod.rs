@@ -139,6 +139,7 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
             value_sizes: 1,
             url: None,
             topology: Default::default(),
+            shared: false,
         };
         let store = config.engine.open(&options).with_context(|| {
             format!(

@@ -97,6 +97,7 @@ impl SessionStore {
                 value_sizes: o.value_sizes,
                 url: o.url.map(String::from),
                 topology: o.topology,
+                shared: false,
             })?),
         })
     }

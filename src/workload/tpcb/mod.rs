@@ -10,10 +10,11 @@ pub mod presets;
 mod shards;
 #[cfg(test)]
 pub(crate) mod snapshot;
+mod tables;
 
 use crate::durability::Durability;
 use crate::engine::kv::retry_conflicts;
-use crate::engine::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlOptions, SqlValue, Stmt};
+use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlOptions, SqlValue, Stmt};
 use crate::engine::{Engine, Takes};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
@@ -25,6 +26,7 @@ use anyhow::{bail, Context, Result};
 use presets::{Test, TpcbParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use shards::Stage;
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::time::Instant;
@@ -102,26 +104,23 @@ fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Resu
         cache_bytes: params.cache_bytes,
         topology: ctx.topology(),
         // Shard 1 drops what all shards shared, once every one is done.
-        shared: ctx.shard.is_some_and(|s| !s.loads()),
+        shared: ctx.shard.is_some_and(|s| !s.is_first()),
     })?;
     // The shards of one configuration of one run know each other by the planned start.
-    let sharding = ctx.shard.filter(|s| s.count > 1).map(|shard| {
+    let meeting = ctx.shard.filter(|s| s.count > 1).map(|shard| {
         let at = (ctx.timing.start_at).map_or(0.0, crate::results::time::unix_seconds);
-        (shard, format!("{at:.3} {config}"))
-    });
-    let outcome = measure_config(params, config, db.as_ref(), max_sets, sharding.clone(), ctx);
-    let cleanup = match &sharding {
-        Some((shard, run)) => {
-            let finished = db
-                .connect()
-                .and_then(|mut c| shards::finish(c.as_mut(), *shard, run));
-            match shard.loads() {
-                true => finished.and_then(|()| drop_tables(db.as_ref(), max_sets)),
-                false => finished,
-            }
+        shards::Meeting {
+            db: db.as_ref(),
+            shard,
+            run: format!("{at:.3} {config}"),
         }
-        // Drop the tables even when the run failed: they are hakari's own.
-        None => drop_tables(db.as_ref(), max_sets),
+    });
+    let outcome = measure_config(params, config, db.as_ref(), max_sets, meeting.as_ref(), ctx);
+    let finished = meeting.as_ref().map_or(Ok(()), |m| m.finish());
+    // Drop the tables even when the run failed: they are hakari's own (shard 1's to drop).
+    let cleanup = match ctx.shard.is_none_or(|s| s.is_first()) {
+        true => finished.and_then(|()| tables::drop_all(db.as_ref(), max_sets)),
+        false => finished,
     };
     db.close()?;
     std::fs::remove_dir_all(&dir).ok();
@@ -133,13 +132,13 @@ fn measure_config(
     config: Config,
     db: &dyn SqlDatabase,
     max_sets: usize,
-    sharding: Option<(Shard, String)>,
+    meeting: Option<&shards::Meeting>,
     ctx: &mut RunContext,
 ) -> Result<()> {
     let engine = Engine::Sql(config.engine);
     ctx.record_engine(engine, config.durability, db.version(), db.settings());
     // Each client's tellers are its shard's branches' (all of them without --shard).
-    let shard = ctx.shard.unwrap_or(Shard { index: 1, count: 1 });
+    let shard = ctx.shard.unwrap_or(Shard::WHOLE);
     let Some(branches) = shard.part(params.branches) else {
         bail!(
             "--shard {shard} needs at least {} branches, one per shard (--scale); there are {}",
@@ -149,29 +148,78 @@ fn measure_config(
     };
     let tpb = params.tellers_per_branch as i64;
     let tellers = (*branches.start() as i64 - 1) * tpb + 1..=*branches.end() as i64 * tpb;
-    if let Some((shard, run)) = sharding.as_ref().filter(|(s, _)| !s.loads()) {
-        eprintln!("  shard {shard}: waiting for shard 1 to load the tables");
-        shards::wait_for_load(db.connect()?.as_mut(), *shard, run)?;
-        return measure_steps(params, config, db, max_sets, tellers, ctx);
-    }
     let load_started = Instant::now();
-    for set in 0..max_sets {
-        load(params, db, set)?;
+    load(params, db, max_sets, shard, meeting)?;
+    if let Some(part) = shard.load_part(params.branches) {
+        let whose = if shard.count > 1 {
+            format!(" (shard {shard}'s part)")
+        } else {
+            String::new()
+        };
+        ctx.recorder.note(format!(
+            "{} {}: loaded branches {}..={}{whose} of {} table set(s) of {} branches, {} tellers, {} accounts in {} (not part of any figure)",
+            config.engine.name(),
+            config.durability,
+            part.start(),
+            part.end(),
+            max_sets,
+            params.branches,
+            params.tellers(),
+            params.accounts(),
+            crate::units::duration(load_started.elapsed().as_secs_f64())
+        ));
     }
-    if let Some((shard, run)) = &sharding {
-        shards::list(db.connect()?.as_mut(), *shard, run)?;
-    }
-    ctx.recorder.note(format!(
-        "{} {}: loaded {} table set(s) of {} branches, {} tellers, {} accounts in {} (not part of any figure)",
-        config.engine.name(),
-        config.durability,
-        max_sets,
-        params.branches,
-        params.tellers(),
-        params.accounts(),
-        crate::units::duration(load_started.elapsed().as_secs_f64())
-    ));
     measure_steps(params, config, db, max_sets, tellers, ctx)
+}
+
+/// Makes the table sets and loads them: shard 1 creates them (and loads them whole, unless
+/// every shard loads its own part); the other shards wait for shard 1's list of the run.
+fn load(
+    params: &TpcbParams,
+    db: &dyn SqlDatabase,
+    sets: usize,
+    shard: Shard,
+    meeting: Option<&shards::Meeting>,
+) -> Result<()> {
+    // One client alone loads everything, whatever --load says.
+    let whole = !(shard.load_all && meeting.is_some());
+    if shard.is_first() {
+        for set in 0..sets {
+            tables::create(db, set)?;
+            if whole {
+                tables::load(params, db, set, 1..=params.branches)?;
+                tables::analyze(db, set)?;
+            }
+        }
+        if let Some(m) = meeting {
+            m.list(if whole { Stage::Loaded } else { Stage::Listed })?;
+        }
+    } else if let Some(m) = meeting {
+        eprintln!("  shard {shard}: waiting for shard 1 to create the tables");
+        let stage = if whole { Stage::Loaded } else { Stage::Listed };
+        m.wait_for(stage, "shard 1 did not create the tables for this --start-at (start it with the same --start-at and --url)")?;
+    }
+    let (Some(m), false) = (meeting, whole) else {
+        return Ok(());
+    };
+    let part = shard
+        .part(params.branches)
+        .context("checked by the caller")?;
+    for set in 0..sets {
+        tables::load(params, db, set, part.clone())?;
+    }
+    m.mark(Stage::Loaded)?;
+    eprintln!("  shard {shard}: loaded its branches; waiting for the other shards' loads");
+    m.wait_for(
+        Stage::Loaded,
+        "the other shards did not load their branches",
+    )?;
+    if shard.is_first() {
+        for set in 0..sets {
+            tables::analyze(db, set)?;
+        }
+    }
+    Ok(())
 }
 
 /// Every timed step of a configuration on its loaded tables, the balances checked after each.
@@ -246,71 +294,6 @@ fn measure_steps(
             ctx.topology(),
             replicas_checked.join(", ")
         ));
-    }
-    Ok(())
-}
-
-fn load(params: &TpcbParams, db: &dyn SqlDatabase, set: usize) -> Result<()> {
-    let mut c = db.connect()?;
-    let dialect = c.dialect();
-    for stmt in statements(DROP, set)
-        .iter()
-        .chain(statements(schema(dialect), set).iter())
-    {
-        c.execute(stmt)
-            .with_context(|| format!("setting up: {stmt}"))?;
-    }
-    let p = prefix(set);
-    let filler = |n: usize| SqlValue::Text(" ".repeat(n));
-    let mut branches =
-        (1..=params.branches as i64).map(|b| vec![SqlValue::Int(b), SqlValue::Int(0), filler(88)]);
-    c.bulk_load(
-        &format!("{p}branches"),
-        &["bid", "bbalance", "filler"],
-        &mut branches,
-    )?;
-    // Tellers and accounts: an id, the branch it belongs to, a zero balance, the filler.
-    let mut members = |table: &str, columns: &[&str], count: u64, per_branch: u64| {
-        let per_branch = per_branch as i64;
-        let mut rows = (1..=count as i64).map(|id| -> Row {
-            let branch = (id - 1) / per_branch + 1;
-            vec![
-                SqlValue::Int(id),
-                SqlValue::Int(branch),
-                SqlValue::Int(0),
-                filler(84),
-            ]
-        });
-        c.bulk_load(&format!("{p}{table}"), columns, &mut rows)
-    };
-    let tellers = ["tid", "bid", "tbalance", "filler"];
-    members(
-        "tellers",
-        &tellers,
-        params.tellers(),
-        params.tellers_per_branch,
-    )?;
-    let accounts = ["aid", "bid", "abalance", "filler"];
-    members(
-        "accounts",
-        &accounts,
-        params.accounts(),
-        params.accounts_per_branch,
-    )?;
-    for table in ["branches", "tellers", "accounts", "history"] {
-        for stmt in crate::workload::sql::analyze(dialect, &format!("{p}{table}")) {
-            c.execute(&stmt)?;
-        }
-    }
-    Ok(())
-}
-
-fn drop_tables(db: &dyn SqlDatabase, sets: usize) -> Result<()> {
-    let mut c = db.connect()?;
-    for set in 0..sets {
-        for stmt in statements(DROP, set) {
-            c.execute(&stmt)?;
-        }
     }
     Ok(())
 }

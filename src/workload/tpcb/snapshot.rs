@@ -12,9 +12,11 @@ pub(crate) fn statements() -> String {
     for dialect in DIALECTS {
         log.note(format!("== tpcb {}", dialect.name()));
         log.dialect = dialect;
-        load(&params, &log, 0).unwrap();
+        tables::create(&log, 0).unwrap();
+        tables::load(&params, &log, 0, 1..=1).unwrap();
+        tables::analyze(&log, 0).unwrap();
         let _ = check_consistency(&log, 1);
-        drop_tables(&log, 2).unwrap();
+        tables::drop_all(&log, 2).unwrap();
         for s in super::statements(TRANSACTION, 1) {
             log.note(format!("transaction: {s}"));
         }

@@ -7,6 +7,7 @@
 pub mod flags;
 pub mod generators;
 pub mod presets;
+mod shards;
 pub(crate) mod store;
 
 use crate::durability::Durability;
@@ -15,12 +16,14 @@ use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
 use crate::measure::timing::Timing;
 use crate::results::MeasurementKey;
+use crate::shard::Shard;
 use crate::workload::{preferred_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use generators::{fnv_hash64, InsertSequence, KeyChooser};
 use presets::{Mix, Operation, YcsbParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use shards::{Mark, Meeting};
 use std::collections::BTreeMap;
 use std::io::Write;
 use store::{Client, OpenOptions, Records, Shape};
@@ -62,6 +65,7 @@ impl Workload for YcsbParams {
     const NAME: &'static str = "ycsb";
     const TAKES: Takes = Takes::Any;
     const PACED: bool = true;
+    const SHARDED: bool = true;
 
     fn step_length(&self) -> StepLength {
         match self.operations {
@@ -153,6 +157,9 @@ fn shape(p: &YcsbParams) -> Shape {
 }
 
 fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<()> {
+    let shard = ctx.shard.unwrap_or(Shard::WHOLE);
+    // The clients of a sharded run share the records; shard 1 removes them at the end.
+    let sharded = shard.count > 1;
     let mut loads = Vec::new();
     let mut runs = Vec::new();
     for run in 0..p.runs {
@@ -166,8 +173,9 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
                 dialect: ctx.dialect(),
                 threads: config.threads,
                 shape: shape(p),
-                records: p.records + expected_inserts(p, &config.mix),
+                records: p.records + expected_inserts(p, &config.mix) * shard.count as u64,
                 topology: ctx.topology(),
+                shared: !shard.is_first(),
             },
         )
         .with_context(|| format!("engine {} failed to open", config.engine.name()))?;
@@ -182,14 +190,39 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
                 records.settings(),
             );
         }
-        let outcome = measure_run(p, config, &records, ctx, run);
-        // The table is hakari's own: dropped even when the run failed.
-        let dropped = records.drop_table(shape(p));
+        let meeting = sharded.then(|| {
+            let at = (ctx.timing.start_at).map_or(0.0, crate::results::time::unix_seconds);
+            Meeting::new(
+                &records,
+                shape(p),
+                shard,
+                &format!("{at:.3} {config} {run}"),
+            )
+        });
+        let outcome = measure_run(p, config, &records, ctx, run, meeting.as_ref());
+        let finished = meeting.as_ref().map_or(Ok(()), Meeting::finish);
+        // The table is hakari's own: dropped even when the run failed, by shard 1 once every
+        // shard is done.
+        let dropped = match shard.is_first() {
+            true => finished.and_then(|()| records.drop_table(shape(p))),
+            false => finished,
+        };
         records.close()?;
         std::fs::remove_dir_all(&dir).ok();
         let (load, measured) = outcome?;
         dropped?;
-        loads.push(load);
+        match load {
+            // Without --load all only shard 1 loads: the others have no load to merge with its.
+            Some(load) if sharded && !shard.load_all => ctx.recorder.note(format!(
+                "{config} run {}/{}: shard {shard} loaded {} records in {} before the run phase (not part of any figure: only shard 1 loads; with --load all every shard loads its part, timed)",
+                run + 1,
+                p.runs,
+                load.ops,
+                crate::units::duration(load.seconds)
+            )),
+            Some(load) => loads.push(load),
+            None => {}
+        }
         runs.push(measured);
     }
     record(p, config, ctx, loads, runs)
@@ -201,32 +234,67 @@ fn expected_inserts(p: &YcsbParams, mix: &Mix) -> u64 {
     (operations * mix.share(Operation::Insert) * 2.0) as u64
 }
 
-/// One run on fresh data: the load phase, then the run phase.
+/// One run on fresh data: the load phase (None when another shard loads), then the run phase.
 fn measure_run(
     p: &YcsbParams,
     config: &Config,
     records: &Records,
     ctx: &RunContext,
     run: usize,
-) -> Result<(StepOutcome, StepOutcome)> {
-    records.create(shape(p))?;
+    meeting: Option<&Meeting>,
+) -> Result<(Option<StepOutcome>, StepOutcome)> {
+    let shard = meeting.map_or(Shard::WHOLE, |m| m.shard);
+    let each_loads = shard.load_all && meeting.is_some();
     let label = format!("{config} run {}/{}", run + 1, p.runs);
-    // The load is a closed loop of inserts: no rate, no warm-up.
+    if shard.is_first() {
+        records.create(shape(p))?;
+    }
+    match meeting {
+        Some(m) if shard.is_first() && each_loads => m.mark(Mark::Ready)?,
+        Some(m) if !shard.is_first() => {
+            eprintln!("  shard {shard}: waiting for shard 1 to create the records");
+            m.wait_for(Mark::Ready, true, "shard 1 did not create the records for this --start-at (start it with the same --start-at and --url)")?;
+        }
+        _ => {}
+    }
+    // The load is a closed loop of inserts: no rate, no warm-up. When every shard loads its
+    // part, the loads start together.
     let load_timing = Timing {
         interval: ctx.timing.interval,
         print_intervals: ctx.timing.print_intervals,
         keep_histograms: ctx.timing.keep_histograms,
+        start_at: ctx.timing.start_at.filter(|_| each_loads),
         ..Timing::default()
     };
-    let progress = Progress::new(&format!("{label}: load"), p.records);
     let seed = ctx.seed ^ ((run as u64) << 40);
-    let load = load(p, config, records, &load_timing, &progress, seed).context("load phase")?;
+    let load = match shard.load_part(p.records) {
+        Some(part) => {
+            let numbers = part.start() - 1..*part.end();
+            let progress = Progress::new(&format!("{label}: load"), numbers.end - numbers.start);
+            let outcome = load(p, config, records, numbers, &load_timing, &progress, seed);
+            Some(outcome.context("load phase")?)
+        }
+        None => None,
+    };
+    match meeting {
+        Some(m) if each_loads => {
+            m.mark(Mark::Loaded)?;
+            m.wait_for(
+                Mark::Loaded,
+                false,
+                "the other shards did not load their records",
+            )?;
+        }
+        Some(m) if shard.is_first() => m.mark(Mark::Ready)?,
+        _ => {}
+    }
     let timing = match p.operations {
         Some(_) => ctx.timing.clone(),
         None => ctx.timing.lasting(p.duration_secs),
     };
     let progress = Progress::new(&format!("{label}: run"), p.operations.unwrap_or(0));
-    let measured = run_phase(p, config, records, &timing, &progress, seed).context("run phase")?;
+    let measured =
+        run_phase(p, config, records, shard, &timing, &progress, seed).context("run phase")?;
     Ok((load, measured))
 }
 
@@ -254,6 +322,8 @@ struct WorkerState<'s> {
     fields: Vec<Vec<u8>>,
     /// The length of each field of the record read last.
     read: Vec<usize>,
+    records: u64,
+    shard: Shard,
 }
 
 impl<'s> WorkerState<'s> {
@@ -261,6 +331,7 @@ impl<'s> WorkerState<'s> {
         p: &YcsbParams,
         config: &Config,
         records: &'s Records,
+        shard: Shard,
         seed: u64,
         index: usize,
     ) -> Result<Self> {
@@ -272,34 +343,51 @@ impl<'s> WorkerState<'s> {
             key: Vec::with_capacity(32),
             fields: vec![Vec::with_capacity(p.field_length); p.field_count],
             read: Vec::with_capacity(p.field_count),
+            records: p.records,
+            shard,
         })
     }
 
+    /// Record `n` of this client's numbering as the whole run numbers it: the loaded records
+    /// are everyone's; each shard inserts every Nth record after them, so none inserts
+    /// another's (and each reads the loaded records and its own inserts).
+    fn number(&self, n: u64) -> u64 {
+        match n.checked_sub(self.records) {
+            Some(inserted) => {
+                self.records + inserted * self.shard.count as u64 + (self.shard.index as u64 - 1)
+            }
+            None => n,
+        }
+    }
+
     fn new_record(&mut self, n: u64, length: usize) {
-        key_of(n, &mut self.key);
+        key_of(self.number(n), &mut self.key);
         for f in self.fields.iter_mut() {
             fill_field(&mut self.rng, f, length);
         }
     }
 }
 
+/// Inserts the records numbered `numbers` (all of them, or this shard's part), each worker
+/// its share.
 fn load(
     p: &YcsbParams,
     config: &Config,
     records: &Records,
+    numbers: std::ops::Range<u64>,
     timing: &Timing,
     progress: &Progress,
     seed: u64,
 ) -> Result<StepOutcome> {
-    let share = p.records.div_ceil(config.threads as u64);
+    let share = (numbers.end - numbers.start).div_ceil(config.threads as u64);
     run_step(
         config.threads,
         timing,
         progress,
-        |i| WorkerState::new(p, config, records, seed, i),
+        |i| WorkerState::new(p, config, records, Shard::WHOLE, seed, i),
         |s: &mut WorkerState, worker: &mut Worker| {
-            let first = worker.index as u64 * share;
-            for n in first..(first + share).min(p.records) {
+            let first = numbers.start + worker.index as u64 * share;
+            for n in first..(first + share).min(numbers.end) {
                 if worker.should_stop() {
                     break;
                 }
@@ -316,6 +404,7 @@ fn run_phase(
     p: &YcsbParams,
     config: &Config,
     records: &Records,
+    shard: Shard,
     timing: &Timing,
     progress: &Progress,
     seed: u64,
@@ -327,7 +416,7 @@ fn run_phase(
         config.threads,
         timing,
         progress,
-        |i| WorkerState::new(p, config, records, seed ^ 0x5eed, i),
+        |i| WorkerState::new(p, config, records, shard, seed ^ 0x5eed, i),
         |s: &mut WorkerState, worker: &mut Worker| {
             // Each worker does its share of the operations, as YCSB's client threads do.
             let quota = (p.operations)
@@ -354,7 +443,7 @@ fn choose(s: &mut WorkerState, inserts: &InsertSequence) {
             break n;
         }
     };
-    key_of(n, &mut s.key);
+    key_of(s.number(n), &mut s.key);
 }
 
 /// One operation of the run phase; returns the retries it took.
@@ -440,7 +529,9 @@ fn record(
         step: step.into(),
         config: measurement_config(p, &config.mix),
     };
-    ctx.measured(key("load"), &loads)?;
+    if !loads.is_empty() {
+        ctx.measured(key("load"), &loads)?;
+    }
     for (op, _) in config.mix.operations() {
         let per_op: Vec<StepOutcome> = (runs.iter())
             .map(|r| r.share(r.by_kind.get(op.index())))

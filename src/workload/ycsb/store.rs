@@ -40,6 +40,8 @@ pub struct OpenOptions<'a> {
     pub records: u64,
     /// A private server as one server or a loopback cluster.
     pub topology: crate::server::topology::Topology,
+    /// `--shard`: other clients share the records, and the first of them removes them.
+    pub shared: bool,
 }
 
 /// The statement `name` of the usertable file, for `shape`.
@@ -70,7 +72,7 @@ impl Records {
                 clients: o.threads,
                 cache_bytes: 0,
                 topology: o.topology,
-                shared: false,
+                shared: o.shared,
             })?),
             Engine::Kv(e) => Records::Kv(e.open(&KvOptions {
                 dir: o.dir.to_path_buf(),
@@ -86,6 +88,7 @@ impl Records {
                 value_sizes: 1,
                 url: o.url.map(String::from),
                 topology: o.topology,
+                shared: o.shared,
             })?),
         })
     }
@@ -277,6 +280,20 @@ impl Client<'_> {
     /// Reads the record `key` (every field, out of the engine and its transaction) and the
     /// length of each field into `lengths`, for the caller's check; fails when it is absent.
     pub fn read(&mut self, key: &[u8], lengths: &mut Vec<usize>) -> Result<u64> {
+        let (found, retries) = self.look_up(key, lengths)?;
+        if !found {
+            bail!("record {} is missing", String::from_utf8_lossy(key));
+        }
+        Ok(retries)
+    }
+
+    /// Whether the record `key` exists.
+    pub fn exists(&mut self, key: &[u8]) -> Result<bool> {
+        Ok(self.look_up(key, &mut Vec::new())?.0)
+    }
+
+    /// Reads the record `key` as `read` does; returns whether it was found and the retries.
+    fn look_up(&mut self, key: &[u8], lengths: &mut Vec<usize>) -> Result<(bool, u64)> {
         let mut retries = 0;
         lengths.clear();
         let found = match &mut self.form {
@@ -308,10 +325,7 @@ impl Client<'_> {
                 }
             },
         };
-        if !found {
-            bail!("record {} is missing", String::from_utf8_lossy(key));
-        }
-        Ok(retries)
+        Ok((found, retries))
     }
 
     /// Writes field `field` of `key`. A record kept as one value is read, changed and written

@@ -1,14 +1,15 @@
 -- The clients of a run split over several machines (--shard i/N). Shard 1 lists them once the
--- tables are loaded; the others start only when their run is listed; each marks itself done;
--- shard 1 drops the tables once every one is.
+-- tables exist (loaded, unless every shard loads its own part); each then moves its own row on
+-- through the stages (1 listed, 2 loaded, 3 done); shard 1 drops the tables once every one is
+-- done.
 -- [create]
 DROP TABLE IF EXISTS hakari_tpcb_shards;
-CREATE TABLE hakari_tpcb_shards (run VARCHAR(64) NOT NULL, shard INTEGER NOT NULL, state VARCHAR(16) NOT NULL, PRIMARY KEY (run, shard));
+CREATE TABLE hakari_tpcb_shards (run VARCHAR(64) NOT NULL, shard INTEGER NOT NULL, stage INTEGER NOT NULL, PRIMARY KEY (run, shard));
 -- [list]
-INSERT INTO hakari_tpcb_shards (run, shard, state) VALUES (?, ?, ?);
+INSERT INTO hakari_tpcb_shards (run, shard, stage) VALUES (?, ?, ?);
 -- [count]
-SELECT COUNT(*) FROM hakari_tpcb_shards WHERE run = ? AND state = ?;
+SELECT COUNT(*) FROM hakari_tpcb_shards WHERE run = ? AND stage >= ?;
 -- [mark]
-UPDATE hakari_tpcb_shards SET state = ? WHERE run = ? AND shard = ?;
+UPDATE hakari_tpcb_shards SET stage = ? WHERE run = ? AND shard = ?;
 -- [drop]
 DROP TABLE IF EXISTS hakari_tpcb_shards;

@@ -1,0 +1,100 @@
+//! ycsb split over several client machines (`--shard i/N`). The shards meet through marker
+//! records in the store itself, so that every engine a run can share (SQL servers, Redis,
+//! memcached) is split the same way with no table beside the records: a marker's key
+//! (`hakari-shard-…`) sorts before every YCSB record's (`user…`), so no scan reaches one.
+//!
+//! Shard 1 creates the table (and loads it, unless every shard loads its own part), then marks
+//! the run ready; the others wait for that mark. With `--load all` each then loads its part,
+//! marks itself loaded and waits for every other. Each marks itself done after its run phase;
+//! shard 1 waits for every one before it drops the table, so no client loses its records while
+//! it still runs.
+
+use super::generators::fnv_hash64;
+use super::store::{Records, Shape};
+use crate::shard::Shard;
+use anyhow::{bail, Context, Result};
+use std::time::{Duration, Instant};
+
+/// How long a shard waits for the others (shard 1's table, the others' loads or run phases).
+const PATIENCE: Duration = Duration::from_secs(600);
+
+#[derive(Clone, Copy, Debug)]
+pub enum Mark {
+    /// Shard 1's: the table exists (and is loaded, unless every shard loads its part).
+    Ready,
+    Loaded,
+    Done,
+}
+
+/// One run (one round of one configuration) and this client's shard of it.
+pub struct Meeting<'r> {
+    pub records: &'r Records,
+    pub shape: Shape,
+    pub shard: Shard,
+    /// What every shard of the run names it by: the planned start, the configuration, the round.
+    run: u64,
+}
+
+impl<'r> Meeting<'r> {
+    pub fn new(records: &'r Records, shape: Shape, shard: Shard, run: &str) -> Meeting<'r> {
+        let run = (run.bytes()).fold(0u64, |h, b| fnv_hash64(h ^ u64::from(b)));
+        Meeting {
+            records,
+            shape,
+            shard,
+            run,
+        }
+    }
+
+    fn key(&self, shard: usize, mark: Mark) -> Vec<u8> {
+        format!("hakari-shard-{:016x}-{shard}-{mark:?}", self.run).into_bytes()
+    }
+
+    /// Marks this shard as having reached `mark`.
+    pub fn mark(&self, mark: Mark) -> Result<()> {
+        let mut client = self.records.client(self.shape)?;
+        let fields = vec![b"x".to_vec(); self.shape.fields];
+        client
+            .insert(&self.key(self.shard.index, mark), &fields)
+            .with_context(|| format!("marking shard {} {mark:?}", self.shard))?;
+        Ok(())
+    }
+
+    /// Whether every shard in `shards` has reached `mark`; false while the table cannot be
+    /// read (shard 1 may be dropping it and making it afresh: each look has a client of its own).
+    fn reached(&self, shards: &[usize], mark: Mark) -> bool {
+        let Ok(mut client) = self.records.client(self.shape) else {
+            return false;
+        };
+        (shards.iter()).all(|&s| client.exists(&self.key(s, mark)).unwrap_or(false))
+    }
+
+    /// Waits until shard 1 (`first_only`) or every shard has reached `mark`.
+    pub fn wait_for(&self, mark: Mark, first_only: bool, what: &str) -> Result<()> {
+        let shards: Vec<usize> = match first_only {
+            true => vec![1],
+            false => (1..=self.shard.count).collect(),
+        };
+        let start = Instant::now();
+        while start.elapsed() < PATIENCE {
+            if self.reached(&shards, mark) {
+                return Ok(());
+            }
+            if crate::measure::interrupted() {
+                bail!(crate::measure::Interrupted);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        bail!("{what} within {} s", PATIENCE.as_secs())
+    }
+
+    /// After the run phase: marks this shard done; shard 1 then waits for every other one
+    /// (the caller drops the table).
+    pub fn finish(&self) -> Result<()> {
+        self.mark(Mark::Done)?;
+        if self.shard.is_first() {
+            self.wait_for(Mark::Done, false, "the other shards did not finish")?;
+        }
+        Ok(())
+    }
+}
