@@ -138,10 +138,13 @@ fn names(engines: impl Iterator<Item = Engine>) -> String {
 
 /// Which engines take which crash, for messages.
 pub fn families() -> String {
+    let all = Takes::Crashable.engines().into_iter();
+    let sql = |t: &Engine| matches!(t, Engine::Sql(_));
     format!(
-        "a power loss (--power-loss): the embedded key-value engines ({}); a process crash: those and the servers hakari starts privately ({})",
-        names(Takes::Crashable.engines().into_iter().filter(|t| !is_server(*t))),
-        names(Takes::Crashable.engines().into_iter().filter(|t| is_server(*t))),
+        "a power loss (--power-loss): the embedded key-value engines ({}); a process crash: those and the servers hakari starts privately ({}); a failover: those servers and a Redis Cluster ({} with --cluster redis:N --replicas R --kill node)",
+        names(all.clone().filter(|t| !is_server(*t))),
+        names(all.clone().filter(|t| is_server(*t) && sql(t))),
+        names(all.filter(|t| is_server(*t) && !sql(t))),
     )
 }
 
