@@ -18,6 +18,7 @@ cargo build --release --quiet
 H="$CARGO_TARGET_DIR/release/hakari"
 . bench/private_postgres.sh
 OUT="$work/out"
+mkdir -p "$OUT"
 ycsb=(run ycsb --workload a --engine postgres --url "$url" --durability nosync --records "$RECORDS"
   --duration "$SECS" --runs 1)
 for round in $(seq 1 "$ROUNDS"); do

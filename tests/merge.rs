@@ -282,3 +282,51 @@ fn every_shard_loads_its_part_and_inserts_its_own_records() {
     }
     assert_eq!(tables_left(&url), 0, "shard 1 dropped the tables");
 }
+
+/// A shard that fails says so where the others meet: here shard 1 cannot split one branch in
+/// two and fails before it lists the run, and shard 2, waiting for that list, stops at once
+/// with the reason instead of waiting out its patience.
+#[test]
+fn a_failed_shard_stops_the_others_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let start_at = hakari::results::time::rfc3339(SystemTime::now() + Duration::from_secs(3));
+    let client = |shard: &str, scale: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_hakari"))
+            .args(["run", "tpcb", "--engine", "postgres", "--url", &url])
+            .args(["--shard", shard, "--start-at", &start_at, "--scale", scale])
+            .args([
+                "--duration",
+                "2",
+                "--runs",
+                "1",
+                "--accounts-per-branch",
+                "100",
+            ])
+            .arg("--out")
+            .arg(dir.path().join(shard.replace('/', "-")))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let started = std::time::Instant::now();
+    let second = client("2/2", "2");
+    let first = client("1/2", "1").wait_with_output().unwrap();
+    assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
+    assert!(
+        stderr(&first).contains("at least 2 branches"),
+        "{}",
+        stderr(&first)
+    );
+    let second = second.wait_with_output().unwrap();
+    assert_eq!(second.status.code(), Some(1), "{}", stderr(&second));
+    assert!(stderr(&second).contains("failed"), "{}", stderr(&second));
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "shard 2 stopped after {:?}",
+        started.elapsed()
+    );
+    assert_eq!(tables_left(&url), 0, "nothing of hakari's is left");
+}

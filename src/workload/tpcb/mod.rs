@@ -109,13 +109,12 @@ fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Resu
     // The shards of one configuration of one run know each other by the planned start.
     let meeting = ctx.shard.filter(|s| s.count > 1).map(|shard| {
         let at = (ctx.timing.start_at).map_or(0.0, crate::results::time::unix_seconds);
-        shards::Meeting {
-            db: db.as_ref(),
-            shard,
-            run: format!("{at:.3} {config}"),
-        }
+        shards::Meeting::new(db.as_ref(), shard, format!("{at:.3} {config}"))
     });
     let outcome = measure_config(params, config, db.as_ref(), max_sets, meeting.as_ref(), ctx);
+    if let (Err(_), Some(m)) = (&outcome, &meeting) {
+        m.abandon();
+    }
     let finished = meeting.as_ref().map_or(Ok(()), |m| m.finish());
     // Drop the tables even when the run failed: they are hakari's own (shard 1's to drop).
     let cleanup = match ctx.shard.is_none_or(|s| s.is_first()) {

@@ -3,11 +3,13 @@
 //! list before their first step. With `--load all` each then loads its own branches and marks
 //! itself loaded, and all wait until every shard is. Each marks itself done after its last
 //! step; shard 1 drops the tables once every shard is done, so that no client loses its tables
-//! while it still runs.
+//! while it still runs. A shard that fails marks itself failed, and the others stop waiting for
+//! it at once.
 
 use crate::engine::sql::{SqlDatabase, SqlValue};
 use crate::shard::Shard;
 use anyhow::{bail, Context, Result};
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 const SQL: &str = include_str!("sql/shards.sql");
@@ -18,10 +20,14 @@ const PATIENCE: Duration = Duration::from_secs(600);
 /// How far a shard has come.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
+    /// Listed by a shard 1 that failed: the run will not start.
+    Unstarted = 0,
     /// Its tables exist (and are loaded, unless every shard loads its own part).
     Listed = 1,
     Loaded = 2,
     Done = 3,
+    /// Failed: a stage no other one replaces.
+    Failed = -1,
 }
 
 fn section(name: &str) -> Vec<String> {
@@ -31,20 +37,37 @@ fn section(name: &str) -> Vec<String> {
 /// One configuration's shards, known to each other by `run` (the planned start and the
 /// configuration).
 pub struct Meeting<'d> {
-    pub db: &'d dyn SqlDatabase,
+    db: &'d dyn SqlDatabase,
     pub shard: Shard,
-    pub run: String,
+    run: String,
+    /// Whether this shard (shard 1) has listed the run.
+    listed: Cell<bool>,
 }
 
-impl Meeting<'_> {
+impl<'d> Meeting<'d> {
+    pub fn new(db: &'d dyn SqlDatabase, shard: Shard, run: String) -> Meeting<'d> {
+        Meeting {
+            db,
+            shard,
+            run,
+            listed: Cell::new(false),
+        }
+    }
+
     /// Shard 1, once the tables exist: lists every shard of the run at `stage`.
     pub fn list(&self, stage: Stage) -> Result<()> {
+        self.listed.set(true);
         let mut c = self.db.connect()?;
         for s in section("create") {
             c.execute(&s)?;
         }
         let insert = c.prepare(&section("list")[0])?;
         for i in 1..=self.shard.count {
+            // Shard 1 failing lists only itself as failed; the others fail when they see it.
+            let stage = match (stage, i) {
+                (Stage::Failed, 2..) => Stage::Unstarted,
+                _ => stage,
+            };
             let row = [
                 SqlValue::Text(self.run.clone()),
                 SqlValue::Int(i as i64),
@@ -69,16 +92,24 @@ impl Meeting<'_> {
         Ok(())
     }
 
-    /// How many shards of the run have reached `stage`; None while the list does not exist
-    /// (shard 1 may be dropping and making it afresh: each look has a connection of its own).
-    fn reached(&self, stage: Stage) -> Option<i64> {
+    /// After this shard failed: marks it so, listing the run first if shard 1 failed before it
+    /// did (best effort: the failure itself is what the caller reports).
+    pub fn abandon(&self) {
+        let _ = match self.shard.is_first() && !self.listed.get() {
+            true => self.list(Stage::Failed),
+            false => self.mark(Stage::Failed),
+        };
+    }
+
+    /// How many shards of the run have reached `stage` (query `count`), or failed (`failed`);
+    /// None while the list does not exist (shard 1 may be dropping and making it afresh: each
+    /// look has a connection of its own).
+    fn count(&self, query: &str, stage: Option<Stage>) -> Option<i64> {
         let mut c = self.db.connect().ok()?;
-        let query = c.prepare(&section("count")[0]).ok()?;
+        let query = c.prepare(&section(query)[0]).ok()?;
         let mut n = None;
-        let params = [
-            SqlValue::Text(self.run.clone()),
-            SqlValue::Int(stage as i64),
-        ];
+        let mut params = vec![SqlValue::Text(self.run.clone())];
+        params.extend(stage.map(|s| SqlValue::Int(s as i64)));
         c.query_prepared(query, &params, &mut |row| {
             n = match row.first() {
                 Some(SqlValue::Int(i)) => Some(*i),
@@ -90,14 +121,18 @@ impl Meeting<'_> {
         n
     }
 
-    /// Waits until every shard of the run has reached `stage`.
+    /// Waits until every shard of the run has reached `stage` (`Done`: or failed); stops at
+    /// once when one has failed before it.
     pub fn wait_for(&self, stage: Stage, what: &str) -> Result<()> {
         let start = Instant::now();
         while start.elapsed() < PATIENCE {
-            if self
-                .reached(stage)
-                .is_some_and(|n| n >= self.shard.count as i64)
-            {
+            let failed = self.count("failed", None).unwrap_or(0);
+            if failed > 0 && stage != Stage::Done {
+                bail!("{what}: {failed} shard(s) of this run failed (their own output says why)");
+            }
+            let reached = self.count("count", Some(stage)).unwrap_or(0);
+            let finished = if stage == Stage::Done { failed } else { 0 };
+            if reached + finished >= self.shard.count as i64 {
                 return Ok(());
             }
             if crate::measure::interrupted() {

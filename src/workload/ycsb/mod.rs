@@ -200,6 +200,10 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
             )
         });
         let outcome = measure_run(p, config, &records, ctx, run, meeting.as_ref());
+        if let (Err(_), Some(m)) = (&outcome, &meeting) {
+            // Best effort: the failure itself is what this client reports.
+            let _ = m.mark(Mark::Failed);
+        }
         let finished = meeting.as_ref().map_or(Ok(()), Meeting::finish);
         // The table is hakari's own: dropped even when the run failed, by shard 1 once every
         // shard is done.

@@ -7,7 +7,8 @@
 //! the run ready; the others wait for that mark. With `--load all` each then loads its part,
 //! marks itself loaded and waits for every other. Each marks itself done after its run phase;
 //! shard 1 waits for every one before it drops the table, so no client loses its records while
-//! it still runs.
+//! it still runs. A shard that fails marks itself failed (and then done), and the others stop
+//! waiting for it at once.
 
 use super::generators::fnv_hash64;
 use super::store::{Records, Shape};
@@ -24,6 +25,7 @@ pub enum Mark {
     Ready,
     Loaded,
     Done,
+    Failed,
 }
 
 /// One run (one round of one configuration) and this client's shard of it.
@@ -69,7 +71,18 @@ impl<'r> Meeting<'r> {
         (shards.iter()).all(|&s| client.exists(&self.key(s, mark)).unwrap_or(false))
     }
 
-    /// Waits until shard 1 (`first_only`) or every shard has reached `mark`.
+    /// The shards that marked themselves failed.
+    fn failed(&self) -> Vec<usize> {
+        let Ok(mut client) = self.records.client(self.shape) else {
+            return Vec::new();
+        };
+        (1..=self.shard.count)
+            .filter(|&s| (client.exists(&self.key(s, Mark::Failed))).unwrap_or(false))
+            .collect()
+    }
+
+    /// Waits until shard 1 (`first_only`) or every shard has reached `mark`; stops at once when
+    /// one has failed before it (every shard marks itself done, failed or not).
     pub fn wait_for(&self, mark: Mark, first_only: bool, what: &str) -> Result<()> {
         let shards: Vec<usize> = match first_only {
             true => vec![1],
@@ -79,6 +92,10 @@ impl<'r> Meeting<'r> {
         while start.elapsed() < PATIENCE {
             if self.reached(&shards, mark) {
                 return Ok(());
+            }
+            let failed = self.failed();
+            if !failed.is_empty() && !matches!(mark, Mark::Done) {
+                bail!("{what}: shard(s) {failed:?} of this run failed (their own output says why)");
             }
             if crate::measure::interrupted() {
                 bail!(crate::measure::Interrupted);
