@@ -30,7 +30,8 @@ for round in $(seq 1 "$ROUNDS"); do
   done
   wait
   "$H" merge "$OUT"/r"$round"/c*/*.json --hlog "$OUT/r$round/hlog" -o "$OUT/r$round/merged.json" >/dev/null
-  "$H" "${ycsb[@]}" --threads $((SHARDS * THREADS)) --out "$OUT/r$round/one" >/dev/null 2>&1
+  "$H" "${ycsb[@]}" --threads $((SHARDS * THREADS)) --hlog "$OUT/r$round/hlog1" --out "$OUT/r$round/one" \
+    >/dev/null 2>&1
 done
 python3 - "$OUT" "$ROUNDS" <<'PY'
 import glob, json, statistics, sys

@@ -4,9 +4,31 @@
 //! reads cover the whole data. Shard 1 creates the tables and drops them once every shard is
 //! done; it loads them alone, or with `--load all` every shard loads its own part.
 
+use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::RangeInclusive;
+use std::time::{Duration, Instant};
+
+/// How long a shard waits for the others (shard 1's tables, the others' loads or last steps).
+pub const PATIENCE: Duration = Duration::from_secs(600);
+
+/// Looks every 100 ms whether the other shards are where this one waits for them (`arrived`:
+/// Ok(true) once they are; an error stops the wait, as when one of them failed); fails with
+/// "`what` within 600 s" when they are not by then.
+pub fn wait_for_others(what: &str, mut arrived: impl FnMut() -> Result<bool>) -> Result<()> {
+    let start = Instant::now();
+    while start.elapsed() < PATIENCE {
+        if arrived()? {
+            return Ok(());
+        }
+        if crate::measure::interrupted() {
+            bail!(crate::measure::Interrupted);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bail!("{what} within {} s", PATIENCE.as_secs())
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {

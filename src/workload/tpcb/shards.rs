@@ -7,15 +7,11 @@
 //! it at once.
 
 use crate::engine::sql::{SqlDatabase, SqlValue};
-use crate::shard::Shard;
+use crate::shard::{wait_for_others, Shard};
 use anyhow::{bail, Context, Result};
 use std::cell::Cell;
-use std::time::{Duration, Instant};
 
 const SQL: &str = include_str!("sql/shards.sql");
-
-/// How long a shard waits for the others (shard 1's tables, the others' loads or last steps).
-const PATIENCE: Duration = Duration::from_secs(600);
 
 /// How far a shard has come.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -124,23 +120,15 @@ impl<'d> Meeting<'d> {
     /// Waits until every shard of the run has reached `stage` (`Done`: or failed); stops at
     /// once when one has failed before it.
     pub fn wait_for(&self, stage: Stage, what: &str) -> Result<()> {
-        let start = Instant::now();
-        while start.elapsed() < PATIENCE {
+        wait_for_others(what, || {
             let failed = self.count("failed", None).unwrap_or(0);
             if failed > 0 && stage != Stage::Done {
                 bail!("{what}: {failed} shard(s) of this run failed (their own output says why)");
             }
             let reached = self.count("count", Some(stage)).unwrap_or(0);
             let finished = if stage == Stage::Done { failed } else { 0 };
-            if reached + finished >= self.shard.count as i64 {
-                return Ok(());
-            }
-            if crate::measure::interrupted() {
-                bail!(crate::measure::Interrupted);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        bail!("{what} within {} s", PATIENCE.as_secs())
+            Ok(reached + finished >= self.shard.count as i64)
+        })
     }
 
     /// After its last step: marks this shard done; shard 1 then waits for every other one and

@@ -12,12 +12,8 @@
 
 use super::generators::fnv_hash64;
 use super::store::{Records, Shape};
-use crate::shard::Shard;
+use crate::shard::{wait_for_others, Shard};
 use anyhow::{bail, Context, Result};
-use std::time::{Duration, Instant};
-
-/// How long a shard waits for the others (shard 1's table, the others' loads or run phases).
-const PATIENCE: Duration = Duration::from_secs(600);
 
 #[derive(Clone, Copy, Debug)]
 pub enum Mark {
@@ -88,21 +84,16 @@ impl<'r> Meeting<'r> {
             true => vec![1],
             false => (1..=self.shard.count).collect(),
         };
-        let start = Instant::now();
-        while start.elapsed() < PATIENCE {
+        wait_for_others(what, || {
             if self.reached(&shards, mark) {
-                return Ok(());
+                return Ok(true);
             }
             let failed = self.failed();
             if !failed.is_empty() && !matches!(mark, Mark::Done) {
                 bail!("{what}: shard(s) {failed:?} of this run failed (their own output says why)");
             }
-            if crate::measure::interrupted() {
-                bail!(crate::measure::Interrupted);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        bail!("{what} within {} s", PATIENCE.as_secs())
+            Ok(false)
+        })
     }
 
     /// After the run phase: marks this shard done; shard 1 then waits for every other one
