@@ -258,6 +258,18 @@ fn every_shard_loads_its_part_and_inserts_its_own_records() {
         let r = hakari::results::store::read(f).unwrap();
         assert!(step(&r, "insert") > 0, "{} inserted nothing", f.display());
     }
+    // However their loads ended, the run phases started at the instant shard 1 named.
+    let starts: Vec<f64> = files
+        .iter()
+        .map(|f| {
+            let r = hakari::results::store::read(f).unwrap();
+            let m = r.measurements.iter().find(|m| m.step == "run").unwrap();
+            m.runs[0].started_unix_s.unwrap()
+        })
+        .collect();
+    let spread = starts.iter().fold(f64::MIN, |a, &b| a.max(b))
+        - starts.iter().fold(f64::MAX, |a, &b| a.min(b));
+    assert!(spread < 0.05, "run phases started {spread} s apart");
     assert_eq!(tables_left(&url), 0, "shard 1 dropped the records");
 
     let tpcb = ["tpcb", "--clients", "2", "--duration", "2", "--runs", "1"];

@@ -168,7 +168,14 @@ fn measure_config(
             crate::units::duration(load_started.elapsed().as_secs_f64())
         ));
     }
-    measure_steps(params, config, db, max_sets, tellers, ctx)
+    // The shards' first steps start together, at the instant shard 1 names once all is loaded.
+    let planned = ctx.timing.start_at;
+    if let Some(m) = meeting {
+        ctx.timing.start_at = Some(m.run_start(planned)?);
+    }
+    let measured = measure_steps(params, config, db, max_sets, tellers, ctx);
+    ctx.timing.start_at = planned;
+    measured
 }
 
 /// Makes the table sets and loads them: shard 1 creates them (and loads them whole, unless

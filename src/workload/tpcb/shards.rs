@@ -10,6 +10,7 @@ use crate::engine::sql::{SqlDatabase, SqlValue};
 use crate::shard::{wait_for_others, Shard};
 use anyhow::{bail, Context, Result};
 use std::cell::Cell;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const SQL: &str = include_str!("sql/shards.sql");
 
@@ -97,9 +98,10 @@ impl<'d> Meeting<'d> {
         };
     }
 
-    /// How many shards of the run have reached `stage` (query `count`), or failed (`failed`);
-    /// None while the list does not exist (shard 1 may be dropping and making it afresh: each
-    /// look has a connection of its own).
+    /// The one number `query` answers for the run: how many shards have reached `stage`
+    /// (`count`) or failed (`failed`), or when shard 1 said the steps start (`start`). None
+    /// while there is no answer yet (shard 1 may be dropping the list and making it afresh:
+    /// each look has a connection of its own).
     fn count(&self, query: &str, stage: Option<Stage>) -> Option<i64> {
         let mut c = self.db.connect().ok()?;
         let query = c.prepare(&section(query)[0]).ok()?;
@@ -129,6 +131,31 @@ impl<'d> Meeting<'d> {
             let finished = if stage == Stage::Done { failed } else { 0 };
             Ok(reached + finished >= self.shard.count as i64)
         })
+    }
+
+    /// The instant every shard starts its first step. Shard 1 names it once all is loaded: a
+    /// second from now (time for the others to see it), and not before `planned`
+    /// (`--start-at`); the others wait for it. However the loads ended, the steps then overlap.
+    pub fn run_start(&self, planned: Option<SystemTime>) -> Result<SystemTime> {
+        if self.shard.is_first() {
+            let soon = SystemTime::now() + Duration::from_secs(1);
+            let at = planned.map_or(soon, |p| p.max(soon));
+            let ms = at.duration_since(UNIX_EPOCH)?.as_millis() as i64;
+            let mut c = self.db.connect()?;
+            let go = c.prepare(&section("go")[0])?;
+            c.exec_prepared(go, &[SqlValue::Int(ms), SqlValue::Text(self.run.clone())])?;
+            return Ok(at);
+        }
+        let mut ms = None;
+        wait_for_others("shard 1 did not name the start", || {
+            if self.count("failed", None).unwrap_or(0) > 0 {
+                bail!("a shard of this run failed (its own output says why)");
+            }
+            ms = self.count("start", None);
+            Ok(ms.is_some())
+        })?;
+        let ms = ms.context("checked")?;
+        Ok(UNIX_EPOCH + Duration::from_millis(ms as u64))
     }
 
     /// After its last step: marks this shard done; shard 1 then waits for every other one and

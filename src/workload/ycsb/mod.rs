@@ -253,9 +253,10 @@ fn measure_run(
     if shard.is_first() {
         records.create(shape(p))?;
     }
+    // With --load all the others load into the table shard 1 made.
     match meeting {
-        Some(m) if shard.is_first() && each_loads => m.mark(Mark::Ready)?,
-        Some(m) if !shard.is_first() => {
+        Some(m) if each_loads && shard.is_first() => m.mark(Mark::Ready)?,
+        Some(m) if each_loads => {
             eprintln!("  shard {shard}: waiting for shard 1 to create the records");
             m.wait_for(Mark::Ready, true, "shard 1 did not create the records for this --start-at (start it with the same --start-at and --url)")?;
         }
@@ -280,22 +281,16 @@ fn measure_run(
         }
         None => None,
     };
-    match meeting {
-        Some(m) if each_loads => {
-            m.mark(Mark::Loaded)?;
-            m.wait_for(
-                Mark::Loaded,
-                false,
-                "the other shards did not load their records",
-            )?;
-        }
-        Some(m) if shard.is_first() => m.mark(Mark::Ready)?,
-        _ => {}
-    }
-    let timing = match p.operations {
+    let mut timing = match p.operations {
         Some(_) => ctx.timing.clone(),
         None => ctx.timing.lasting(p.duration_secs),
     };
+    if let Some(m) = meeting {
+        if !shard.is_first() && !each_loads {
+            eprintln!("  shard {shard}: waiting for shard 1 to load the records");
+        }
+        timing.start_at = Some(m.run_start(ctx.timing.start_at)?);
+    }
     let progress = Progress::new(&format!("{label}: run"), p.operations.unwrap_or(0));
     let measured =
         run_phase(p, config, records, shard, &timing, &progress, seed).context("run phase")?;

@@ -292,6 +292,42 @@ impl Client<'_> {
         Ok(self.look_up(key, &mut Vec::new())?.0)
     }
 
+    /// The first field of the record `key`, if it exists (for the few records hakari reads
+    /// back by value: the shards' markers).
+    pub fn first_field(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let mut first = None;
+        match &mut self.form {
+            Form::Sql(conn, s) => {
+                conn.query_prepared(s.read, &[text(key)], &mut |row| {
+                    // A driver may hand back text that reads as a number as one.
+                    first = row.first().map(|v| match v {
+                        SqlValue::Bytes(b) => b.clone(),
+                        SqlValue::Text(t) => t.clone().into_bytes(),
+                        SqlValue::Int(i) => i.to_string().into_bytes(),
+                        SqlValue::Float(f) => f.to_string().into_bytes(),
+                        SqlValue::Null => Vec::new(),
+                    })
+                })?;
+            }
+            Form::Kv(session) => match session.fields() {
+                Some(records) => {
+                    if records.read(key, &mut self.fields)? {
+                        first = self.fields.first().cloned();
+                    }
+                }
+                None => {
+                    let value = &mut self.value;
+                    let mut retries = 0;
+                    if in_transaction(session.as_mut(), &mut retries, false, |s| s.get(key, value))?
+                    {
+                        first = Some(split_field(value)?.0.to_vec());
+                    }
+                }
+            },
+        }
+        Ok(first)
+    }
+
     /// Reads the record `key` as `read` does; returns whether it was found and the retries.
     fn look_up(&mut self, key: &[u8], lengths: &mut Vec<usize>) -> Result<(bool, u64)> {
         let mut retries = 0;
