@@ -150,7 +150,7 @@ fn measure_config(
     let load_started = Instant::now();
     load(params, db, max_sets, shard, meeting)?;
     if let Some(part) = shard.load_part(params.branches) {
-        let whose = if shard.count > 1 {
+        let whose = if shard.count > 1 && shard.load_all {
             format!(" (shard {shard}'s part)")
         } else {
             String::new()
