@@ -165,8 +165,15 @@ impl Subject for RedisFailover {
             .context("the master holding the keys is not among the nodes")?;
         process.crash()?;
         if let Some(t) = self.thread.take() {
-            // Its connection is gone: the next write fails at once.
-            let _ = t.join();
+            // Its connection is gone: the next write fails at once (a reply already on its way
+            // still counts as acknowledged).
+            let start = Instant::now();
+            while !t.is_finished() && start.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if t.is_finished() {
+                let _ = t.join();
+            }
         }
         Ok(())
     }
