@@ -11,10 +11,9 @@ use crate::engine::sql::{
 use crate::results::redact::redact;
 use anyhow::{anyhow, Result};
 use odbc_api::handles::StatementConnection;
-use odbc_api::parameter::{InputParameter, VarBinarySlice, VarCharSlice};
+use odbc_api::parameter::InputParameter;
 use odbc_api::{
-    Connection, Cursor, CursorRow, DataType, IntoParameter, Nullable, ResultSetMetadata,
-    SharedConnection,
+    Connection, Cursor, CursorRow, DataType, Nullable, ResultSetMetadata, SharedConnection,
 };
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -106,17 +105,6 @@ fn classify(e: odbc_api::Error) -> anyhow::Error {
         }
     }
     anyhow!(redact(&describe(&e)))
-}
-
-/// A value bound as a parameter of its own type (text for NULL, which every DBMS casts).
-fn parameter(v: &SqlValue) -> Box<dyn InputParameter + '_> {
-    match v {
-        SqlValue::Null => Box::new(VarCharSlice::NULL),
-        SqlValue::Int(i) => Box::new(*i),
-        SqlValue::Float(f) => Box::new(*f),
-        SqlValue::Text(t) => Box::new(t.as_str().into_parameter()),
-        SqlValue::Bytes(b) => Box::new(VarBinarySlice::new(b)),
-    }
 }
 
 /// Reads the current row's columns into `out`, by their kinds.
@@ -225,10 +213,11 @@ impl OdbcConnection {
     /// Runs `stmt` with `params`, handing rows (if it returns any) to `visit`; returns the rows
     /// returned, or the rows affected when it returns none.
     fn run(&mut self, stmt: Stmt, params: &[SqlValue], visit: &mut Visit) -> Result<u64> {
-        let bound: Vec<Box<dyn InputParameter>> = params.iter().map(parameter).collect();
+        let mut sources = super::params::sources(params);
+        let mut bound = super::params::Bound::new(params, &mut sources);
         let entry = self.statements.get_mut(stmt)?;
         let buf = &mut self.buffer;
-        if let Some(mut cursor) = entry.prepared.execute(&bound[..]).map_err(classify)? {
+        if let Some(mut cursor) = entry.prepared.execute(&mut bound).map_err(classify)? {
             if entry.columns.is_none() {
                 entry.columns = Some(kinds(&mut cursor)?);
             }
@@ -345,7 +334,8 @@ impl OdbcConnection {
                 let mut insert = conn.prepare(&sql).map_err(classify)?;
                 let mut n = 0;
                 for row in rows {
-                    let bound: Vec<Box<dyn InputParameter>> = row.iter().map(parameter).collect();
+                    let bound: Vec<Box<dyn InputParameter>> =
+                        row.iter().map(super::params::whole).collect();
                     insert.execute(&bound[..]).map_err(classify)?;
                     n += 1;
                 }

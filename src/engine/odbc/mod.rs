@@ -6,6 +6,7 @@
 
 mod connection;
 pub mod dbms;
+mod params;
 
 use super::sql::{Dialect, SqlConnection, SqlDatabase, SqlEngine, SqlOptions};
 use crate::durability::Durability;
@@ -259,6 +260,14 @@ impl SqlDatabase for OdbcDatabase {
             (
                 "tested by hakari".into(),
                 if dbms::tested(self.dbms) { "yes" } else { "no" }.into(),
+            ),
+            (
+                "large values".into(),
+                format!(
+                    "byte values of {} KiB or more sent in parts of {} KiB (SQLPutData)",
+                    params::STREAM_FROM >> 10,
+                    params::PART_BYTES >> 10
+                ),
             ),
             (
                 "session settings".into(),
