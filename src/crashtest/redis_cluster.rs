@@ -6,7 +6,7 @@
 //! slot is served again. Redis replicates asynchronously (a write is acknowledged before any
 //! replica has it), so a failover promises nothing: the count is what this machine lost.
 
-use super::subjects::Subject;
+use super::subjects::{await_committer, Subject};
 use crate::durability::Durability;
 use crate::server::topology::Topology;
 use crate::server::{Launched, PrivateServer, ServerOptions};
@@ -167,13 +167,7 @@ impl Subject for RedisFailover {
         if let Some(t) = self.thread.take() {
             // Its connection is gone: the next write fails at once (a reply already on its way
             // still counts as acknowledged).
-            let start = Instant::now();
-            while !t.is_finished() && start.elapsed() < Duration::from_secs(30) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            if t.is_finished() {
-                let _ = t.join();
-            }
+            await_committer(t);
         }
         Ok(())
     }

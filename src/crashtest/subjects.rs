@@ -310,14 +310,19 @@ impl SqlCommitter {
     /// its way still counts as acknowledged (the server said it was committed).
     pub(super) fn await_end(&mut self) {
         if let Some(c) = self.thread.take() {
-            let start = Instant::now();
-            while !c.is_finished() && start.elapsed() < Duration::from_secs(30) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            if c.is_finished() {
-                let _ = c.join();
-            }
+            await_committer(c);
         }
+    }
+}
+
+/// After the crash: waits up to 30 s for a committer thread whose connection broke to end.
+pub(super) fn await_committer(thread: JoinHandle<Result<()>>) {
+    let start = Instant::now();
+    while !thread.is_finished() && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    if thread.is_finished() {
+        let _ = thread.join();
     }
 }
 
