@@ -6,7 +6,7 @@
 //! while it still runs. A shard that fails marks itself failed, and the others stop waiting for
 //! it at once.
 
-use crate::engine::sql::{SqlDatabase, SqlValue};
+use crate::engine::sql::{SqlConnection, SqlDatabase, SqlValue};
 use crate::shard::{wait_for_others, Shard};
 use anyhow::{bail, Context, Result};
 use std::cell::Cell;
@@ -100,10 +100,9 @@ impl<'d> Meeting<'d> {
 
     /// The one number `query` answers for the run: how many shards have reached `stage`
     /// (`count`) or failed (`failed`), or when shard 1 said the steps start (`start`). None
-    /// while there is no answer yet (shard 1 may be dropping the list and making it afresh:
-    /// each look has a connection of its own).
-    fn count(&self, query: &str, stage: Option<Stage>) -> Option<i64> {
-        let mut c = self.db.connect().ok()?;
+    /// while there is no answer yet, as `c` (a connection of each look's own: shard 1 may be
+    /// dropping the list and making it afresh) reads it.
+    fn count(&self, c: &mut dyn SqlConnection, query: &str, stage: Option<Stage>) -> Option<i64> {
         let query = c.prepare(&section(query)[0]).ok()?;
         let mut n = None;
         let mut params = vec![SqlValue::Text(self.run.clone())];
@@ -123,11 +122,14 @@ impl<'d> Meeting<'d> {
     /// once when one has failed before it.
     pub fn wait_for(&self, stage: Stage, what: &str) -> Result<()> {
         wait_for_others(what, || {
-            let failed = self.count("failed", None).unwrap_or(0);
+            let Ok(mut c) = self.db.connect() else {
+                return Ok(false);
+            };
+            let failed = self.count(c.as_mut(), "failed", None).unwrap_or(0);
             if failed > 0 && stage != Stage::Done {
                 bail!("{what}: {failed} shard(s) of this run failed (their own output says why)");
             }
-            let reached = self.count("count", Some(stage)).unwrap_or(0);
+            let reached = self.count(c.as_mut(), "count", Some(stage)).unwrap_or(0);
             let finished = if stage == Stage::Done { failed } else { 0 };
             Ok(reached + finished >= self.shard.count as i64)
         })
@@ -148,10 +150,13 @@ impl<'d> Meeting<'d> {
         }
         let mut ms = None;
         wait_for_others("shard 1 did not name the start", || {
-            if self.count("failed", None).unwrap_or(0) > 0 {
+            let Ok(mut c) = self.db.connect() else {
+                return Ok(false);
+            };
+            if self.count(c.as_mut(), "failed", None).unwrap_or(0) > 0 {
                 bail!("a shard of this run failed (its own output says why)");
             }
-            ms = self.count("start", None);
+            ms = self.count(c.as_mut(), "start", None);
             Ok(ms.is_some())
         })?;
         let ms = ms.context("checked")?;

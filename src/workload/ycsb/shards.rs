@@ -13,7 +13,7 @@
 //! waiting for it at once.
 
 use super::generators::fnv_hash64;
-use super::store::{Records, Shape};
+use super::store::{Client, Records, Shape};
 use crate::shard::{wait_for_others, Shard};
 use anyhow::{bail, Context, Result};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -108,23 +108,9 @@ impl<'r> Meeting<'r> {
         Ok(())
     }
 
-    /// Whether every shard in `shards` has reached `mark`; false while the table cannot be
-    /// read (shard 1 may be dropping it and making it afresh: each look has a client of its own).
-    fn reached(&self, shards: &[usize], mark: Mark) -> bool {
-        let Ok(mut client) = self.records.client(self.shape) else {
-            return false;
-        };
+    /// Whether every shard in `shards` has marked `mark`, as `client` reads the markers.
+    fn reached(&self, client: &mut Client, shards: &[usize], mark: Mark) -> bool {
         (shards.iter()).all(|&s| client.exists(&self.key(s, mark)).unwrap_or(false))
-    }
-
-    /// The shards that marked themselves failed.
-    fn failed(&self) -> Vec<usize> {
-        let Ok(mut client) = self.records.client(self.shape) else {
-            return Vec::new();
-        };
-        (1..=self.shard.count)
-            .filter(|&s| (client.exists(&self.key(s, Mark::Failed))).unwrap_or(false))
-            .collect()
     }
 
     /// Waits until shard 1 (`first_only`) or every shard has reached `mark`; stops at once when
@@ -134,13 +120,22 @@ impl<'r> Meeting<'r> {
             true => vec![1],
             false => (1..=self.shard.count).collect(),
         };
+        let everyone: Vec<usize> = (1..=self.shard.count).collect();
         wait_for_others(what, || {
-            if self.reached(&shards, mark) {
+            // A client per look: shard 1 may be dropping the table and making it afresh.
+            let Ok(mut client) = self.records.client(self.shape) else {
+                return Ok(false);
+            };
+            if self.reached(&mut client, &shards, mark) {
                 return Ok(true);
             }
-            let failed = self.failed();
-            if !failed.is_empty() && !matches!(mark, Mark::Done) {
-                bail!("{what}: shard(s) {failed:?} of this run failed (their own output says why)");
+            if !matches!(mark, Mark::Done) {
+                let failed: Vec<usize> = (everyone.iter().copied())
+                    .filter(|&s| self.reached(&mut client, &[s], Mark::Failed))
+                    .collect();
+                if !failed.is_empty() {
+                    bail!("{what}: shard(s) {failed:?} of this run failed (their own output says why)");
+                }
             }
             Ok(false)
         })
