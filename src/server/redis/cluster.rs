@@ -6,7 +6,7 @@
 
 use super::{launch, INSTALL_HINT};
 use crate::durability::Durability;
-use crate::server::{find, Launched};
+use crate::server::{find, free_port, Launched};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -20,16 +20,28 @@ pub fn start(dir: &Path, masters: usize, replicas: usize, level: Durability) -> 
     for i in 1..=masters * (1 + replicas) {
         let node_dir = dir.join(format!("node{i}"));
         std::fs::create_dir_all(&node_dir)?;
-        let extra = [
-            "--cluster-enabled".to_string(),
-            "yes".into(),
-            "--cluster-config-file".into(),
-            node_dir.join("nodes.conf").display().to_string(),
-            "--cluster-node-timeout".into(),
-            "5000".into(),
-        ];
-        let process = launch(&node_dir, level, &extra)
-            .with_context(|| format!("cannot start Redis Cluster node {i}"))?;
+        // The cluster bus gets a free port of its own: Redis's default, the node's port + 10000,
+        // may be taken or past 65535. A port taken between the choice and the bind (another
+        // server starting beside) fails the start, which is tried again on fresh ports.
+        let mut tries = 0;
+        let process = loop {
+            let extra = [
+                "--cluster-enabled".to_string(),
+                "yes".into(),
+                "--cluster-config-file".into(),
+                node_dir.join("nodes.conf").display().to_string(),
+                "--cluster-node-timeout".into(),
+                "5000".into(),
+                "--cluster-port".into(),
+                free_port()?.to_string(),
+            ];
+            tries += 1;
+            match launch(&node_dir, level, &extra) {
+                Ok(process) => break process,
+                Err(e) if tries < 3 && format!("{e:#}").contains("Address already in use") => {}
+                Err(e) => return Err(e.context(format!("cannot start Redis Cluster node {i}"))),
+            }
+        };
         nodes.push(Launched {
             url: format!("redis://127.0.0.1:{}/", process.port),
             process,
