@@ -132,6 +132,45 @@ fn every_workload_through_the_mariadb_driver() {
     every_workload_through(&odbc, "mysql", Some(&native), "mysql");
 }
 
+/// The SQL written for Oracle and Actian Zen, which cannot be installed here, run on PostgreSQL
+/// through its driver: PostgreSQL takes Oracle's FETCH FIRST, NUMERIC(19) and derived tables
+/// without AS, and psqlODBC translates the ODBC escapes Zen's SQL is written with. This checks
+/// their text and answers (TPC-H's against TPC's, wisconsin's against the native engine's), not
+/// how Oracle or Zen themselves take it.
+#[test]
+fn oracle_and_zen_sql_through_the_postgresql_driver() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_pg, port) = private_postgres(dir.path());
+    let url = format!(
+        "odbc:Driver={{PostgreSQL Unicode}};Server=127.0.0.1;Port={port};Database=hakari;UID=hakari"
+    );
+    let native = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    for dialect in ["oracle", "zen"] {
+        let odbc = |args: &str| {
+            let mut all = vec!["run"];
+            all.extend(args.split_whitespace());
+            all.extend(["--url", &url, "--dialect", dialect]);
+            let r = run_ok(&all);
+            complete(&r, &format!("{args} as {dialect}"));
+            r
+        };
+        let r = odbc("tpcb --engine odbc --clients 2 --transactions 30 --runs 1");
+        assert_eq!(r.engines[0].settings["dialect"], dialect);
+        let tpcb = r.measurements.iter().find(|m| m.step == "tpcb");
+        assert_eq!(tpcb.expect("tpcb").runs[0].ops, 60);
+        // The workload ends the run with an error when the engines' answers disagree.
+        odbc(&format!(
+            "wisconsin --engine odbc,postgres --url {native} --tuples 1000 --runs 1"
+        ));
+        let r = odbc(
+            "ycsb --engine odbc --workload e --records 500 --operations 400 --durability sync",
+        );
+        let scans = r.measurements.iter().find(|m| m.step == "scan");
+        assert!(scans.expect("scans").runs[0].ops > 0);
+        odbc("tpch --engine odbc --sf 0.01 --validate --seed 42");
+    }
+}
+
 /// A database holding someone else's table is refused and left as it was; an empty one is
 /// claimed, used and left empty.
 #[test]
@@ -298,21 +337,6 @@ fn dialect_override_and_levels_a_session_cannot_set() {
     let o = tpcb(&["--dialect", "klingon"]);
     assert_eq!(o.status.code(), Some(2));
     let says = "unknown dialect 'klingon'";
-    assert!(stderr(&o).contains(says), "{}", stderr(&o));
-    // A workload with no SQL of its own for a dialect refuses it instead of sending SQL it
-    // would not take.
-    let o = hakari(&[
-        "run",
-        "tpch",
-        "--engine",
-        "odbc",
-        "--url",
-        &url,
-        "--dialect",
-        "zen",
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let says = "the tpch workload has no SQL written for zen yet";
     assert!(stderr(&o).contains(says), "{}", stderr(&o));
     let o = hakari(&["run", "tpcb", "--engine", "sqlite", "--dialect", "postgres"]);
     assert_eq!(o.status.code(), Some(2));

@@ -230,6 +230,11 @@ impl<T> Prepared<T> {
 pub trait SqlConnection {
     /// The SQL text this connection takes, for workloads that pick statements by dialect.
     fn dialect(&self) -> Dialect;
+    /// The dialect of what is asked of the server itself (planner statistics): the DBMS's own,
+    /// even where `--dialect` has the workload's statements written in another.
+    fn statistics_dialect(&self) -> Dialect {
+        self.dialect()
+    }
     /// Runs one or more statements without parameters (DDL, setup); returns rows affected.
     fn execute(&mut self, sql: &str) -> Result<u64>;
     /// Runs a query without parameters and returns its rows.

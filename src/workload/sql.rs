@@ -2,7 +2,8 @@
 //! dialect differs), compiled in with `include_str!`. This module splits a file into statements
 //! and fills its `{name}` placeholders; `sql/` here holds what several workloads share.
 
-use crate::engine::sql::Dialect;
+use crate::engine::sql::{Dialect, SqlConnection};
+use anyhow::Context;
 use std::fmt::Display;
 
 /// The statements of a SQL file: `--` comment lines dropped, split at `;`, each trimmed.
@@ -49,22 +50,48 @@ pub fn section_statement(text: &str, name: &str, values: &[(&str, &dyn Display)]
     found.into_iter().next().unwrap_or_default()
 }
 
-/// Refuses a dialect `workload` has no SQL written for, rather than sending SQL that DBMS does
-/// not take (tpch, wisconsin and ycsb have none of their own for Oracle and Actian Zen yet;
-/// `--dialect standard` sends their standard SQL anyway).
-pub fn refuse_unwritten(workload: &str, dialect: Dialect) -> anyhow::Result<()> {
-    if matches!(dialect, Dialect::Oracle | Dialect::Zen) {
-        anyhow::bail!(
-            "the {workload} workload has no SQL written for {} yet (tpcb and session have); --dialect standard sends its standard SQL to try it",
-            dialect.name()
-        );
+/// The dialect's 64-bit integer column type. Oracle has no BIGINT: NUMERIC(19) is the ANSI type
+/// it takes for one (its NUMBER(19)).
+pub fn bigint(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Oracle => "NUMERIC(19)",
+        _ => "BIGINT",
+    }
+}
+
+/// The dialect's column type for text of at most `length` characters: TEXT where the DBMS has
+/// it, else VARCHAR up to the longest the DBMS keeps in the row and a long type beyond.
+pub fn text(dialect: Dialect, length: usize) -> String {
+    match dialect {
+        Dialect::Oracle if length <= 4000 => format!("VARCHAR({length})"),
+        Dialect::Oracle => "CLOB".into(),
+        Dialect::Zen if length <= 8000 => format!("VARCHAR({length})"),
+        Dialect::Zen => "LONGVARCHAR".into(),
+        _ => "TEXT".into(),
+    }
+}
+
+/// The clause that keeps the first `count` rows (a number or `?`) of an ordered query: LIMIT,
+/// or the standard FETCH FIRST on Oracle, which has no LIMIT.
+pub fn limit(dialect: Dialect, count: &str) -> String {
+    match dialect {
+        Dialect::Oracle => format!("fetch first {count} rows only"),
+        _ => format!("limit {count}"),
+    }
+}
+
+/// Gathers the planner's statistics on `table` after a bulk load, the DBMS's own way (nothing
+/// where it keeps its own).
+pub fn gather_statistics(c: &mut dyn SqlConnection, table: &str) -> anyhow::Result<()> {
+    for stmt in analyze(c.statistics_dialect(), table) {
+        c.execute(&stmt)
+            .with_context(|| format!("gathering statistics of {table}: {stmt}"))?;
     }
     Ok(())
 }
 
-/// The statements that gather planner statistics for `table` after a bulk load (none where
-/// the DBMS keeps its own).
-pub fn analyze(dialect: Dialect, table: &str) -> Vec<String> {
+/// The statements that gather planner statistics for `table` in `dialect`.
+fn analyze(dialect: Dialect, table: &str) -> Vec<String> {
     let text = match dialect {
         Dialect::Postgres => include_str!("sql/postgres/analyze.sql"),
         Dialect::Mysql => include_str!("sql/mysql/analyze.sql"),

@@ -20,9 +20,8 @@ use std::sync::{Arc, Mutex};
 
 type Shared = SharedConnection<'static>;
 
-/// Rows in one INSERT of a bulk load, and INSERTs sent in one array of parameters: 1,000 rows
-/// a call.
-const ROWS_PER_INSERT: usize = 50;
+/// INSERTs sent in one array of parameters: with `Dbms::rows_per_insert` rows in each, 1,000
+/// rows a call where the DBMS takes 50 rows in an INSERT.
 const INSERTS_PER_EXECUTE: usize = 20;
 
 /// How a result column is read: by the C type its SQL type fits.
@@ -233,6 +232,12 @@ impl SqlConnection for OdbcConnection {
     fn dialect(&self) -> Dialect {
         self.dialect
     }
+    fn statistics_dialect(&self) -> Dialect {
+        match self.dbms {
+            Dbms::Other => self.dialect,
+            known => known.dialect(),
+        }
+    }
     fn execute(&mut self, sql: &str) -> Result<u64> {
         self.standalone(|c| {
             let conn = c.connection();
@@ -342,13 +347,14 @@ impl OdbcConnection {
                 return Ok(n);
             }
         }
+        let per_insert = self.dbms.rows_per_insert();
         let conn = self.connection();
-        let mut full = TextInserts::new(&conn, table, columns, ROWS_PER_INSERT)?;
-        let mut group: Vec<Row> = Vec::with_capacity(ROWS_PER_INSERT);
+        let mut full = TextInserts::new(&conn, table, columns, per_insert)?;
+        let mut group: Vec<Row> = Vec::with_capacity(per_insert);
         let mut n = 0u64;
         for row in rows {
             group.push(row);
-            if group.len() == ROWS_PER_INSERT {
+            if group.len() == per_insert {
                 full.append(&group)?;
                 n += group.len() as u64;
                 group.clear();

@@ -102,6 +102,29 @@ impl Dbms {
         }
     }
 
+    /// Statements each session runs first so that the text hakari binds means what it says:
+    /// Oracle reads a date or a number from text by the session's NLS settings, which follow
+    /// the client's locale (`DD-MON-RR` dates, decimal commas in some).
+    pub fn session_statements(self) -> &'static [&'static str] {
+        match self {
+            Dbms::Oracle => &[
+                "ALTER SESSION SET NLS_DATE_FORMAT = 'YYYY-MM-DD'",
+                "ALTER SESSION SET NLS_TIMESTAMP_FORMAT = 'YYYY-MM-DD HH24:MI:SS.FF'",
+                "ALTER SESSION SET NLS_NUMERIC_CHARACTERS = '.,'",
+            ],
+            _ => &[],
+        }
+    }
+
+    /// Rows in one INSERT of a bulk load (`VALUES (..), (..)`). Actian Zen's INSERT takes one
+    /// row of values; its driver sends the array of parameters in one call all the same.
+    pub fn rows_per_insert(self) -> usize {
+        match self {
+            Dbms::Zen => 1,
+            _ => 50,
+        }
+    }
+
     /// A query answering the server's version, when there is one.
     pub fn version_query(self) -> Option<&'static str> {
         match self {

@@ -219,7 +219,8 @@ impl OdbcDatabase {
     fn open_connection(&self) -> Result<OdbcConnection> {
         let mut c =
             OdbcConnection::new(connect(&self.connection_string)?, self.dialect, self.dbms)?;
-        for statement in &self.durability.statements {
+        let session = self.dbms.session_statements().iter();
+        for statement in session.chain(&self.durability.statements) {
             c.execute(statement)?;
         }
         Ok(c)

@@ -31,12 +31,15 @@ use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::time::Instant;
 
-/// The tables' DDL: BIGINT everywhere but Oracle, which has NUMBER(19).
-fn schema(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::Oracle => include_str!("sql/oracle/schema.sql"),
-        _ => include_str!("sql/schema.sql"),
-    }
+/// The tables' DDL for table set `set` in `dialect` (its 64-bit integer type).
+fn schema(dialect: Dialect, set: usize) -> Vec<String> {
+    crate::workload::sql::filled(
+        include_str!("sql/schema.sql"),
+        &[
+            ("p", &prefix(set)),
+            ("bigint", &crate::workload::sql::bigint(dialect)),
+        ],
+    )
 }
 const DROP: &str = include_str!("sql/drop.sql");
 const TRANSACTION: &str = include_str!("sql/transaction.sql");

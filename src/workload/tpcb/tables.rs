@@ -13,7 +13,7 @@ pub fn create(db: &dyn SqlDatabase, set: usize) -> Result<()> {
     let dialect = c.dialect();
     for stmt in statements(DROP, set)
         .iter()
-        .chain(statements(schema(dialect), set).iter())
+        .chain(schema(dialect, set).iter())
     {
         c.execute(stmt)
             .with_context(|| format!("setting up: {stmt}"))?;
@@ -64,11 +64,8 @@ pub fn load(
 /// Gathers the planner's statistics on table set `set`, once it is loaded.
 pub fn analyze(db: &dyn SqlDatabase, set: usize) -> Result<()> {
     let mut c = db.connect()?;
-    let dialect = c.dialect();
     for table in ["branches", "tellers", "accounts", "history"] {
-        for stmt in crate::workload::sql::analyze(dialect, &format!("{}{table}", prefix(set))) {
-            c.execute(&stmt)?;
-        }
+        crate::workload::sql::gather_statistics(c.as_mut(), &format!("{}{table}", prefix(set)))?;
     }
     Ok(())
 }

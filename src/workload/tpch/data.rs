@@ -18,7 +18,7 @@ pub const TABLES: [&str; 8] = [
 
 const SCHEMA: &str = include_str!("sql/schema.sql");
 
-/// CREATE TABLE statements for a dialect (decimal and date types differ).
+/// CREATE TABLE statements for a dialect (decimal, date and 64-bit integer types differ).
 pub fn schema(dialect: Dialect) -> Vec<String> {
     let (decimal, date) = match dialect {
         Dialect::Sqlite => ("REAL", "TEXT"),
@@ -26,7 +26,11 @@ pub fn schema(dialect: Dialect) -> Vec<String> {
     };
     crate::workload::sql::statements(SCHEMA)
         .into_iter()
-        .map(|s| s.replace("{decimal}", decimal).replace("{date}", date))
+        .map(|s| {
+            s.replace("{decimal}", decimal)
+                .replace("{date}", date)
+                .replace("{bigint}", crate::workload::sql::bigint(dialect))
+        })
         .collect()
 }
 

@@ -15,7 +15,6 @@ pub(super) fn load_test(
     ctx: &mut RunContext,
 ) -> Result<()> {
     let dialect = conn.dialect();
-    crate::workload::sql::refuse_unwritten("tpch", dialect)?;
     let sf = config.sf;
     for s in data::drop_statements()
         .into_iter()
@@ -74,10 +73,7 @@ pub(super) fn load_test(
     let keys_secs = started.elapsed().as_secs_f64();
     let started = Instant::now();
     for table in data::TABLES {
-        for stmt in crate::workload::sql::analyze(dialect, table) {
-            conn.execute(&stmt)
-                .with_context(|| format!("gathering statistics of {table}"))?;
-        }
+        crate::workload::sql::gather_statistics(&mut *conn, table)?;
     }
     let stats_secs = started.elapsed().as_secs_f64();
     let load_secs = load_started.elapsed().as_secs_f64();

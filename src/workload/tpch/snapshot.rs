@@ -21,10 +21,9 @@ pub(crate) fn statements() -> String {
         {
             log.note(s);
         }
+        log.dialect = dialect;
         for table in data::TABLES {
-            for stmt in crate::workload::sql::analyze(dialect, table) {
-                log.note(stmt);
-            }
+            crate::workload::sql::gather_statistics(&mut log, table).unwrap();
         }
         refresh::rf1(&mut log, &set).unwrap();
         let _ = refresh::rf2(&mut log, &set);

@@ -150,7 +150,28 @@ fn cell_matches(column: &str, expected: &str, actual: &SqlValue) -> bool {
             Kind::Decimal => diff <= 0.005 + 1e-9 * e.abs().max(1.0),
         };
     }
-    expected == show(actual)
+    let shown = show(actual);
+    expected == shown || same_date(expected, &shown)
+}
+
+/// Whether `actual` is the date `expected` (`YYYY-MM-DD`) at midnight, as a DBMS whose DATE holds
+/// a time of day (Oracle) hands it back.
+fn same_date(expected: &str, actual: &str) -> bool {
+    let is_date = expected.len() == 10
+        && expected.chars().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == '-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    let Some(time) = actual.strip_prefix(expected) else {
+        return false;
+    };
+    let zeros = time
+        .strip_prefix(" 00:00:00")
+        .map(|t| t.trim_start_matches('.'));
+    is_date && zeros.is_some_and(|z| z.chars().all(|c| c == '0'))
 }
 
 fn row_matches(header: &[String], expected: &[String], actual: &Row) -> Option<usize> {
@@ -290,6 +311,33 @@ mod tests {
             "o_orderdate",
             "1995-03-11",
             &SqlValue::Text("1995-03-11".into())
+        ));
+        // Oracle's DATE holds a time: midnight is the same date, any other time is not.
+        let text = |t: &str| SqlValue::Text(t.into());
+        assert!(cell_matches(
+            "o_orderdate",
+            "1995-03-11",
+            &text("1995-03-11 00:00:00")
+        ));
+        assert!(cell_matches(
+            "o_orderdate",
+            "1995-03-11",
+            &text("1995-03-11 00:00:00.000")
+        ));
+        assert!(!cell_matches(
+            "o_orderdate",
+            "1995-03-11",
+            &text("1995-03-11 00:00:01")
+        ));
+        assert!(!cell_matches(
+            "o_orderdate",
+            "1995-03-11",
+            &text("1995-03-12 00:00:00")
+        ));
+        assert!(!cell_matches(
+            "n_name",
+            "GERMANY",
+            &text("GERMANY 00:00:00")
         ));
         assert!(cell_matches(
             "n_name",

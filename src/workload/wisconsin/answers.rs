@@ -131,7 +131,7 @@ pub(super) fn run_once(
         }
         (Kind::Select(shape), ResultMode::Store) => {
             c.execute(&relations("drop", &[("table", &TMP)]))?;
-            c.execute(&queries::tmp_ddl(shape))?;
+            c.execute(&queries::tmp_ddl(shape, c.dialect()))?;
             let insert = relations("store", &[("tmp", &TMP), ("select", &sql.select)]);
             let started = Instant::now();
             let stored = c.execute(&insert)?;

@@ -157,11 +157,10 @@ fn measure_config(
     ctx.record_engine(engine, config.durability, db.version(), db.settings());
     let mut c = db.connect()?;
     let dialect = c.dialect();
-    sql::refuse_unwritten("wisconsin", dialect)?;
     let n = params.tuples;
 
     let started = Instant::now();
-    load(c.as_mut(), dialect, n).context("loading the relations")?;
+    load(c.as_mut(), n).context("loading the relations")?;
     let load_secs = started.elapsed().as_secs_f64();
     metric(
         ctx,
@@ -202,7 +201,7 @@ fn measure_config(
 
 /// Creates the four relations with no key and no index, loads them in unique2 order through the
 /// engine's bulk path, and builds BPRIME from TENKTUP2 as the chapter does.
-fn load(c: &mut dyn SqlConnection, dialect: Dialect, n: u64) -> Result<()> {
+fn load(c: &mut dyn SqlConnection, n: u64) -> Result<()> {
     drop_tables(c)?;
     for t in [TENK1, TENK2, ONEK, BPRIME] {
         c.execute(&queries::relation_ddl(t))?;
@@ -219,9 +218,7 @@ fn load(c: &mut dyn SqlConnection, dialect: Dialect, n: u64) -> Result<()> {
         &[("bprime", &BPRIME), ("tenk2", &TENK2), ("tenth", &(n / 10))],
     ))?;
     for t in [TENK1, TENK2, ONEK, BPRIME] {
-        for stmt in sql::analyze(dialect, t) {
-            c.execute(&stmt)?;
-        }
+        sql::gather_statistics(c, t)?;
     }
     for (t, want) in [(TENK1, n), (TENK2, n), (ONEK, n / 10), (BPRIME, n / 10)] {
         let rows = count_of(c.query(&queries::relations("count", &[("table", &t)]))?)?;
@@ -242,9 +239,7 @@ fn build_indexes(c: &mut dyn SqlConnection, dialect: Dialect) -> Result<()> {
         for stmt in sql::filled(text, &[("table", &t)]) {
             c.execute(&stmt)?;
         }
-        for stmt in sql::analyze(dialect, t) {
-            c.execute(&stmt)?;
-        }
+        sql::gather_statistics(c, t)?;
     }
     Ok(())
 }
@@ -271,7 +266,7 @@ mod tests {
             })
             .unwrap();
         let mut c = db.connect().unwrap();
-        load(c.as_mut(), Dialect::Sqlite, 1_000).unwrap();
+        load(c.as_mut(), 1_000).unwrap();
         (db, c)
     }
 

@@ -2,7 +2,7 @@
 //! differ only in the indexes that exist when they run.
 
 use super::generator;
-use crate::engine::sql::{Row, SqlValue};
+use crate::engine::sql::{Dialect, Row, SqlValue};
 use crate::workload::sql;
 use anyhow::{bail, Context, Result};
 use rand::{Rng, SeedableRng};
@@ -381,7 +381,7 @@ pub fn relation_ddl(table: &str) -> String {
 }
 
 /// `CREATE TABLE` of the `store` mode's result relation for a query of this shape.
-pub fn tmp_ddl(shape: Shape) -> String {
+pub fn tmp_ddl(shape: Shape, dialect: Dialect) -> String {
     let text = match shape {
         Tuple => include_str!("sql/result_tuple.sql"),
         Join2 => include_str!("sql/result_join2.sql"),
@@ -390,7 +390,8 @@ pub fn tmp_ddl(shape: Shape) -> String {
         Projection100 => include_str!("sql/result_projection100.sql"),
         Aggregate => include_str!("sql/result_aggregate.sql"),
     };
-    sql::filled(text, &[("table", &TMP)]).remove(0)
+    let bigint = sql::bigint(dialect);
+    sql::filled(text, &[("table", &TMP), ("bigint", &bigint)]).remove(0)
 }
 
 #[cfg(test)]
@@ -454,7 +455,7 @@ mod tests {
 
     #[test]
     fn result_relations_have_the_query_arity() {
-        let arity = |s: Shape| tmp_ddl(s).matches(',').count() + 1;
+        let arity = |s: Shape| tmp_ddl(s, Dialect::Postgres).matches(',').count() + 1;
         for (input, expected) in [
             (Tuple, 16),
             (Join2, 32),

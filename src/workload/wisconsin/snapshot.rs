@@ -9,7 +9,8 @@ pub(crate) fn statements() -> String {
     for dialect in DIALECTS {
         log.note(format!("== wisconsin {}", dialect.name()));
         // The load stops at its row-count check (the log returns no rows): its statements are in.
-        let _ = load(&mut log, dialect, 1000);
+        log.dialect = dialect;
+        let _ = load(&mut log, 1000);
         build_indexes(&mut log, dialect).unwrap();
         drop_tables(&mut log).unwrap();
     }
@@ -28,7 +29,8 @@ pub(crate) fn statements() -> String {
             }
         }
         if let Kind::Select(shape) = q.kind {
-            log.note(format!("result relation: {}", queries::tmp_ddl(shape)));
+            let ddl = queries::tmp_ddl(shape, crate::engine::sql::Dialect::Standard);
+            log.note(format!("result relation: {ddl}"));
         }
     }
     log.take()

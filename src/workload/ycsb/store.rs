@@ -4,7 +4,7 @@
 //! fields (Redis hashes). The workload talks only to [`Records`] and [`Client`].
 
 use crate::engine::kv::retry_conflicts;
-use crate::engine::sql::{SqlConnection, SqlDatabase, SqlOptions, SqlValue, Stmt};
+use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlOptions, SqlValue, Stmt};
 use crate::engine::{Engine, KvOptions, KvSession, KvStore};
 use crate::workload::sql;
 use anyhow::{bail, Context, Result};
@@ -44,10 +44,11 @@ pub struct OpenOptions<'a> {
     pub shared: bool,
 }
 
-/// The statement `name` of the usertable file, for `shape`.
-fn statement(name: &str, shape: Shape, field: usize) -> String {
+/// The statement `name` of the usertable file, for `shape` in `dialect`.
+fn statement(name: &str, shape: Shape, field: usize, dialect: Dialect) -> String {
     let fields: Vec<String> = (0..shape.fields).map(|i| format!("field{i}")).collect();
-    let columns: Vec<String> = fields.iter().map(|f| format!("{f} TEXT")).collect();
+    let text = sql::text(dialect, shape.field_length);
+    let columns: Vec<String> = fields.iter().map(|f| format!("{f} {text}")).collect();
     sql::section_statement(
         USERTABLE,
         name,
@@ -57,6 +58,7 @@ fn statement(name: &str, shape: Shape, field: usize) -> String {
             ("fields", &fields.join(", ")),
             ("marks", &vec!["?"; shape.fields].join(", ")),
             ("field", &format!("field{field}")),
+            ("limit", &sql::limit(dialect, "?")),
         ],
     )
 }
@@ -111,9 +113,9 @@ impl Records {
     pub fn create(&self, shape: Shape) -> Result<()> {
         if let Records::Sql(db) = self {
             let mut c = db.connect()?;
-            sql::refuse_unwritten("ycsb", c.dialect())?;
-            c.execute(&statement("drop", shape, 0))?;
-            let ddl = statement("create", shape, 0);
+            let dialect = c.dialect();
+            c.execute(&statement("drop", shape, 0, dialect))?;
+            let ddl = statement("create", shape, 0, dialect);
             c.execute(&ddl)
                 .with_context(|| format!("creating: {ddl}"))?;
         }
@@ -123,7 +125,9 @@ impl Records {
     /// Drops what `create` made.
     pub fn drop_table(&self, shape: Shape) -> Result<()> {
         if let Records::Sql(db) = self {
-            db.connect()?.execute(&statement("drop", shape, 0))?;
+            let mut c = db.connect()?;
+            let dialect = c.dialect();
+            c.execute(&statement("drop", shape, 0, dialect))?;
         }
         Ok(())
     }
@@ -133,12 +137,13 @@ impl Records {
         let form = match self {
             Records::Sql(db) => {
                 let mut conn = db.connect()?;
+                let d = conn.dialect();
                 let prepared = SqlStatements {
-                    insert: conn.prepare(&statement("insert", shape, 0))?,
-                    read: conn.prepare(&statement("read", shape, 0))?,
-                    scan: conn.prepare(&statement("scan", shape, 0))?,
+                    insert: conn.prepare(&statement("insert", shape, 0, d))?,
+                    read: conn.prepare(&statement("read", shape, 0, d))?,
+                    scan: conn.prepare(&statement("scan", shape, 0, d))?,
                     update: (0..shape.fields)
-                        .map(|i| conn.prepare(&statement("update", shape, i)))
+                        .map(|i| conn.prepare(&statement("update", shape, i, d)))
                         .collect::<Result<_>>()?,
                 };
                 Form::Sql(conn, prepared)
@@ -437,19 +442,24 @@ fn in_transaction<T>(
     })
 }
 
-/// Every statement the workload sends (the same on every dialect), for the statement snapshot.
+/// Every statement the workload sends on each dialect, for the statement snapshot.
 #[cfg(test)]
 pub(crate) fn snapshot() -> String {
     let shape = Shape {
         fields: 3,
         field_length: 100,
     };
-    let mut out = String::from("== ycsb (every dialect)\n");
-    for name in ["drop", "create", "insert", "read", "scan"] {
-        out.push_str(&format!("{name}: {}\n", statement(name, shape, 0)));
-    }
-    for field in 0..shape.fields {
-        out.push_str(&format!("update: {}\n", statement("update", shape, field)));
+    let mut out = String::new();
+    for dialect in crate::workload::statement_log::DIALECTS {
+        out.push_str(&format!("== ycsb {}\n", dialect.name()));
+        for name in ["drop", "create", "insert", "read", "scan"] {
+            let s = statement(name, shape, 0, dialect);
+            out.push_str(&format!("{name}: {s}\n"));
+        }
+        for field in 0..shape.fields {
+            let s = statement("update", shape, field, dialect);
+            out.push_str(&format!("update: {s}\n"));
+        }
     }
     out
 }

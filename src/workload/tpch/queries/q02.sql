@@ -1,5 +1,6 @@
 -- TPC-H Q2 (qgen template from the tpchgen crate; :k = substitution parameter k,
--- {date D [+-N unit]} = a date literal computed by hakari, {year C} = the year of C per dialect)
+-- {date D [+-N unit]} = a date literal computed by hakari; {year C}, {substr C START LENGTH} and
+-- {limit N} = the dialect's way to write them; a derived table's alias has no AS, which Oracle refuses)
 select
     s_acctbal,
     s_name,
@@ -43,4 +44,4 @@ order by
     n_name,
     s_name,
     p_partkey
-limit 100;
+{limit 100};

@@ -1,5 +1,6 @@
 -- TPC-H Q7 (qgen template from the tpchgen crate; :k = substitution parameter k,
--- {date D [+-N unit]} = a date literal computed by hakari, {year C} = the year of C per dialect)
+-- {date D [+-N unit]} = a date literal computed by hakari; {year C}, {substr C START LENGTH} and
+-- {limit N} = the dialect's way to write them; a derived table's alias has no AS, which Oracle refuses)
 select
     supp_nation,
     cust_nation,
@@ -30,7 +31,7 @@ from
                 or (n1.n_name = ':2' and n2.n_name = ':1')
             )
             and l_shipdate between {date 1995-01-01} and {date 1996-12-31}
-    ) as shipping
+    ) shipping
 group by
     supp_nation,
     cust_nation,

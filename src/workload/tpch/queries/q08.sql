@@ -1,5 +1,6 @@
 -- TPC-H Q8 (qgen template from the tpchgen crate; :k = substitution parameter k,
--- {date D [+-N unit]} = a date literal computed by hakari, {year C} = the year of C per dialect)
+-- {date D [+-N unit]} = a date literal computed by hakari; {year C}, {substr C START LENGTH} and
+-- {limit N} = the dialect's way to write them; a derived table's alias has no AS, which Oracle refuses)
 select
     o_year,
     sum(case
@@ -32,7 +33,7 @@ from
             and s_nationkey = n2.n_nationkey
             and o_orderdate between {date 1995-01-01} and {date 1996-12-31}
             and p_type = ':3'
-    ) as all_nations
+    ) all_nations
 group by
     o_year
 order by

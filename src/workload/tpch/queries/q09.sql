@@ -1,5 +1,6 @@
 -- TPC-H Q9 (qgen template from the tpchgen crate; :k = substitution parameter k,
--- {date D [+-N unit]} = a date literal computed by hakari, {year C} = the year of C per dialect)
+-- {date D [+-N unit]} = a date literal computed by hakari; {year C}, {substr C START LENGTH} and
+-- {limit N} = the dialect's way to write them; a derived table's alias has no AS, which Oracle refuses)
 select
     nation,
     o_year,
@@ -25,7 +26,7 @@ from
             and o_orderkey = l_orderkey
             and s_nationkey = n_nationkey
             and p_name like '%:1%'
-    ) as profit
+    ) profit
 group by
     nation,
     o_year

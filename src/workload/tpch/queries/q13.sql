@@ -1,5 +1,6 @@
 -- TPC-H Q13 (qgen template from the tpchgen crate; :k = substitution parameter k,
--- {date D [+-N unit]} = a date literal computed by hakari, {year C} = the year of C per dialect)
+-- {date D [+-N unit]} = a date literal computed by hakari; {year C}, {substr C START LENGTH} and
+-- {limit N} = the dialect's way to write them; a derived table's alias has no AS, which Oracle refuses)
 select
     c_count,
     count(*) as custdist
@@ -14,7 +15,7 @@ from
                 and o_comment not like '%:1%:2%'
         group by
             c_custkey
-    ) as c_orders
+    ) c_orders
 group by
     c_count
 order by

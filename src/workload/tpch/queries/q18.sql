@@ -1,5 +1,6 @@
 -- TPC-H Q18 (qgen template from the tpchgen crate; :k = substitution parameter k,
--- {date D [+-N unit]} = a date literal computed by hakari, {year C} = the year of C per dialect)
+-- {date D [+-N unit]} = a date literal computed by hakari; {year C}, {substr C START LENGTH} and
+-- {limit N} = the dialect's way to write them; a derived table's alias has no AS, which Oracle refuses)
 select
     c_name,
     c_custkey,
@@ -32,4 +33,4 @@ group by
 order by
     o_totalprice desc,
     o_orderdate
-limit 100;
+{limit 100};

@@ -1,5 +1,6 @@
 -- TPC-H Q21 (qgen template from the tpchgen crate; :k = substitution parameter k,
--- {date D [+-N unit]} = a date literal computed by hakari, {year C} = the year of C per dialect)
+-- {date D [+-N unit]} = a date literal computed by hakari; {year C}, {substr C START LENGTH} and
+-- {limit N} = the dialect's way to write them; a derived table's alias has no AS, which Oracle refuses)
 select
     s_name,
     count(*) as numwait
@@ -39,4 +40,4 @@ group by
 order by
     numwait desc,
     s_name
-limit 100;
+{limit 100};

@@ -1,5 +1,6 @@
 -- TPC-H Q22 (qgen template from the tpchgen crate; :k = substitution parameter k,
--- {date D [+-N unit]} = a date literal computed by hakari, {year C} = the year of C per dialect)
+-- {date D [+-N unit]} = a date literal computed by hakari; {year C}, {substr C START LENGTH} and
+-- {limit N} = the dialect's way to write them; a derived table's alias has no AS, which Oracle refuses)
 select
     cntrycode,
     count(*) as numcust,
@@ -7,12 +8,12 @@ select
 from
     (
         select
-            substr(c_phone, 1, 2) as cntrycode,
+            {substr c_phone 1 2} as cntrycode,
             c_acctbal
         from
             customer
         where
-            substr(c_phone, 1, 2) in
+            {substr c_phone 1 2} in
                 (':1', ':2', ':3', ':4', ':5', ':6', ':7')
             and c_acctbal > (
                 select
@@ -21,7 +22,7 @@ from
                     customer
                 where
                     c_acctbal > 0.00
-                    and substr(c_phone, 1, 2) in
+                    and {substr c_phone 1 2} in
                         (':1', ':2', ':3', ':4', ':5', ':6', ':7')
             )
             and not exists (
@@ -32,7 +33,7 @@ from
                 where
                     o_custkey = c_custkey
             )
-    ) as custsale
+    ) custsale
 group by
     cntrycode
 order by

@@ -1,5 +1,6 @@
 -- YCSB's usertable as its JDBC binding makes it (a key and one text column per field), under
--- hakari's prefix. {field_columns}, {fields} and {marks} follow --field-count.
+-- hakari's prefix. {field_columns}, {fields} and {marks} follow --field-count and --field-length
+-- (the dialect's text type); {limit} is the dialect's way to keep the first ? rows.
 
 -- [create]
 CREATE TABLE {table} (ycsb_key VARCHAR(64) PRIMARY KEY, {field_columns});
@@ -17,4 +18,4 @@ SELECT {fields} FROM {table} WHERE ycsb_key = ?;
 UPDATE {table} SET {field} = ? WHERE ycsb_key = ?;
 
 -- [scan]
-SELECT ycsb_key, {fields} FROM {table} WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?;
+SELECT ycsb_key, {fields} FROM {table} WHERE ycsb_key >= ? ORDER BY ycsb_key {limit};
