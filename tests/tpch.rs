@@ -80,6 +80,13 @@ fn mysql_answers_match_at_sf_0_01() {
     run_validated("mysql");
 }
 
+/// Berkeley DB's SQL (SQLite 3.7's front end, page locks): Q15's view needs no column list, and
+/// the throughput test's streams retry the lock conflicts they lose to one another.
+#[test]
+fn bdb_sql_answers_match_at_sf_0_01() {
+    run_validated("bdb-sql");
+}
+
 /// DuckDB (an optional engine): answers checked, RF1 then RF2 leave the counts (the run checks
 /// it and fails if not), the load went through the Appender.
 #[cfg(feature = "duckdb")]

@@ -326,6 +326,7 @@ pub(super) fn query_stream(
     sf: f64,
     stream: usize,
     seed: u64,
+    retries: &mut u64,
 ) -> Result<Vec<QueryTime>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Parameters are drawn for queries 1..22 in number order, so a stream's values do not depend
@@ -338,7 +339,8 @@ pub(super) fn query_stream(
         check_interrupt()?;
         let sql = queries::render(q, &params[(q - 1) as usize], dialect, stream)?;
         let started = Instant::now();
-        let rows = queries::run(conn, &sql).with_context(|| format!("Q{q} of stream {stream}"))?;
+        let rows = queries::run(conn, &sql, retries)
+            .with_context(|| format!("Q{q} of stream {stream}"))?;
         out.push(QueryTime {
             q,
             started,

@@ -20,7 +20,9 @@ pub(super) fn validation(
         let params = queries::validation_params(q);
         let sql = queries::render(q, &params, conn.dialect(), 0)?;
         let started = Instant::now();
-        let rows = queries::run(conn, &sql).with_context(|| format!("Q{q} (validation)"))?;
+        // Alone on the database: no conflict to retry.
+        let rows =
+            queries::run(conn, &sql, &mut 0).with_context(|| format!("Q{q} (validation)"))?;
         let secs = started.elapsed().as_secs_f64();
         validate::check(q, sf, &rows)?;
         record(
@@ -59,7 +61,7 @@ pub(super) fn power_test(
     let n = refresh::rf1(&mut *conn, set).context("power test RF1")?;
     power_refresh[0] = started.elapsed().as_secs_f64();
     record(ctx, config, part, "RF1", power_refresh[0], n)?;
-    let times = query_stream(&mut *conn, dialect, sf, 0, seed0)?;
+    let times = query_stream(&mut *conn, dialect, sf, 0, seed0, &mut 0)?;
     for t in &times {
         power_queries[(t.q - 1) as usize] = t.seconds;
         let q = format!("Q{}", t.q);

@@ -5,6 +5,7 @@
 //! date literal computed here (so no engine's interval arithmetic is needed), `{year col}` is the
 //! year of a date column, `{stream}` the stream number (query 15's view name).
 
+use crate::engine::kv::retry_conflicts;
 use crate::engine::sql::{Dialect, Row, SqlConnection};
 use anyhow::{bail, Context, Result};
 use rand::Rng;
@@ -469,15 +470,21 @@ pub fn render(q: u8, params: &[String], dialect: Dialect, stream: usize) -> Resu
 }
 
 /// Runs a rendered query (query 15: create view, select, drop view) and returns the rows of its
-/// SELECT, fetched in full.
-pub fn run(conn: &mut dyn SqlConnection, statements: &[String]) -> Result<Vec<Row>> {
+/// SELECT, fetched in full. Each statement commits on its own: one that loses a lock conflict to
+/// a refresh function (page locks, as Berkeley DB's SQL takes) is run again alone, counted in
+/// `retries`.
+pub fn run(
+    conn: &mut dyn SqlConnection,
+    statements: &[String],
+    retries: &mut u64,
+) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for s in statements {
         let head = s.trim_start().get(..6).unwrap_or("").to_ascii_lowercase();
         if head == "select" {
-            rows = conn.query(s)?;
+            rows = retry_conflicts(retries, || conn.query(s))?;
         } else {
-            conn.execute(s)?;
+            retry_conflicts(retries, || conn.execute(s))?;
         }
     }
     Ok(rows)

@@ -23,7 +23,11 @@ pub(super) fn throughput_test(
         finished,
         ts,
         released: t0,
+        retries,
     } = run_streams(config, streams, db, sets, ctx)?;
+    if retries > 0 {
+        ctx.recorder.note(format!("{config}: in the throughput test, {retries} time(s) a query's statement or a refresh function lost a lock conflict between streams and was run again (its time includes the tries)"));
+    }
     // Seconds from the release of the streams: the report draws them as a timeline.
     let since = |t: Instant| t.saturating_duration_since(t0).as_secs_f64();
     for (stream, times) in finished {
@@ -53,11 +57,13 @@ pub(super) fn throughput_test(
     Ok(ts)
 }
 
-/// What the streams did, in stream order; Ts; the moment they were released.
+/// What the streams did, in stream order; Ts; the moment they were released; how often a
+/// statement or refresh function was run again after losing a lock conflict.
 struct Streams {
     finished: Vec<(usize, Times)>,
     ts: f64,
     released: Instant,
+    retries: u64,
 }
 
 /// What one stream did: a query stream's queries, or the refresh stream's (RF1, RF2) pairs.
@@ -80,6 +86,7 @@ fn run_streams(
     let sf = config.sf;
     let finished: Mutex<Vec<(usize, Times)>> = Mutex::new(Vec::new());
     let released: Mutex<Option<Instant>> = Mutex::new(None);
+    let retried = Mutex::new(0u64);
     let progress = Progress::hidden();
     let seed0 = ctx.seed;
     let outcome = run_step(
@@ -91,12 +98,17 @@ fn run_streams(
             let stream = worker.index;
             *released.lock().unwrap() = Some(worker.step_start());
             let times = if stream == 0 {
-                Times::Refresh(refresh_stream(conn.as_mut(), sets)?)
+                let mut retries = 0;
+                let times = refresh_stream(conn.as_mut(), sets, &mut retries)?;
+                *retried.lock().unwrap() += retries;
+                Times::Refresh(times)
             } else {
                 let seed = seed0 + stream as u64;
                 let dialect = conn.dialect();
-                let times = query_stream(conn.as_mut(), dialect, sf, stream, seed)
+                let mut retries = 0;
+                let times = query_stream(conn.as_mut(), dialect, sf, stream, seed, &mut retries)
                     .with_context(|| format!("throughput test: stream {stream}"))?;
+                *retried.lock().unwrap() += retries;
                 worker.count(times.len() as u64);
                 Times::Queries(times)
             };
@@ -113,17 +125,22 @@ fn run_streams(
         finished,
         ts: outcome.seconds,
         released: t0,
+        retries: retried.into_inner().unwrap(),
     })
 }
 
-/// The refresh stream: an RF1 and an RF2 for each set, timed one by one.
+/// The refresh stream: an RF1 and an RF2 for each set, timed one by one. A refresh function that
+/// loses a lock conflict to a query stream is rolled back and run again (an engine with page
+/// locks, Berkeley DB's SQL, makes one of them give way); its time includes the tries, and
+/// `retries` counts them.
 fn refresh_stream(
     c: &mut dyn crate::engine::SqlConnection,
     sets: &[refresh::RefreshSet],
+    retries: &mut u64,
 ) -> Result<Vec<(QueryTime, QueryTime)>> {
-    let timed = |q: u8, f: &mut dyn FnMut() -> Result<u64>| -> Result<QueryTime> {
+    let mut timed = |q: u8, f: &mut dyn FnMut() -> Result<u64>| -> Result<QueryTime> {
         let started = Instant::now();
-        let rows = f()?;
+        let rows = crate::engine::kv::retry_conflicts(retries, f)?;
         let seconds = started.elapsed().as_secs_f64();
         Ok(QueryTime {
             q,

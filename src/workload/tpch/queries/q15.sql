@@ -1,10 +1,11 @@
 -- TPC-H Q15 (qgen template from the tpchgen crate; :k = substitution parameter k,
 -- {date D [+-N unit]} = a date literal computed by hakari; {year C}, {substr C START LENGTH} and
--- {limit N} = the dialect's way to write them; a derived table's alias has no AS, which Oracle refuses)
-create view revenue{stream} (supplier_no, total_revenue) as
+-- {limit N} = the dialect's way to write them; a derived table's alias has no AS, which Oracle refuses;
+-- the view names its columns by aliases, not a column list, which Berkeley DB's SQLite 3.7 lacks)
+create view revenue{stream} as
     select
-        l_suppkey,
-        sum(l_extendedprice * (1 - l_discount))
+        l_suppkey as supplier_no,
+        sum(l_extendedprice * (1 - l_discount)) as total_revenue
     from
         lineitem
     where
