@@ -105,15 +105,20 @@ fn every_workload_through_the_sqlite_driver() {
     every_workload_through(&odbc_sqlite(dir.path()), "sqlite", None, "sqlite");
 }
 
+/// The private PostgreSQL on `port` through psqlODBC, and natively. The native engine works in
+/// its own schema of the same database, the odbc one in public.
+fn postgres_urls(port: u16) -> (String, String) {
+    (
+        format!("odbc:Driver={{PostgreSQL Unicode}};Server=127.0.0.1;Port={port};Database=hakari;UID=hakari"),
+        format!("postgresql://hakari@127.0.0.1:{port}/hakari"),
+    )
+}
+
 #[test]
 fn every_workload_through_the_postgresql_driver() {
     let dir = tempfile::tempdir().unwrap();
     let (_pg, port) = private_postgres(dir.path());
-    let odbc = format!(
-        "odbc:Driver={{PostgreSQL Unicode}};Server=127.0.0.1;Port={port};Database=hakari;UID=hakari"
-    );
-    // The native engine works in its own schema of the same database, the odbc one in public.
-    let native = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let (odbc, native) = postgres_urls(port);
     every_workload_through(&odbc, "postgres", Some(&native), "postgres");
 }
 
@@ -141,10 +146,7 @@ fn every_workload_through_the_mariadb_driver() {
 fn oracle_and_zen_sql_through_the_postgresql_driver() {
     let dir = tempfile::tempdir().unwrap();
     let (_pg, port) = private_postgres(dir.path());
-    let url = format!(
-        "odbc:Driver={{PostgreSQL Unicode}};Server=127.0.0.1;Port={port};Database=hakari;UID=hakari"
-    );
-    let native = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let (url, native) = postgres_urls(port);
     for dialect in ["oracle", "zen"] {
         let odbc = |args: &str| {
             let mut all = vec!["run"];
