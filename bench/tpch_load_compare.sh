@@ -2,7 +2,7 @@
 # Loading TPC-H two ways into one engine, alternating, ROUNDS times:
 #   hakari  - `hakari run tpch`'s "load tables" step: rows made by the tpchgen crate and streamed
 #             into the engine's bulk path while they are made (PostgreSQL COPY, MariaDB LOAD DATA
-#             LOCAL INFILE, DuckDB COPY from a named pipe);
+#             LOCAL INFILE, DuckDB's Appender fed tpchgen-arrow's record batches);
 #   files   - the same crate writes dbgen .tbl files first (examples/tbl_files.rs, 2 threads, as
 #             tpchgen-cli does), then the engine's own loader reads them: psql \copy, the
 #             mariadb client's LOAD DATA LOCAL INFILE, DuckDB's COPY of all parts at once
@@ -21,7 +21,8 @@ cargo build --release --quiet --bin hakari --example tbl_files --example duckdb_
 tables=(region nation part supplier partsupp customer orders lineitem)
 # .tbl lines end with '|': one trailing column absorbs the empty field after it.
 schema_for() { # $1: decimal type, $2: date type
-  sed -e "s/{decimal}/$1/g; s/{date}/$2/g; s/);\$/, tbl_end VARCHAR(1));/" -e '/^--/d' \
+  sed -e "s/{decimal}/$1/g; s/{date}/$2/g; s/{bigint}/BIGINT/g; s/);\$/, tbl_end VARCHAR(1));/" \
+    -e '/^--/d' \
     src/workload/tpch/sql/schema.sql
 }
 case "$engine" in

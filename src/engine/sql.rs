@@ -132,6 +132,9 @@ pub type Visit<'a> = dyn FnMut(&[SqlValue]) + 'a;
 pub type Rows<'a> = dyn Iterator<Item = Row> + 'a;
 /// Batches of '|'-delimited lines a delimited bulk load takes.
 pub type Lines<'a> = &'a mut dyn Iterator<Item = String>;
+/// A stream of Arrow record batches an Arrow bulk load takes, each column named as the table's;
+/// it makes its batches as it is read, on whichever thread reads it.
+pub type ArrowStream = Box<dyn Iterator<Item = Result<arrow::record_batch::RecordBatch>> + Send>;
 
 /// A SQL engine as registered: what it offers and how to open it.
 pub trait SqlEngine: Sync {
@@ -270,6 +273,18 @@ pub trait SqlConnection {
         _lines: Lines,
     ) -> Result<u64> {
         anyhow::bail!("this engine loads {table} as rows, not as delimited text")
+    }
+    /// Whether `bulk_load_arrow` works here: an engine that takes columns of Arrow arrays
+    /// (DuckDB's Appender) is given them as generated, with neither rows nor text in between.
+    fn loads_arrow(&self) -> bool {
+        false
+    }
+    /// Loads streams of Arrow record batches, each a consecutive run of the table's rows; the
+    /// engine may load the streams at once, on threads of its own, as long as every row is in
+    /// or none is when it returns. Columns are cast to the table's types where they differ (an
+    /// Arrow Int64 into an INTEGER). Not inside a caller's transaction. Returns rows loaded.
+    fn bulk_load_arrow(&mut self, table: &str, _streams: Vec<ArrowStream>) -> Result<u64> {
+        anyhow::bail!("this engine does not load {table} from Arrow")
     }
 }
 

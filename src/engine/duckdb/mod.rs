@@ -1,20 +1,22 @@
 //! `duckdb`: DuckDB 1.5 through the `duckdb` crate (the default `duckdb` feature links the
 //! prebuilt library scripts/setup.sh fetches; `duckdb-bundled` compiles it). An embedded database file in the run's own directory
 //! (always hakari's), or an in-memory database at `in-memory`; every connection is a clone of
-//! one database instance, as DuckDB wants within a process. Rows are bulk loaded through
-//! DuckDB's Appender; delimited text (TPC-H's generated tables) through DuckDB's own CSV reader,
-//! `COPY ... FROM` a named pipe the text is written into as it is generated.
+//! one database instance, as DuckDB wants within a process. Rows and Arrow record batches (TPC-H's
+//! generated tables) are bulk loaded through DuckDB's Appender; delimited text (the same tables
+//! when their .tbl files are kept) through DuckDB's own CSV reader, `COPY ... FROM` a named pipe
+//! the text is written into as it is generated.
 //!
 //! Durability: at every commit DuckDB writes its WAL to the OS and syncs it: `sync`. DuckDB 1.5
 //! has no setting that skips the sync (2.0's `fsync_mode` came later), and no commit leaves its
 //! log in DuckDB's own buffer, so there is no `write-nosync` or `nosync`; `in-memory` is an
 //! in-memory database; transactions cannot be turned off (no `none`).
 
+mod arrow;
 mod values;
 
 use super::sql::{
-    Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions,
-    SqlValue, Stmt, Visit,
+    ArrowStream, Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine,
+    SqlOptions, SqlValue, Stmt, Visit,
 };
 use crate::durability::Durability;
 use ::duckdb::types::Value;
@@ -351,6 +353,17 @@ impl SqlConnection for DuckdbConnection {
             }
         }
         outcome
+    }
+    fn loads_arrow(&self) -> bool {
+        true
+    }
+    /// DuckDB's Appender, a whole record batch at a time, each stream on a connection of its own
+    /// (see `arrow::append_streams`).
+    fn bulk_load_arrow(&mut self, table: &str, streams: Vec<ArrowStream>) -> Result<u64> {
+        if self.in_transaction {
+            bail!("an Arrow load of {table} runs in transactions of its own, not in an open one");
+        }
+        arrow::append_streams(&self.conn, table, streams)
     }
 }
 
