@@ -6,10 +6,6 @@ use anyhow::{Context, Result};
 use std::fmt::Display;
 use std::io::Write;
 use std::path::Path;
-type ArrowResult = std::result::Result<
-    tpchgen_arrow::arrow::record_batch::RecordBatch,
-    tpchgen_arrow::arrow::error::ArrowError,
->;
 use tpchgen::generators::{
     CustomerGenerator, LineItem, LineItemGenerator, NationGenerator, Order, OrderGenerator,
     PartGenerator, PartSuppGenerator, RegionGenerator, SupplierGenerator,
@@ -271,53 +267,18 @@ fn parts_of(table: &str, workers: usize) -> usize {
     }
 }
 
-/// Batches of a table made by generating workers (one per core), handed to `consume` in dbgen's
-/// order, so generating and loading overlap across the cores. The table is cut into parts;
-/// worker w makes parts w, w + W, w + 2W, ... into its own bounded channel (`produce` makes one
-/// part, handing each batch to its `emit`, which returns false once the consumer has gone), and
-/// the consumer reads part k from worker k mod W, which keeps the order without holding more
-/// than a few batches.
-fn ordered<B: Send, T>(
-    table: &str,
-    produce: &(dyn Fn((i32, i32), &mut dyn FnMut(B) -> bool) -> bool + Sync),
-    consume: impl FnOnce(&mut dyn Iterator<Item = B>) -> Result<T>,
-) -> Result<T> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let parts = parts_of(table, cores);
-    let workers = cores.min(parts);
-    std::thread::scope(|scope| {
-        let receivers: Vec<_> = (0..workers)
-            .map(|w| {
-                // `None` ends a part.
-                let (tx, rx) = std::sync::mpsc::sync_channel::<Option<B>>(4);
-                scope.spawn(move || {
-                    for part in (w..parts).step_by(workers) {
-                        let part = (part as i32 + 1, parts as i32);
-                        // A failed send means the consumer hung up (an error): stop.
-                        if !produce(part, &mut |batch| tx.send(Some(batch)).is_ok())
-                            || tx.send(None).is_err()
-                        {
-                            return;
-                        }
-                    }
-                });
-                rx
-            })
-            .collect();
-        let mut batches = (0..parts).flat_map(|part| {
-            let rx = &receivers[part % workers];
-            std::iter::from_fn(move || rx.recv().ok().flatten())
-        });
-        let consumed = consume(&mut batches);
-        // Hang up, so workers still sending stop (they end when their send fails).
-        drop(batches);
-        drop(receivers);
-        consumed
-    })
+/// What a generating worker hands over: a batch of rows and/or their .tbl text, or the end of
+/// one of its parts.
+enum Batch {
+    Data(Vec<Row>, String),
+    EndOfPart,
 }
 
-/// A table's rows and/or .tbl text in batches, in dbgen's order (see `ordered`). With
-/// `keep_dir`, the .tbl file is written in that order as the batches pass.
+/// Batches of a table made by generating workers (one per core), handed to `consume` in dbgen's
+/// order, so generating and loading overlap across the cores. The table is cut into parts;
+/// worker w makes parts w, w + W, w + 2W, ... into its own bounded channel, and the consumer
+/// reads part k from worker k mod W, which keeps the order without holding more than a few
+/// batches. With `keep_dir`, the .tbl file is written in that order as the batches pass.
 fn ordered_batches<T>(
     table: &str,
     sf: f64,
@@ -326,6 +287,9 @@ fn ordered_batches<T>(
     consume: impl FnOnce(&mut dyn Iterator<Item = (Vec<Row>, String)>) -> Result<T>,
 ) -> Result<T> {
     const BATCH: usize = 2048;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parts = parts_of(table, cores);
+    let workers = cores.min(parts);
     let mut file = match keep_dir {
         Some(dir) => {
             let path = dir.join(format!("{table}.tbl"));
@@ -341,39 +305,77 @@ fn ordered_batches<T>(
         rows,
         tbl: !rows || file.is_some(),
     };
-    let produce = |part, emit: &mut dyn FnMut((Vec<Row>, String)) -> bool| {
-        let (mut rows, mut text, mut count) = (Vec::new(), String::new(), 0);
-        generate(table, sf, part, forms, &mut |row, line| {
-            rows.extend(row);
-            if let Some(line) = line {
-                text.push_str(&line);
-                text.push('\n');
-            }
-            count += 1;
-            if count < BATCH {
-                return true;
-            }
-            count = 0;
-            emit((std::mem::take(&mut rows), std::mem::take(&mut text)))
-        }) && emit((rows, text))
-    };
-    let mut write_error = None;
-    let value = ordered(table, &produce, |batches| {
-        consume(&mut batches.inspect(|(_, text)| {
-            if let Some(f) = file.as_mut() {
-                if let Err(e) = f.write_all(text.as_bytes()) {
-                    write_error.get_or_insert(e);
+    std::thread::scope(|scope| {
+        let receivers: Vec<_> = (0..workers)
+            .map(|w| {
+                let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+                scope.spawn(move || {
+                    for part in (w..parts).step_by(workers) {
+                        let (mut rows, mut text, mut count) = (Vec::new(), String::new(), 0);
+                        let sent = generate(
+                            table,
+                            sf,
+                            (part as i32 + 1, parts as i32),
+                            forms,
+                            &mut |row, line| {
+                                rows.extend(row);
+                                if let Some(line) = line {
+                                    text.push_str(&line);
+                                    text.push('\n');
+                                }
+                                count += 1;
+                                if count < BATCH {
+                                    return true;
+                                }
+                                count = 0;
+                                let batch = Batch::Data(
+                                    std::mem::take(&mut rows),
+                                    std::mem::take(&mut text),
+                                );
+                                // The consumer hung up (an error): stop generating.
+                                tx.send(batch).is_ok()
+                            },
+                        );
+                        if !sent
+                            || tx.send(Batch::Data(rows, text)).is_err()
+                            || tx.send(Batch::EndOfPart).is_err()
+                        {
+                            return;
+                        }
+                    }
+                });
+                rx
+            })
+            .collect();
+        let mut write_error = None;
+        let mut batches = (0..parts)
+            .flat_map(|part| {
+                let rx = &receivers[part % workers];
+                std::iter::from_fn(move || match rx.recv() {
+                    Ok(Batch::Data(rows, text)) => Some((rows, text)),
+                    Ok(Batch::EndOfPart) | Err(_) => None,
+                })
+            })
+            .inspect(|(_, text)| {
+                if let Some(f) = file.as_mut() {
+                    if let Err(e) = f.write_all(text.as_bytes()) {
+                        write_error.get_or_insert(e);
+                    }
                 }
-            }
-        }))
-    })?;
-    if let Some(e) = write_error {
-        return Err(e).context("cannot write a .tbl file");
-    }
-    if let Some(f) = file.as_mut() {
-        f.flush().context("cannot write a .tbl file")?;
-    }
-    Ok(value)
+            });
+        let consumed = consume(&mut batches);
+        // Hang up, so workers still sending stop (they end when their send fails).
+        drop(batches);
+        drop(receivers);
+        let value = consumed?;
+        if let Some(e) = write_error {
+            return Err(e).context("cannot write a .tbl file");
+        }
+        if let Some(f) = file.as_mut() {
+            f.flush().context("cannot write a .tbl file")?;
+        }
+        Ok(value)
+    })
 }
 
 /// The table as Arrow record batches (tpchgen-arrow's columns and types: the same rows as
@@ -392,6 +394,11 @@ pub fn arrow_streams(table: &'static str, sf: f64, streams: usize) -> Vec<ArrowS
         })
         .collect()
 }
+
+type ArrowResult = std::result::Result<
+    tpchgen_arrow::arrow::record_batch::RecordBatch,
+    tpchgen_arrow::arrow::error::ArrowError,
+>;
 
 /// Part `part` of `parts` of `table` as Arrow record batches.
 fn arrow_part(
