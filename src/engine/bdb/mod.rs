@@ -45,7 +45,7 @@ extern "C" {
         transactional: c_int,
         out: *mut *mut Db,
     ) -> c_int;
-    fn hk_db_close(db: *mut Db) -> c_int;
+    fn hk_db_close(db: *mut Db, flush: c_int) -> c_int;
     fn hk_txn_begin(env: *mut DbEnv, out: *mut *mut DbTxn) -> c_int;
     fn hk_txn_commit(txn: *mut DbTxn) -> c_int;
     fn hk_txn_abort(txn: *mut DbTxn) -> c_int;
@@ -261,7 +261,7 @@ impl BdbStore {
         let mut first = Ok(());
         if !self.main.is_null() {
             // SAFETY: every session's handle was closed when it was dropped.
-            first = check(unsafe { hk_db_close(self.main) }, "database close");
+            first = check(unsafe { hk_db_close(self.main, 1) }, "database close");
             self.main = ptr::null_mut();
         }
         if !self.env.is_null() {
@@ -424,7 +424,7 @@ impl Drop for BdbSession<'_> {
     fn drop(&mut self) {
         self.abort();
         if !self.db.is_null() {
-            unsafe { hk_db_close(self.db) };
+            unsafe { hk_db_close(self.db, 0) };
         }
     }
 }
@@ -450,6 +450,28 @@ mod tests {
             topology: Default::default(),
             shared: false,
         }
+    }
+
+    #[test]
+    fn a_step_ending_writes_nothing_the_store_closing_writes_it_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Bdb.open(&options(dir.path(), Durability::None)).unwrap();
+        let file = dir.path().join(FILE.to_str().unwrap());
+        let on_disk = || std::fs::metadata(&file).map_or(0, |m| m.len());
+        let before = on_disk();
+        {
+            let mut s = store.session().unwrap();
+            s.begin(true).unwrap();
+            for n in 0u64..20_000 {
+                s.put(&n.to_be_bytes(), &[n as u8; 16]).unwrap();
+            }
+            s.commit().unwrap();
+        }
+        // The worker's handle is closed: its pages stay in the cache (a flush here would write
+        // the whole database at the end of every step).
+        assert_eq!(on_disk(), before);
+        store.close().unwrap();
+        assert!(on_disk() > before + 20_000 * 24, "{} bytes", on_disk());
     }
 
     #[test]

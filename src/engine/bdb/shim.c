@@ -104,7 +104,10 @@ int hk_db_open(DB_ENV *env, const char *file, uint32_t page_size, int transactio
     return 0;
 }
 
-int hk_db_close(DB *db) { return db->close(db, 0); }
+/* A worker's handle closes with DB_NOSYNC: closing a handle otherwise writes every dirty page of
+   the file, so each step would end by writing the whole database (and leave the kernel writing
+   it back during the next step). The store's own handle, closed last, flushes it once. */
+int hk_db_close(DB *db, int flush) { return db->close(db, flush ? 0 : DB_NOSYNC); }
 
 int hk_txn_begin(DB_ENV *env, DB_TXN **out) { return hk_code(env->txn_begin(env, NULL, out, 0)); }
 int hk_txn_commit(DB_TXN *txn) { return hk_code(txn->commit(txn, 0)); }
