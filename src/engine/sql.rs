@@ -280,9 +280,10 @@ pub trait SqlConnection {
         false
     }
     /// Loads streams of Arrow record batches, each a consecutive run of the table's rows; the
-    /// engine may load the streams at once, on threads of its own, as long as every row is in
-    /// or none is when it returns. Columns are cast to the table's types where they differ (an
-    /// Arrow Int64 into an INTEGER). Not inside a caller's transaction. Returns rows loaded.
+    /// engine may load the streams at once, on threads and in transactions of its own (a
+    /// failed stream keeps no stream's rows, short of a failing commit). Columns are cast to
+    /// the table's types where they differ (an Arrow Int64 into an INTEGER). Not inside a
+    /// caller's transaction. Returns rows loaded.
     fn bulk_load_arrow(&mut self, table: &str, _streams: Vec<ArrowStream>) -> Result<u64> {
         anyhow::bail!("this engine does not load {table} from Arrow")
     }

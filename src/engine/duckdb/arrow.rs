@@ -16,7 +16,8 @@ use std::sync::Arc;
 /// Appends each stream to `table` through an Appender of its own, on a connection and thread of
 /// its own, so DuckDB compresses the row groups (most of a load's work) on every core. Each
 /// connection's transaction is committed in the streams' order once every stream is in; when
-/// one fails, every one is rolled back. Returns the rows appended.
+/// one fails, every one is rolled back. (Separate transactions: a COMMIT that itself fails
+/// leaves the streams committed before it in.) Returns the rows appended.
 pub(super) fn append_streams(
     conn: &Connection,
     table: &str,
