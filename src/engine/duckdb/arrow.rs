@@ -168,3 +168,54 @@ fn cast_to(batch: RecordBatch, types: &HashMap<String, DataType>) -> Result<Reco
         columns,
     )?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{ArrayRef, Int64Array, StringViewArray};
+
+    /// A batch of (k BIGINT in Arrow, name text) for rows `from..to`.
+    fn batch(from: i64, to: i64) -> Result<arrow::record_batch::RecordBatch> {
+        let keys: ArrayRef = Arc::new(Int64Array::from_iter_values(from..to));
+        let names: ArrayRef = Arc::new(StringViewArray::from_iter_values(
+            (from..to).map(|k| format!("row {k}")),
+        ));
+        Ok(arrow::record_batch::RecordBatch::try_from_iter([
+            ("k", keys),
+            ("name", names),
+        ])?)
+    }
+
+    fn count(conn: &Connection) -> i64 {
+        conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn streams_load_whole_cast_to_the_tables_types_or_not_at_all() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (name VARCHAR, k INTEGER)")
+            .unwrap();
+        let streams: Vec<ArrowStream> = vec![
+            Box::new([batch(0, 100), batch(100, 150)].into_iter()),
+            Box::new([batch(150, 300)].into_iter()),
+        ];
+        assert_eq!(append_streams(&conn, "t", streams).unwrap(), 300);
+        let (sum, named): (i64, String) = conn
+            .query_row("SELECT sum(k), max(name) FROM t WHERE k = 299", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!((sum, named.as_str()), (299, "row 299"));
+
+        // A stream that fails part-way: neither it nor the other stream leaves a row.
+        let failing = [batch(300, 400), Err(anyhow::anyhow!("the generator broke"))];
+        let streams: Vec<ArrowStream> = vec![
+            Box::new([batch(400, 500)].into_iter()),
+            Box::new(failing.into_iter()),
+        ];
+        let e = append_streams(&conn, "t", streams).unwrap_err();
+        assert!(format!("{e:#}").contains("the generator broke"), "{e:#}");
+        assert_eq!(count(&conn), 300);
+    }
+}
