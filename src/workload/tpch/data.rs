@@ -1,5 +1,6 @@
 //! The eight TPC-H tables: their schema per dialect, rows from the `tpchgen` crate (dbgen's
-//! output, byte for byte), and the keys and indexes built after the load, as DBT-3 does.
+//! output, byte for byte; as .tbl text, or as Arrow record batches from `tpchgen-arrow`), and
+//! the keys and indexes built after the load, as DBT-3 does.
 
 use crate::engine::sql::{ArrowStream, Dialect, Row, SqlValue};
 use anyhow::{Context, Result};
@@ -383,7 +384,7 @@ fn ordered_batches<T>(
 /// generates as it reads (so each loading thread makes its own rows); the streams in order are
 /// the whole table in dbgen's order.
 pub fn arrow_streams(table: &'static str, sf: f64, streams: usize) -> Vec<ArrowStream> {
-    let parts = parts_of(table, streams);
+    let parts = parts_of(table, streams.max(1));
     let streams = streams.clamp(1, parts);
     (0..streams)
         .map(|k| {
