@@ -381,7 +381,9 @@ impl SqlConnection for MysqlConnection {
     }
     /// `LOAD DATA LOCAL INFILE` fed from the batches as they come: the server asks for the
     /// "file" and the handler streams the text (the driver runs it inside the statement, so the
-    /// statement runs on a helper thread while this one hands it the batches).
+    /// statement runs on a helper thread while this one hands it the batches). The text is
+    /// ASCII, the same bytes in the table's character set: `binary` spares the server a
+    /// conversion of every field (3.5% of its time loading TPC-H as utf8mb4 into latin1).
     fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<String>(4);
         self.conn
@@ -392,7 +394,7 @@ impl SqlConnection for MysqlConnection {
                 Ok(())
             })));
         let sql = format!(
-            "LOAD DATA LOCAL INFILE 'hakari-stream' INTO TABLE {table} CHARACTER SET utf8mb4 \
+            "LOAD DATA LOCAL INFILE 'hakari-stream' INTO TABLE {table} CHARACTER SET binary \
              FIELDS TERMINATED BY '|' LINES TERMINATED BY '|\\n' ({})",
             columns.join(", ")
         );

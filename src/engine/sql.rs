@@ -265,7 +265,7 @@ pub trait SqlConnection {
         false
     }
     /// Loads batches of '|'-delimited lines, each line ending in "|\n" as dbgen writes them
-    /// (no field holds '|', a backslash or a line break); returns lines loaded.
+    /// (ASCII text; no field holds '|', a backslash or a line break); returns lines loaded.
     fn bulk_load_delimited(
         &mut self,
         table: &str,
