@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # hakari's time series and open loop beside pgbench's, on the same private PostgreSQL (scale 1,
 # 100,000 accounts, prepared statements, the server's defaults: fsync and synchronous commit on),
-# ROUNDS rounds, the two tools alternating (these machines are noisy):
+# ROUNDS rounds, the two tools alternating (these machines are noisy). pgbench runs hakari's
+# tpcb: tables made from its schema (src/workload/tpcb/sql/schema.sql: TPC-B's 100-byte records,
+# where pgbench -i leaves branch and teller fillers empty) and loaded with the same rows, afresh
+# before each run, and a script of hakari's statements (transaction.sql), so the two differ only
+# in the driver:
 #   1. closed loop with a line per second: pgbench -P 1 against hakari --interval 1 (TPS ratio);
 #   2. rate accuracy: hakari --rate at 50% and 90% of the closed-loop TPS it measured (achieved
 #      / asked);
@@ -17,8 +21,31 @@ secs="${1:-10}"; clients="${2:-4}"; rounds="${ROUNDS:-3}"
 . bench/private_postgres.sh
 bin="$pg_bin"; port="$pg_port"
 [ -x "$bin/pgbench" ] || { echo "pgbench missing: scripts/setup-servers.sh" >&2; exit 1; }
-"$bin/pgbench" -i -q -s 1 -h 127.0.0.1 -p "$port" -U postgres hakari_bench >/dev/null 2>&1
-pgb=("$bin/pgbench" -n -M prepared -c "$clients" -j "$clients" -T "$secs" -h 127.0.0.1 -p "$port" -U postgres)
+psql=("$bin/psql" -q -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres hakari_bench)
+schema=$(sed -e 's/{p}/pgbench_/g; s/{bigint}/BIGINT/g' src/workload/tpcb/sql/schema.sql)
+tables() { # hakari's tables and rows at scale 1 (src/workload/tpcb/tables.rs), vacuumed as hakari does
+  "${psql[@]}" -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS pgbench_history, pgbench_accounts, pgbench_tellers, pgbench_branches" \
+    -c "$schema" \
+    -c "INSERT INTO pgbench_branches VALUES (1, 0, repeat(' ', 88))" \
+    -c "INSERT INTO pgbench_tellers SELECT t, 1, 0, repeat(' ', 84) FROM generate_series(1, 10) t" \
+    -c "INSERT INTO pgbench_accounts SELECT a, 1, 0, repeat(' ', 84) FROM generate_series(1, 100000) a" \
+    -c "VACUUM ANALYZE pgbench_branches" -c "VACUUM ANALYZE pgbench_tellers" \
+    -c "VACUUM ANALYZE pgbench_accounts" -c "VACUUM ANALYZE pgbench_history"
+}
+# hakari's statements, in its order, each '?' given the pgbench variable hakari binds there.
+python3 - src/workload/tpcb/sql/transaction.sql > "$work/tpcb.sql" <<'PY'
+import sys
+lines = [l for l in open(sys.argv[1]) if l.strip() and not l.startswith("--")][:5]
+params = [["delta", "aid"], ["aid"], ["delta", "tid"], ["delta", "bid"], ["tid", "bid", "aid", "delta"]]
+print("\\set aid random(1, 100000)\n\\set bid 1\n\\set tid random(1, 10)\n\\set delta random(-5000, 5000)\nBEGIN;")
+for line, names in zip(lines, params):
+    for n in names:
+        line = line.replace("?", ":" + n, 1)
+    assert "?" not in line, line
+    print(line.replace("{p}", "pgbench_").strip())
+print("END;")
+PY
+pgb=("$bin/pgbench" -n -M prepared -f "$work/tpcb.sql" -c "$clients" -j "$clients" -T "$secs" -h 127.0.0.1 -p "$port" -U postgres)
 hk=("$HAKARI_BIN" run tpcb --engine postgres --url "$url" --scale 1 --accounts-per-branch 100000
     --clients "$clients" --duration "$secs" --runs 1)
 figure() { # FILE PYTHON-EXPRESSION-ON-m: a figure of the one measurement of a result file
@@ -33,6 +60,7 @@ print(q(0.50), q(0.99), len(t))"
 }
 : > "$work/figures.txt"
 for r in $(seq "$rounds"); do
+  tables
   pg=$("${pgb[@]}" -P 1 hakari_bench 2>/dev/null | awk '/^tps/ {print $3; exit}')
   "${hk[@]}" --interval 1 --out "$work/closed-$r" >/dev/null 2>&1
   hkt=$(figure "$work/closed-$r" "m['ops_per_sec_mean']")
@@ -51,6 +79,7 @@ done
 rate=$(python3 -c "print(round($capacity * 0.5))")
 for r in $(seq "$rounds"); do
   rm -f "$work"/pgbench_log.*
+  tables
   (cd "$work" && "${pgb[@]}" -R "$rate" -l hakari_bench >/dev/null 2>&1)
   read -r p50 p99 n < <(pg_percentiles "$work"/pgbench_log.*)
   # pgbench -R spaces its starts as a Poisson process: the same arrivals here.
