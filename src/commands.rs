@@ -4,33 +4,17 @@
 
 use crate::crashtest::{self, CrashKind};
 use crate::durability::Durability;
-use crate::engine::{self, Takes};
+use crate::engine;
 use crate::errors::EXIT_BROKEN_PROMISE;
 use crate::errors::EXIT_GATE_FAILED;
 use crate::output::Format;
 use crate::report;
 use crate::report::gate::Thresholds;
 use crate::results::store;
-use crate::run::{self, RunOptions};
-use crate::workload::kv;
 use crate::workload::{ContextOptions, RunContext};
 use crate::{out, outln};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-
-/// `hakari run` alone: the kv workload at a small size on every engine, each at `sync`.
-pub fn tour() -> Result<i32> {
-    eprintln!("hakari tour: the kv workload at a small size on every engine (see `hakari run kv --help` for more)");
-    let mut params = kv::presets::default_params();
-    params.batches = 2_000;
-    params.runs = 3;
-    let options = RunOptions {
-        engines: Some(engine::names(&Takes::OrderedKv.engines())),
-        out: PathBuf::from("results"),
-        ..RunOptions::default()
-    };
-    run::execute(&mut params, &options)
-}
 
 pub fn engines(format: Format) -> Result<i32> {
     if format == Format::Table {
@@ -67,7 +51,7 @@ pub fn report(paths: &[PathBuf], output: Option<PathBuf>) -> Result<i32> {
             }
         }
     }
-    let runs = report::html::write(&loaded, &output)?;
+    let runs = report::html::write(&loaded, &output, &crate::workloads::view)?;
     outln!("report of {runs} run(s): {}", output.display());
     Ok(0)
 }
@@ -83,7 +67,7 @@ pub fn probe(what: &str, dir: &Path, seconds: f64) -> Result<i32> {
         crate::measure::fsync_probe::probe(dir, std::time::Duration::from_secs_f64(seconds), 512)?;
     let mut t = report::table::Table::new(
         format!("Sync ceiling of {} (512-byte appends)", dir.display()),
-        ["call", "syncs/s", "p50 us", "p99 us", "max us"]
+        ["call", "syncs/s", "p50", "p99", "max"]
             .map(String::from)
             .to_vec(),
         1,
@@ -96,9 +80,9 @@ pub fn probe(what: &str, dir: &Path, seconds: f64) -> Result<i32> {
         t.row(vec![
             name.into(),
             crate::units::thousands(rate),
-            format!("{:.1}", l.p50_us),
-            format!("{:.1}", l.p99_us),
-            format!("{:.1}", l.max_us),
+            crate::units::latency(l.p50_us),
+            crate::units::latency(l.p99_us),
+            crate::units::latency(l.max_us),
         ]);
     }
     out!("{}", t.render());
@@ -156,7 +140,10 @@ pub fn merge(files: &[PathBuf], hlog_dirs: &[PathBuf], output: Option<PathBuf>) 
         dir.join(format!("{}.json", merged.run_id))
     });
     crate::results::store::write_atomic(&output, &merged)?;
-    out!("{}", report::terminal::render(&merged));
+    out!(
+        "{}",
+        report::terminal::render(&merged, crate::workloads::view(&merged.workload))
+    );
     outln!(
         "\nmerged {} clients: {}",
         merged.merged_from.len(),
@@ -168,7 +155,10 @@ pub fn merge(files: &[PathBuf], hlog_dirs: &[PathBuf], output: Option<PathBuf>) 
 pub fn show(file: &Path, format: Format) -> Result<i32> {
     let r = store::read(file)?;
     match format {
-        Format::Table => out!("{}", report::terminal::render(&r)),
+        Format::Table => out!(
+            "{}",
+            report::terminal::render(&r, crate::workloads::view(&r.workload))
+        ),
         _ => out!(
             "{}",
             report::rows::measurements(std::slice::from_ref(&r)).render(format)?
@@ -326,7 +316,10 @@ pub fn crashtest(options: CrashOptions) -> Result<i32> {
     let written = ctx
         .recorder
         .finish(status, outcome.as_ref().err().map(crate::errors::sentence))?;
-    out!("{}", crate::report::terminal::render(ctx.recorder.result()));
+    out!(
+        "{}",
+        report::terminal::render(ctx.recorder.result(), crashtest::VIEW)
+    );
     if let Some(p) = written {
         outln!("results: {}", p.display());
     }

@@ -3,7 +3,7 @@
 //!
 //! Layout (ARCHITECTURE.md walks it): `cli` (the command line: parsing only), `commands` (what
 //! each command does), `run` (the run lifecycle every workload shares), `workload` (the contract
-//! and one folder per workload), `engine` (the registry and one module per engine), `measure`
+//! and one folder per workload, with its view), `workloads` (the registry of workloads), `engine` (the registry and one module per engine), `measure`
 //! (the timing core: knows no engine or workload), `results` (schema, environment, files),
 //! `report` (tables, charts, HTML), `crashtest`, `server` (private servers).
 
@@ -22,3 +22,4 @@ pub mod server;
 pub mod shard;
 pub mod units;
 pub mod workload;
+pub mod workloads;

@@ -8,6 +8,7 @@ use crate::measure::timing::{Arrival, Schedule, Timing};
 use crate::measure::{self, Interrupted};
 use crate::report;
 use crate::report::gate::Requirement;
+use crate::report::view::View;
 use crate::results::TimingRecord;
 use crate::server::topology::Topology;
 use crate::shard::Shard;
@@ -61,7 +62,7 @@ pub struct TimingOptions {
 
 impl TimingOptions {
     /// Refuses flags that do not fit the workload or its steps (exit 2).
-    fn check<W: Workload>(&self, workload: &W) -> Result<()> {
+    fn check<W: Workload>(&self, workload: &W, paced: &str) -> Result<()> {
         let usage = |text: String| Err(anyhow::Error::new(Usage(text)));
         if !W::PACED && (!self.rates.is_empty() || self.warmup > 0.0) {
             let flag = if self.rates.is_empty() {
@@ -71,7 +72,7 @@ impl TimingOptions {
             };
             return usage(format!(
                 "{flag} does not apply to {}: it has no stream of operations to schedule or warm up \
-                 (it applies to kv, tpcb and session)",
+                 (it applies to {paced})",
                 W::NAME
             ));
         }
@@ -200,12 +201,13 @@ fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
 }
 
 /// Plans `workload`, runs every configuration and writes the result file; returns the exit code.
-pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i32> {
+/// `paced` names the workloads `--rate` and `--warmup` apply to, for the message refusing them.
+pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str) -> Result<i32> {
     let names = options
         .engines
         .as_deref()
         .unwrap_or(default_engines::<W>(options.preset.as_deref()));
-    options.timing.check(&*workload)?;
+    options.timing.check(&*workload, paced)?;
     let engines = W::TAKES.parse(names)?;
     check_urls(&options.urls, &engines)?;
     check_topologies(&options.topologies, &engines, &options.urls)?;
@@ -252,7 +254,7 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions) -> Result<i3
     workload.start(&mut ctx);
     let outcome = run_each(workload, &plan.configs, options, &mut ctx)
         .and_then(|()| workload.finish(&mut ctx));
-    finish(&mut ctx, outcome, options)
+    finish(&mut ctx, outcome, options, W::VIEW)
 }
 
 /// Runs every configuration in turn. One that fails (an engine that breaks an invariant, a
@@ -329,7 +331,12 @@ fn run_each<W: Workload>(
 
 /// Checks the `--require` thresholds, writes the result file with the run's status, prints the
 /// tables, and picks the exit code.
-fn finish(ctx: &mut RunContext, outcome: Result<()>, options: &RunOptions) -> Result<i32> {
+fn finish(
+    ctx: &mut RunContext,
+    outcome: Result<()>,
+    options: &RunOptions,
+    view: &'static dyn View,
+) -> Result<i32> {
     let requirements: Vec<_> = options
         .require
         .iter()
@@ -349,7 +356,7 @@ fn finish(ctx: &mut RunContext, outcome: Result<()>, options: &RunOptions) -> Re
     let written = ctx.recorder.finish(status, error.clone())?;
     if !ctx.recorder.result().measurements.is_empty() {
         outln!();
-        out!("{}", report::terminal::render(ctx.recorder.result()));
+        out!("{}", report::terminal::render(ctx.recorder.result(), view));
     }
     if let Some(hlog) = ctx.hlog_path().filter(|p| p.exists()) {
         outln!("interval log: {}", hlog.display());
@@ -357,7 +364,7 @@ fn finish(ctx: &mut RunContext, outcome: Result<()>, options: &RunOptions) -> Re
     if let (Some(path), true) = (&written, options.report) {
         let html = path.with_extension("html");
         let loaded = report::html::load(std::slice::from_ref(path))?;
-        report::html::write(&loaded, &html)?;
+        report::html::write(&loaded, &html, &|_| view)?;
         outln!("report: {}", html.display());
     }
     match (&written, status) {

@@ -65,19 +65,39 @@ pub fn thousands(value: f64) -> String {
     }
 }
 
-/// A duration in the unit that fits it: 12 s, 1.25 s, 3.4 ms, 250 us, 0.12 us.
+/// A duration in the unit that fits it, to 3 significant digits: 125 s, 1.25 s, 34.2 ms,
+/// 250 µs, 0.116 µs ("-" for a value that is not a number).
 pub fn duration(seconds: f64) -> String {
-    if seconds >= 10.0 {
-        format!("{seconds:.0} s")
-    } else if seconds >= 1.0 {
-        format!("{seconds:.2} s")
-    } else if seconds >= 1e-3 {
-        format!("{:.1} ms", seconds * 1e3)
-    } else if seconds >= 1e-5 {
-        format!("{:.0} us", seconds * 1e6)
-    } else {
-        format!("{:.2} us", seconds * 1e6)
+    if !seconds.is_finite() {
+        return "-".into();
     }
+    // 0.9995 s prints as 1.00 s, not 1000 ms.
+    let (value, unit) = if seconds.abs() >= 0.9995 {
+        (seconds, "s")
+    } else if seconds.abs() >= 0.9995e-3 {
+        (seconds * 1e3, "ms")
+    } else {
+        (seconds * 1e6, "µs")
+    };
+    format!("{} {unit}", significant(value))
+}
+
+/// A latency given in microseconds, as [`duration`] writes it.
+pub fn latency(us: f64) -> String {
+    duration(us / 1e6)
+}
+
+/// `value` to 3 significant digits (all its integer digits when it has more).
+fn significant(value: f64) -> String {
+    let magnitude = value.abs();
+    // Rounding may carry into the next digit (9.996 is 10.0): decide on the rounded value.
+    let decimals = |v: f64| match v {
+        v if v >= 99.95 => 0,
+        v if v >= 9.995 => 1,
+        v if v >= 0.9995 || v == 0.0 => 2,
+        v => (2.0 - v.log10().floor()) as usize,
+    };
+    format!("{value:.*}", decimals(magnitude))
 }
 
 /// Bytes as the papers write them: 512MB, 4KB, 64 bytes.
@@ -100,14 +120,30 @@ mod tests {
     #[test]
     fn durations_take_the_unit_that_fits() {
         for (input, expected) in [
+            (1234.4, "1234 s"),
             (125.4, "125 s"),
+            (12.34, "12.3 s"),
             (1.254, "1.25 s"),
+            (0.999_96, "1.00 s"),
             (0.0342, "34.2 ms"),
-            (0.000_25, "250 us"),
-            (0.000_000_116, "0.12 us"),
+            (0.009_996, "10.0 ms"),
+            (0.000_25, "250 µs"),
+            (0.000_001_5, "1.50 µs"),
+            (0.000_000_116, "0.116 µs"),
+            (0.0, "0.00 µs"),
+            (f64::NAN, "-"),
         ] {
             assert_eq!(duration(input), expected, "duration({input:?})");
         }
+    }
+
+    #[test]
+    fn latencies_never_print_six_digits_of_microseconds() {
+        assert_eq!(latency(1_049_624.57), "1.05 s");
+        assert_eq!(latency(2_334_130.17), "2.33 s");
+        assert_eq!(latency(1_211_105.0), "1.21 s");
+        assert_eq!(latency(999.4), "999 µs");
+        assert_eq!(latency(999.96), "1.00 ms");
     }
 
     #[test]

@@ -515,3 +515,41 @@ fn completions_and_man_page_come_from_the_clap_definitions() {
     let help = stdout(&hakari(&["--help"]));
     assert!(help.contains("Exit codes:") && help.contains("130"));
 }
+
+/// `hakari run`'s subcommands are made from the workload registry: each workload with its
+/// summary, its own flags, its presets and (the script's) its examples.
+#[test]
+fn run_help_lists_every_registered_workload_with_its_own_help() {
+    let help = stdout(&hakari(&["run", "--help"]));
+    for w in [
+        "kv",
+        "tpcb",
+        "session",
+        "tpch",
+        "wisconsin",
+        "ycsb",
+        "script",
+    ] {
+        assert!(
+            help.lines().any(|l| l.trim_start().starts_with(w)),
+            "{w} missing from run --help:\n{help}"
+        );
+    }
+    assert!(
+        help.contains("TPC-B-like transactions by N clients"),
+        "{help}"
+    );
+    let kv = stdout(&hakari(&["run", "kv", "--help"]));
+    assert!(
+        kv.contains("--key-size") && kv.contains("bdb-11gr2, bdb-4.3"),
+        "{kv}"
+    );
+    assert!(kv.contains("--interval") && kv.contains("--shard"), "{kv}");
+    let script = stdout(&hakari(&["run", "script", "--help"]));
+    // Words as a reader sees them, whatever the terminal's width wrapped.
+    let script = script.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(script.contains("--init") && script.contains("creates tables only through --init"));
+    assert!(script.contains("Example (pgbench's TPC-B") && script.contains("has no presets"));
+    let o = hakari(&["run", "tpcc"]);
+    assert_eq!(o.status.code(), Some(2), "an unknown workload is bad usage");
+}

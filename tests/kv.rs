@@ -69,9 +69,7 @@ fn run_levels(
                     assert_eq!(m.runs.len(), 2);
                     assert!(m.runs.iter().all(|run| run.ops == 400), "{:?}", m.runs);
                     assert!(m.ops_per_sec_mean > 0.0);
-                    if step != "load" {
-                        assert!(m.latency.is_some());
-                    }
+                    assert!(m.latency.is_some());
                 }
             }
             let e = r

@@ -43,27 +43,8 @@ fn chromium() -> PathBuf {
     panic!("headless Chromium is needed for this test: run scripts/setup.sh (or `apt-get install chromium`)");
 }
 
-#[test]
-fn the_report_renders_in_chromium_with_every_chart_and_no_console_error() {
-    let dir = tempfile::tempdir().unwrap();
-    two_runs(dir.path());
-    let o = hakari(&["report", dir.path().to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let report = dir.path().join("report.html");
-    let html = std::fs::read_to_string(&report).unwrap();
-    assert!(
-        !html.contains("http://") || !html.contains("<script src"),
-        "self-contained"
-    );
-    assert!(!html.contains("<link"), "no external stylesheet");
-    let expected: usize = html
-        .split("data-charts=\"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .and_then(|n| n.parse().ok())
-        .expect("the page says how many charts it has");
-    // Per run: one bar chart, and one line chart per step (two thread counts ran).
-    assert_eq!(expected, 2 * (1 + 4));
+/// The page as headless Chromium rendered it (its DOM after load), with the console's log.
+fn rendered(report: &Path) -> (String, String) {
     let profile = tempfile::tempdir().unwrap();
     let out = Command::new(chromium())
         .args([
@@ -87,14 +68,130 @@ fn the_report_renders_in_chromium_with_every_chart_and_no_console_error() {
         "chromium failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let dom = String::from_utf8_lossy(&out.stdout);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The text a reader sees: the DOM without its tags (the charts' labels included).
+fn text_of(dom: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in dom.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                text.push(' ');
+            }
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Runs of several workloads, closed and open loop, two tpcb runs that share no figure: the page
+/// opens with the summary, keeps where the runs were made for the end, writes every latency in
+/// the unit that fits (never 1049624.57 µs), draws no step's short last interval as a point, and
+/// has no comparison of runs that share nothing.
+#[test]
+fn the_report_leads_with_the_answer_in_units_a_person_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    // tpcb twice: a closed loop cut into intervals, and an open loop (no figure shared).
+    let tpcb = "tpcb --engine sqlite --accounts-per-branch 100 --duration 1 --runs 1";
+    let runs = [
+        "kv --engine sqlite --batches 30 --runs 2".to_string(),
+        format!("{tpcb} --interval 0.3"),
+        format!("{tpcb} --rate 200"),
+        "wisconsin --engine sqlite --tuples 1000 --runs 1".to_string(),
+    ];
+    for args in &runs {
+        let mut all = vec!["run"];
+        all.extend(args.split(' '));
+        all.extend(["--out", out]);
+        let o = hakari(&all);
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let o = hakari(&["report", out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (dom, log) = rendered(&dir.path().join("report.html"));
+    assert!(!log.contains("Uncaught"), "{log}");
+    let text = text_of(&dom);
+    let at = |what: &str| {
+        text.find(what)
+            .unwrap_or_else(|| panic!("no '{what}' in the page"))
+    };
+    assert!(
+        at("Summary") < at("Workload: kv"),
+        "the summary comes first"
+    );
+    assert!(
+        at("Workload: wisconsin") < at("Test environment"),
+        "provenance at the end"
+    );
+    assert!(
+        text.contains("insert:") && text.contains("queries in"),
+        "headlines: {text}"
+    );
+    assert!(
+        !text.contains("0 shared figure(s)"),
+        "no comparison of unrelated runs"
+    );
+    assert!(
+        text.contains("a last one under half as long left out"),
+        "the tpcb run's short last interval is left out of its lines, and said so"
+    );
+    // Every latency: at most 3 integer digits before its unit.
+    let words: Vec<&str> = text.split(' ').collect();
+    for pair in words.windows(2) {
+        if ["µs", "ms", "us"].contains(&pair[1]) {
+            let digits = pair[0].split('.').next().unwrap_or("");
+            assert!(
+                digits.len() <= 3 || pair[1] != "µs",
+                "{} {} should be in a larger unit",
+                pair[0],
+                pair[1]
+            );
+            assert_ne!(pair[1], "us", "one spelling of microseconds: µs");
+        }
+    }
+}
+
+#[test]
+fn the_report_renders_in_chromium_with_every_chart_and_no_console_error() {
+    let dir = tempfile::tempdir().unwrap();
+    two_runs(dir.path());
+    let o = hakari(&["report", dir.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = dir.path().join("report.html");
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        !html.contains("http://") || !html.contains("<script src"),
+        "self-contained"
+    );
+    assert!(!html.contains("<link"), "no external stylesheet");
+    let expected: usize = html
+        .split("data-charts=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the page says how many charts it has");
+    // Per run: one bar chart, and one line chart per step (two thread counts ran).
+    assert_eq!(expected, 2 * (1 + 4));
+    let (dom, log) = rendered(&report);
     assert_eq!(
         dom.matches("<svg class=\"chart\"").count(),
         expected,
         "every chart's SVG is in the rendered page"
     );
     assert!(dom.contains("Test environment") && dom.contains("Comparison against run"));
-    let log = String::from_utf8_lossy(&out.stderr);
     for line in log.lines() {
         assert!(
             !(line.contains("CONSOLE") || line.contains("Uncaught")),

@@ -154,7 +154,7 @@ fn impossible_levels_are_refused() {
     );
     let o = hakari(&["run", "tpcb", "--engine", "oracle"]);
     assert!(
-        stderr(&o).contains("unknown engine 'oracle' for SQL workloads"),
+        stderr(&o).contains("unknown engine 'oracle' among SQL engines"),
         "{}",
         stderr(&o)
     );
@@ -317,14 +317,9 @@ fn connection_contract(
         let dir = tempfile::tempdir().unwrap();
         let db = engine
             .open(&SqlOptions {
-                dir: dir.path().to_path_buf(),
-                durability: level,
                 url: (engine.name() == "odbc").then(|| odbc_sqlite(dir.path())),
-                dialect: None,
                 clients: 2,
-                cache_bytes: 0,
-                topology: Default::default(),
-                shared: false,
+                ..SqlOptions::at(dir.path(), level)
             })
             .unwrap_or_else(|e| panic!("{name}: {e:#}"));
         let mut c = db.connect().unwrap();

@@ -80,10 +80,10 @@ fn parse_counts_from_zero(text: &str) -> Result<Vec<usize>, String> {
 #[derive(Args, Clone, Debug)]
 #[command(next_help_heading = "Several client machines (merged with `hakari merge`)")]
 pub struct ShardArgs {
-    /// This client's part of a run that N clients make together (2/3: the second of three):
-    /// what a client writes as its own is split into N parts (tpcb: the branches, each client's
-    /// tellers in its own; ycsb: the records it inserts); --rate is divided by N; reads cover
-    /// the whole data. Shard 1 creates and loads the tables before --start-at and drops them
+    /// This machine's part of a run that N client machines make together (2/3: the second of
+    /// three): what a machine writes as its own is split into N parts (tpcb: the branches, each
+    /// machine's tellers in its own; ycsb: the records it inserts); --rate is divided by N;
+    /// reads cover the whole data. Shard 1 creates and loads the tables before --start-at and drops them
     /// once every shard is done. Needs --url and --start-at.
     #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
     pub shard: Option<Shard>,
@@ -92,7 +92,7 @@ pub struct ShardArgs {
     /// insertstart/insertcount; ycsb then times the load from --start-at on every client).
     #[arg(long, value_name = "WHO", value_parser = ["first", "all"], requires = "shard")]
     pub load: Option<String>,
-    /// Start the timed steps at this instant, the same on every client (UTC:
+    /// Start the timed steps at this instant, the same on every client machine (UTC:
     /// 2026-12-01T10:00:00Z; clocks assumed in sync): each result records how far from it its
     /// steps started.
     #[arg(long, value_name = "TIME", value_parser = start_at)]

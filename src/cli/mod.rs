@@ -12,15 +12,9 @@ use crate::measure::Interrupted;
 use crate::output::Format;
 use crate::report::gate::Requirement;
 use crate::report::gate::Thresholds;
-use crate::run::{self, RunOptions, TimingOptions};
+use crate::run::{RunOptions, TimingOptions};
 use crate::workload::flags::Shared;
-use crate::workload::kv::flags::KvFlags;
-use crate::workload::script::flags::ScriptFlags;
-use crate::workload::session::flags::SessionFlags;
-use crate::workload::tpcb::flags::TpcbFlags;
-use crate::workload::tpch::flags::TpchFlags;
-use crate::workload::wisconsin::flags::WisconsinFlags;
-use crate::workload::ycsb::flags::YcsbFlags;
+use crate::workloads;
 use anyhow::Result;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
@@ -124,15 +118,15 @@ enum Command {
         #[arg(long)]
         ack: PathBuf,
     },
-    /// Merge the results of clients that made one run together (`--shard i/N`, `--start-at`,
+    /// Merge the results of client machines that made one run together (`--shard i/N`, `--start-at`,
     /// `--hlog`) into one result: their interval logs aligned on absolute time, histograms
-    /// added over the window all were counting in, operations summed. Clients with different
+    /// added over the window all were counting in, operations summed. Machines with different
     /// parameters are refused, naming the difference.
     Merge {
-        /// The clients' result files (each one's `<run-id>.hlog` beside it or in --hlog).
+        /// The machines' result files (each one's `<run-id>.hlog` beside it or in --hlog).
         #[arg(required = true, num_args = 2..)]
         files: Vec<PathBuf>,
-        /// Folders holding the clients' interval logs.
+        /// Folders holding the machines' interval logs.
         #[arg(long, value_name = "DIR")]
         hlog: Vec<PathBuf>,
         /// The merged result file to write (default: beside the first client's, named after it).
@@ -161,73 +155,96 @@ enum Command {
 #[derive(Args)]
 struct RunCommand {
     #[command(subcommand)]
-    workload: Option<Workload>,
+    workload: Option<Chosen>,
 }
 
-#[derive(Subcommand)]
-enum Workload {
-    /// Key-value records in batches of sequential keys (Berkeley DB papers 000 and 002).
-    Kv(WorkloadArgs<KvFlags>),
-    /// TPC-B-like transactions by N clients (paper 000 table 6, the PSQL v11 paper).
-    Tpcb(WorkloadArgs<TpcbFlags>),
-    /// A web session store: 1,000 session writes and 10,000 random reads per size, stored whole,
-    /// in 4000-byte chunks, or compressed (source 001), on SQL and key-value engines.
-    Session(WorkloadArgs<SessionFlags>),
-    /// TPC-H-like decision support as OSDL DBT-3 ran it (paper 003): load test, power test,
-    /// throughput test, at one or more scale factors. Derived from TPC-H; not comparable to
-    /// published TPC-H results.
-    Tpch(WorkloadArgs<TpchFlags>),
-    /// The 32 Wisconsin benchmark queries on the standard relations (paper 000 table 7).
-    Wisconsin(WorkloadArgs<WisconsinFlags>),
-    /// YCSB's core workloads A-F (or a custom mix) on every engine: a load phase, then reads,
-    /// updates, inserts, short scans and read-modify-writes on records chosen by YCSB's own
-    /// generators; ops/s and latency per phase and per operation.
-    Ycsb(WorkloadArgs<YcsbFlags>),
-    /// Your own transactions: script files in pgbench's syntax (\set with pgbench's
-    /// expressions, \sleep, :variables bound as parameters), run by N clients on any SQL engine.
-    ///
-    /// A script runs on your own tables, as you asked: with --url, hakari works in that database
-    /// as it is, and creates, changes and drops nothing there but what your scripts do. It
-    /// creates tables only through --init and drops them only through --cleanup, both run
-    /// once, untimed. Without --url, the engine is a fresh database of hakari's (embedded, or a
-    /// private server) and --init must create what the scripts use.
-    #[command(after_help = SCRIPT_EXAMPLE)]
-    Script(WorkloadArgs<ScriptFlags>),
+/// The workload `hakari run` was given, with its command line: the subcommands are made from the
+/// workload registry (`crate::workloads`), one per workload.
+struct Chosen {
+    name: String,
+    matches: clap::ArgMatches,
 }
 
-const SCRIPT_EXAMPLE: &str = "Example (pgbench's TPC-B, written to tpcb.sql):
-  \\set aid random(1, 100000 * :scale)
-  \\set bid random(1, 1 * :scale)
-  \\set tid random(1, 10 * :scale)
-  \\set delta random(-5000, 5000)
-  BEGIN;
-  UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-  SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-  UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-  UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-  INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-  END;
+impl clap::FromArgMatches for Chosen {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        match matches.subcommand() {
+            Some((name, sub)) => Ok(Chosen {
+                name: name.to_string(),
+                matches: sub.clone(),
+            }),
+            None => Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand)),
+        }
+    }
 
-  hakari run script --file tpcb.sql --engine postgres --url postgres://user@host/db --clients 8 --duration 60
-  hakari run script --file a.sql@9 --file b.sql@1 --engine mysql,sqlite --set scale=10 --init init.sql --cleanup drop.sql";
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Chosen::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
 
-/// A workload's command line: the flags every run shares, then the workload's own.
-#[derive(Args, Clone, Debug)]
-pub struct WorkloadArgs<F: Args> {
-    #[command(flatten)]
+impl Subcommand for Chosen {
+    fn augment_subcommands(command: clap::Command) -> clap::Command {
+        workloads::all()
+            .iter()
+            .fold(command, |c, w| c.subcommand(workload_command(w)))
+    }
+
+    fn augment_subcommands_for_update(command: clap::Command) -> clap::Command {
+        Chosen::augment_subcommands(command)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        workloads::all().iter().any(|w| w.name == name)
+    }
+}
+
+/// A workload's subcommand: the flags every run shares, its own, then the timing and cluster
+/// flags (last: their headings would otherwise carry over to the workload's own flags).
+fn workload_command(w: &workloads::Registered) -> clap::Command {
+    let presets = match w.presets {
+        [] => format!("{} has no presets", w.name),
+        names => names.join(", "),
+    };
+    let c = CommonArgs::augment_args(clap::Command::new(w.name)).mut_arg("preset", |a| {
+        a.help(format!("A paper's exact parameters ({presets})"))
+    });
+    let c = (w.flags)(c);
+    let c = TimingArgs::augment_args(c);
+    let c = cluster::ClusterArgs::augment_args(c);
+    // Last: the flag groups' own doc comments would otherwise stand as its description.
+    // A summary's last period dropped, as clap does with a doc comment.
+    let mut c = cluster::ShardArgs::augment_args(c)
+        .about(w.about.strip_suffix('.').unwrap_or(w.about))
+        .long_about(None::<&str>)
+        .after_help(None::<&str>);
+    if !w.more.is_empty() {
+        c = c.long_about(format!("{}\n\n{}", w.about, w.more));
+    }
+    if !w.examples.is_empty() {
+        c = c.after_help(w.examples);
+    }
+    c
+}
+
+/// The flags every run shares, read back from a workload's command line.
+struct SharedArgs {
     common: CommonArgs,
-    #[command(flatten)]
-    flags: F,
-    // Last: their headings would otherwise carry over to the workload's own flags.
-    #[command(flatten)]
     timing: TimingArgs,
-    #[command(flatten)]
     cluster: cluster::ClusterArgs,
-    #[command(flatten)]
-    clients: cluster::ShardArgs,
+    shard: cluster::ShardArgs,
 }
 
-impl<F: Args> WorkloadArgs<F> {
+impl SharedArgs {
+    fn from(matches: &clap::ArgMatches) -> Result<SharedArgs, clap::Error> {
+        use clap::FromArgMatches;
+        Ok(SharedArgs {
+            common: CommonArgs::from_arg_matches(matches)?,
+            timing: TimingArgs::from_arg_matches(matches)?,
+            cluster: cluster::ClusterArgs::from_arg_matches(matches)?,
+            shard: cluster::ShardArgs::from_arg_matches(matches)?,
+        })
+    }
+
     /// The options every run shares.
     fn options(&self) -> Result<RunOptions> {
         let c = &self.common;
@@ -247,11 +264,11 @@ impl<F: Args> WorkloadArgs<F> {
             report: c.report,
             require: c.require.clone(),
             timing: TimingOptions {
-                start_at: (self.clients.start_at.clone()).map(|s| (s.0, s.1)),
+                start_at: (self.shard.start_at.clone()).map(|s| (s.0, s.1)),
                 ..self.timing.options()
             },
             topologies: self.cluster.topologies()?,
-            shard: self.clients.shard(),
+            shard: self.shard.shard(),
         })
     }
 
@@ -275,7 +292,7 @@ pub struct CommonArgs {
     /// Levels named here that an engine does not offer are refused.
     #[arg(long, short = 'd', value_name = "LEVELS")]
     pub durability: Option<String>,
-    /// A paper's exact parameters (kv: bdb-11gr2, bdb-4.3).
+    /// A paper's exact parameters (the workload's presets are listed beside).
     #[arg(long, short = 'p', value_name = "NAME")]
     pub preset: Option<String>,
     /// Times each step is repeated (each run on fresh data).
@@ -483,27 +500,13 @@ pub fn main() -> i32 {
 fn dispatch(command: Command) -> Result<i32> {
     match command {
         Command::Run(run) => match run.workload {
-            None => commands::tour(),
-            Some(Workload::Kv(a)) => {
-                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
-            }
-            Some(Workload::Tpcb(a)) => {
-                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
-            }
-            Some(Workload::Session(a)) => {
-                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
-            }
-            Some(Workload::Tpch(a)) => {
-                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
-            }
-            Some(Workload::Wisconsin(a)) => {
-                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
-            }
-            Some(Workload::Ycsb(a)) => {
-                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
-            }
-            Some(Workload::Script(a)) => {
-                run::execute(&mut a.flags.workload(&a.shared())?, &a.options()?)
+            None => workloads::tour(),
+            Some(chosen) => {
+                let Some(w) = (workloads::all().into_iter()).find(|w| w.name == chosen.name) else {
+                    unreachable!("clap takes only registered workloads");
+                };
+                let shared = SharedArgs::from(&chosen.matches)?;
+                (w.run)(&chosen.matches, &shared.shared(), &shared.options()?)
             }
         },
         Command::Engines { format } => commands::engines(format),

@@ -140,14 +140,9 @@ impl Failover {
     /// the topology says.
     fn open(&self, url: &str, topology: Topology) -> Result<Box<dyn crate::engine::SqlDatabase>> {
         self.engine.open(&SqlOptions {
-            dir: self.dir.clone(),
-            durability: self.level,
             url: Some(url.to_string()),
-            dialect: None,
-            clients: 1,
-            cache_bytes: 0,
             topology,
-            shared: false,
+            ..SqlOptions::at(&self.dir, self.level)
         })
     }
 }

@@ -14,6 +14,7 @@ mod failover;
 pub mod powerloss;
 mod redis_cluster;
 mod subjects;
+pub mod view;
 
 pub use failover::crash_of;
 pub use subjects::child;
@@ -30,6 +31,8 @@ use std::collections::BTreeMap;
 
 /// The crash test's name in result files.
 pub const NAME: &str = "crashtest";
+/// How its result is shown.
+pub const VIEW: &dyn crate::report::view::View = &view::CrashView;
 
 /// How the committer is crashed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

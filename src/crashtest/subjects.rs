@@ -386,14 +386,8 @@ impl ServerSubject {
             bail!("the private server is not running");
         };
         self.engine.open(&SqlOptions {
-            dir: self.dir.clone(),
-            durability: self.level,
             url: Some(running.url.clone()),
-            dialect: None,
-            clients: 1,
-            cache_bytes: 0,
-            topology: Default::default(),
-            shared: false,
+            ..SqlOptions::at(&self.dir, self.level)
         })
     }
 }

@@ -476,16 +476,7 @@ mod tests {
     use crate::engine::sqlite::SqliteSql;
 
     fn options(dir: &std::path::Path) -> SqlOptions {
-        SqlOptions {
-            dir: dir.to_path_buf(),
-            durability: Durability::Sync,
-            url: None,
-            dialect: None,
-            clients: 1,
-            cache_bytes: 0,
-            topology: Default::default(),
-            shared: false,
-        }
+        SqlOptions::at(dir, Durability::Sync)
     }
 
     /// Both SQLite and Berkeley DB's SQLite-API library in one process, each with its own data;

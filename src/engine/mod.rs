@@ -255,10 +255,10 @@ impl Takes {
 
     fn family(self) -> &'static str {
         match self {
-            Takes::OrderedKv => "for key-value workloads",
-            Takes::Sql => "for SQL workloads",
-            Takes::Records => "for the session workload",
-            Takes::Any => "for the YCSB workload",
+            Takes::OrderedKv => "among ordered key-value stores",
+            Takes::Sql => "among SQL engines",
+            Takes::Records => "among engines that keep records",
+            Takes::Any => "",
             Takes::Crashable => "for the crash test",
         }
     }
@@ -276,9 +276,12 @@ impl Takes {
                 );
             }
             let Some(e) = taken.iter().find(|e| e.name() == wanted) else {
+                let among = match self.family() {
+                    "" => String::new(),
+                    family => format!(" {family}"),
+                };
                 bail!(
-                    "unknown engine '{name}' {}; this build has: {}",
-                    self.family(),
+                    "unknown engine '{name}'{among}; this build has: {}",
                     names(&taken)
                 );
             };

@@ -1,6 +1,6 @@
 //! `postgres`: PostgreSQL through the `postgres` crate. With `--url`, hakari works in its own
 //! schema `hakari` inside that database (marked by a `hakari_owner` table); without one it starts
-//! a private server (src/server/postgres.rs) configured for the durability level.
+//! a private server (src/server/postgres/) configured for the durability level.
 
 use super::kv::Conflict;
 use super::sql::{

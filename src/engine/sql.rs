@@ -115,6 +115,21 @@ pub struct SqlOptions {
 }
 
 impl SqlOptions {
+    /// An embedded database in `dir` (or a private server there) at `durability`: one client,
+    /// the engine's own cache, no `--url`, one server.
+    pub fn at(dir: &std::path::Path, durability: Durability) -> SqlOptions {
+        SqlOptions {
+            dir: dir.to_path_buf(),
+            durability,
+            url: None,
+            dialect: None,
+            clients: 1,
+            cache_bytes: 0,
+            topology: Default::default(),
+            shared: false,
+        }
+    }
+
     /// What a private server for these options is started with.
     pub fn server_options(&self) -> crate::server::ServerOptions {
         crate::server::ServerOptions {

@@ -1,69 +1,25 @@
-//! Everything that turns result data into something to read: terminal tables, the published
-//! figures beside them. Reports are made from result files, never the other way round.
+//! Everything that turns result data into something to read: terminal tables, the HTML page,
+//! the published figures beside them. Reports are made from result files, never the other way
+//! round. A run's section is its workload's view (`view.rs`), made of the parts here; the report
+//! names no workload.
 
 pub mod chart;
 pub mod compare;
-pub mod crashtest;
 pub mod engines;
 pub mod gate;
 pub mod html;
 pub mod markup;
 pub mod over_time;
+pub mod parts;
 pub mod published;
 pub mod rows;
-pub mod script;
-pub mod session;
+pub mod summary;
 pub mod table;
 pub mod terminal;
 pub mod throughput;
-pub mod tpch;
-pub mod wisconsin;
-pub mod ycsb;
+pub mod view;
 
-use crate::results::{Measurement, RunResult};
-use crate::workload::kv::presets::KvParams;
-use crate::workload::script::ScriptParams;
-use crate::workload::session::SessionParams;
-use crate::workload::tpcb::presets::TpcbParams;
-use crate::workload::tpch::presets::TpchParams;
-use crate::workload::wisconsin::Wisconsin;
-use crate::workload::ycsb::presets::YcsbParams;
-use crate::workload::Workload as _;
-
-/// Which workload's tables and charts a run gets, from the name its result file records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
-    Kv,
-    Tpcb,
-    Session,
-    Tpch,
-    Wisconsin,
-    Ycsb,
-    Script,
-    Crashtest,
-    /// A workload this version does not know: shown as plain throughput.
-    Other,
-}
-
-impl Shape {
-    pub fn of(r: &RunResult) -> Shape {
-        let shapes = [
-            (KvParams::NAME, Shape::Kv),
-            (TpcbParams::NAME, Shape::Tpcb),
-            (SessionParams::NAME, Shape::Session),
-            (TpchParams::NAME, Shape::Tpch),
-            (Wisconsin::NAME, Shape::Wisconsin),
-            (YcsbParams::NAME, Shape::Ycsb),
-            (ScriptParams::NAME, Shape::Script),
-            (crate::crashtest::NAME, Shape::Crashtest),
-        ];
-        shapes
-            .into_iter()
-            .find(|(name, _)| *name == r.workload)
-            .map_or(Shape::Other, |(_, shape)| shape)
-    }
-}
-
+use crate::results::Measurement;
 /// Steps in the papers' column order first (insert, fetch, delete, update), then as they came.
 pub fn step_columns(ms: &[Measurement]) -> Vec<String> {
     const PAPER_ORDER: [&str; 7] = [

@@ -11,6 +11,18 @@ use crate::results::{Measurement, OpenLoopFigures, RunResult};
 pub struct Series<'a> {
     pub label: String,
     pub intervals: &'a [IntervalFigure],
+    /// Whether a last interval much shorter than the others was left out: a few milliseconds
+    /// of a step's end would be drawn as a full point, its rate and p99 far off the line.
+    pub partial_left_out: bool,
+}
+
+/// The intervals to draw: all but a last one shorter than half the longest.
+fn drawn(intervals: &[IntervalFigure]) -> (&[IntervalFigure], bool) {
+    let longest = intervals.iter().map(|f| f.seconds).fold(0.0, f64::max);
+    match intervals.split_last() {
+        Some((last, rest)) if !rest.is_empty() && last.seconds < longest / 2.0 => (rest, true),
+        _ => (intervals, false),
+    }
 }
 
 /// The series of each step, in the order the steps ran: only steps long enough to show a
@@ -30,13 +42,15 @@ pub fn series_by_step(r: &RunResult) -> Vec<(String, Vec<Series<'_>>)> {
             if run.intervals.len() < 3 {
                 continue;
             }
+            let (intervals, partial_left_out) = drawn(&run.intervals);
             let series = Series {
                 label: if many {
                     format!("{label} run {}", k + 1)
                 } else {
                     label.clone()
                 },
-                intervals: &run.intervals,
+                intervals,
+                partial_left_out,
             };
             match steps.iter_mut().find(|(s, _)| *s == m.step) {
                 Some((_, list)) => list.push(series),

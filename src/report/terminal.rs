@@ -1,51 +1,25 @@
 //! The tables printed at the end of a run, shaped like the papers' tables.
 
-use super::published;
 use super::table::Table;
-use super::throughput::{Sources, View};
-use super::Shape;
+use super::throughput::{Sources, Throughput};
+use super::view::View;
 use crate::results::RunResult;
 use crate::units::thousands;
 
-/// Everything printed after a run (or by `hakari show`): tables, mapping, notes.
-pub fn render(result: &RunResult) -> String {
+/// Everything printed after a run (or by `hakari show`): the environment, the view's tables,
+/// the derived figures, the mapping and the notes.
+pub fn render(result: &RunResult, view: &dyn View) -> String {
     let mut out = String::new();
     out.push_str(&environment_line(result));
     out.push('\n');
-    let shape = Shape::of(result);
-    if shape == Shape::Tpch {
-        out.push_str(&super::tpch::render(result));
-        out.push('\n');
-        out.push_str(&footer(result));
-        return out;
-    }
-    if shape == Shape::Kv {
-        out.push_str(&kv_records_line(result));
-    }
-    if shape == Shape::Crashtest {
-        out.push_str(&super::crashtest::render(result));
-    } else if shape == Shape::Wisconsin && !result.measurements.is_empty() {
-        out.push_str(&wisconsin_table(result));
+    if result.measurements.is_empty() {
+        out.push_str("no finished measurements\n");
     } else {
-        out.push_str(&throughput_table(result));
+        for part in view.parts(result, &[]) {
+            out.push_str(&part.terminal());
+        }
     }
-    // A Wisconsin run's latency is its query times, a script run's its statements': both
-    // already in their tables.
-    let latency = if matches!(shape, Shape::Wisconsin | Shape::Script) {
-        String::new()
-    } else {
-        latency_table(result)
-    };
-    if !latency.is_empty() {
-        out.push('\n');
-        out.push_str(&latency);
-    }
-    let open_loop = super::over_time::open_loop_table(result);
-    if !open_loop.is_empty() {
-        out.push('\n');
-        out.push_str(&open_loop.render());
-    }
-    if !result.metrics.is_empty() {
+    if !result.metrics.is_empty() && view.derived() {
         out.push('\n');
         let mut t = Table::new(
             "Derived figures",
@@ -82,26 +56,6 @@ fn footer(result: &RunResult) -> String {
     out
 }
 
-/// The kv records' shape: sizes, where the number sits in the key, transaction grouping.
-fn kv_records_line(r: &RunResult) -> String {
-    let p = |k: &str| {
-        r.parameters.get(k).map(|v| {
-            v.as_str()
-                .map(String::from)
-                .unwrap_or_else(|| v.to_string())
-        })
-    };
-    format!(
-        "records: {}-byte keys ({}), {}-byte values, batches of {}, one transaction per {}\n",
-        p("key_size").unwrap_or_default(),
-        // Runs made before the layout was a choice had the number last.
-        p("key_layout").unwrap_or_else(|| "number-last".into()),
-        p("value_size").unwrap_or_default(),
-        p("batch_size").unwrap_or_default(),
-        p("txn_size").unwrap_or_default(),
-    )
-}
-
 fn environment_line(r: &RunResult) -> String {
     let e = &r.environment;
     format!(
@@ -125,18 +79,13 @@ fn environment_line(r: &RunResult) -> String {
     )
 }
 
-fn throughput_table(r: &RunResult) -> String {
+/// Configurations as rows and steps as columns, the papers' figures beneath ("" with no
+/// measurement).
+pub fn throughput_table(r: &RunResult) -> String {
     if r.measurements.is_empty() {
-        return "no finished measurements\n".into();
+        return String::new();
     }
-    match Shape::of(r) {
-        Shape::Tpcb => return by_clients_table(&View::of(r)),
-        Shape::Session => return super::session::tables(r),
-        Shape::Ycsb => return super::ycsb::render(r),
-        Shape::Script => return super::script::render(r),
-        _ => {}
-    }
-    let view = View::of(r);
+    let view = Throughput::of(r);
     let mut headers = vec!["engine".into(), "durability".into(), "threads".into()];
     for s in &view.steps {
         headers.push(format!("{s} ops/s"));
@@ -174,7 +123,7 @@ fn throughput_table(r: &RunResult) -> String {
 }
 
 /// A table with the sources of its published figures beneath.
-fn with_sources(mut out: String, sources: &Sources) -> String {
+pub fn with_sources(mut out: String, sources: &Sources) -> String {
     for s in &sources.0 {
         out.push_str(&format!(
             "published: {s}; old hardware, a reference, not a target\n"
@@ -183,143 +132,20 @@ fn with_sources(mut out: String, sources: &Sources) -> String {
     out
 }
 
-/// Transactions per second with clients as columns, as the papers' scaling tables.
-fn by_clients_table(view: &View) -> String {
-    let ms = &view.run.measurements;
-    let clients = view.thread_counts();
-    let mut rows: Vec<(String, String, String)> = Vec::new();
-    for m in ms {
-        let row = (m.engine.clone(), view.label(m), m.step.clone());
-        if !rows.contains(&row) {
-            rows.push(row);
-        }
+/// The latency percentiles of every measurement that has them, after a blank line ("" when
+/// none has).
+pub fn latency(r: &RunResult) -> String {
+    let t = latency_table(r);
+    if t.is_empty() {
+        t
+    } else {
+        format!("\n{t}")
     }
-    let mut headers = vec!["engine".to_string(), "durability".into(), "test".into()];
-    headers.extend(clients.iter().map(|c| format!("{c} cl. TPS ± sd")));
-    let title = format!(
-        "{} throughput by clients: transactions per second, mean ± sample stddev over runs",
-        view.run.workload
-    );
-    let mut t = Table::new(title, headers, 3);
-    let mut sources = Sources::default();
-    for (engine, label, step) in rows {
-        let mut cells = vec![engine.clone(), label.clone(), step.clone()];
-        let mut paper = vec!["  published".to_string(), String::new(), String::new()];
-        let mut any = false;
-        for &c in &clients {
-            let cell = view.cell(&(engine.clone(), label.clone(), c), &step);
-            cells.push(match cell.and_then(|cell| cell.measured) {
-                Some(m) => format!(
-                    "{} ± {}",
-                    thousands(m.ops_per_sec_mean),
-                    thousands(m.ops_per_sec_stddev)
-                ),
-                None => "-".into(),
-            });
-            // The paper's figure, even for a client count that did not run here.
-            let published = published::for_figure(
-                view.run.preset.as_deref(),
-                &engine,
-                super::level_of(&label),
-                c,
-                &step,
-            );
-            match published {
-                Some(p) => {
-                    any = true;
-                    paper.push(thousands(p.mean));
-                    sources.note(&p);
-                }
-                None => paper.push(String::new()),
-            }
-        }
-        t.row(cells);
-        if any {
-            t.row(paper);
-        }
-    }
-    with_sources(t.render(), &sources)
-}
-
-/// Queries as rows and engines as columns, as table 7; table 7's own figures beside bdb-sql
-/// under the bdb-11gr2 preset.
-fn wisconsin_table(r: &RunResult) -> String {
-    use super::wisconsin as w;
-    let ms = &r.measurements;
-    let columns = w::columns(ms);
-    let rows = w::rows(ms);
-    let runs = ms.first().map(|m| m.runs.len()).unwrap_or(0);
-    let published_beside: Vec<bool> = columns
-        .iter()
-        .map(|c| rows.iter().any(|q| w::published_for(r, c, q).is_some()))
-        .collect();
-    let mut headers = vec!["#".to_string(), "query".into()];
-    for (c, p) in columns.iter().zip(&published_beside) {
-        headers.push(format!("{} ms ± sd", c.label));
-        headers.push("min".into());
-        if *p {
-            headers.push("table 7 ms".into());
-        }
-    }
-    let mut t = Table::new(
-        format!(
-            "wisconsin: elapsed ms per query, mean ± sample stddev and min of {runs} run(s); {} tuples, result mode {}",
-            w::parameter(r, "tuples"),
-            w::parameter(r, "result_mode")
-        ),
-        headers,
-        2,
-    );
-    let mut sources = Vec::new();
-    let mut wrong = false;
-    for q in &rows {
-        let name = q.step.split_once(' ').map(|(_, n)| n).unwrap_or(&q.step);
-        let mut cells = vec![q.number.to_string(), name.to_string()];
-        for (c, p) in columns.iter().zip(&published_beside) {
-            match w::cell(ms, q, c) {
-                Some(cell) => {
-                    wrong |= cell.wrong;
-                    cells.push(format!(
-                        "{}{} ± {}",
-                        if cell.wrong { "WRONG " } else { "" },
-                        w::ms(cell.mean_ms),
-                        w::ms(cell.stddev_ms)
-                    ));
-                    cells.push(w::ms(cell.min_ms));
-                }
-                None => cells.extend(["-".into(), "-".into()]),
-            }
-            if *p {
-                match w::published_for(r, c, q) {
-                    Some(p) => {
-                        cells.push(w::ms(p.mean));
-                        if !sources.contains(&p.source) {
-                            sources.push(p.source);
-                        }
-                    }
-                    None => cells.push(String::new()),
-                }
-            }
-        }
-        t.row(cells);
-    }
-    let mut out = t.render();
-    if wrong {
-        out.push_str(
-            "WRONG: the answer's row count or checksum was not what it must be (see the errors)\n",
-        );
-    }
-    for s in sources {
-        out.push_str(&format!(
-            "table 7: {s}, mean of 10 runs; old hardware, a reference, not a target\n"
-        ));
-    }
-    out
 }
 
 fn latency_table(r: &RunResult) -> String {
     let mut t = Table::new(
-        "Latency per transaction (microseconds), merged over threads and runs",
+        "Latency per transaction, merged over threads and runs",
         [
             "engine",
             "durability",
@@ -336,13 +162,7 @@ fn latency_table(r: &RunResult) -> String {
         .to_vec(),
         4,
     );
-    let us = |v: f64| {
-        if v < 10.0 {
-            format!("{v:.2}")
-        } else {
-            thousands(v)
-        }
-    };
+    let us = crate::units::latency;
     let varying = super::varying_config(&r.measurements);
     for m in &r.measurements {
         if let Some(l) = &m.latency {

@@ -14,7 +14,7 @@ pub struct Cell<'a> {
     pub published: Option<Published>,
 }
 
-pub struct View<'a> {
+pub struct Throughput<'a> {
     pub run: &'a RunResult,
     /// Steps in the papers' column order.
     pub steps: Vec<String>,
@@ -26,8 +26,8 @@ pub struct View<'a> {
     cells: Vec<Vec<Cell<'a>>>,
 }
 
-impl<'a> View<'a> {
-    pub fn of(run: &'a RunResult) -> View<'a> {
+impl<'a> Throughput<'a> {
+    pub fn of(run: &'a RunResult) -> Throughput<'a> {
         let ms = &run.measurements;
         let steps = super::step_columns(ms);
         let configs = super::configurations(ms);
@@ -55,7 +55,7 @@ impl<'a> View<'a> {
                     .collect()
             })
             .collect();
-        View {
+        Throughput {
             run,
             steps,
             configs,

@@ -244,7 +244,8 @@ impl Measurement {
     }
 }
 
-/// What identifies a measurement: everything but the figures.
+/// What identifies a measurement: everything but the figures. A workload makes it with
+/// [`MeasurementKey::new`]; the run context fills in the workload's name when it records it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MeasurementKey {
     pub workload: String,
@@ -253,6 +254,25 @@ pub struct MeasurementKey {
     pub threads: usize,
     pub step: String,
     pub config: BTreeMap<String, Value>,
+}
+
+impl MeasurementKey {
+    pub fn new(
+        engine: &str,
+        durability: crate::durability::Durability,
+        threads: usize,
+        step: impl Into<String>,
+        config: BTreeMap<String, Value>,
+    ) -> MeasurementKey {
+        MeasurementKey {
+            workload: String::new(),
+            engine: engine.into(),
+            durability: durability.name().into(),
+            threads,
+            step: step.into(),
+            config,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

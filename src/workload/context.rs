@@ -3,7 +3,8 @@
 
 use crate::durability::Durability;
 use crate::engine::sql::Dialect;
-use crate::engine::Engine;
+use crate::engine::sql::SqlOptions;
+use crate::engine::{Engine, Named, SqlEngine};
 use crate::measure::runner::StepOutcome;
 use crate::measure::timing::Timing;
 use crate::results::hlog::IntervalLog;
@@ -15,6 +16,8 @@ use std::path::{Path, PathBuf};
 
 /// What every workload run shares: the seed, a data directory it owns, the result recorder.
 pub struct RunContext {
+    /// The workload's name, which every measurement it records carries.
+    workload: String,
     pub seed: u64,
     pub recorder: Recorder,
     /// How timed steps are clocked (the driver sets the open loop's rate per configuration).
@@ -82,6 +85,7 @@ impl RunContext {
     /// Records a measured step from its runs' outcomes (and their intervals in the `--hlog`
     /// log); says so when an open loop fell behind the rate it was asked for.
     pub fn measured(&mut self, mut key: MeasurementKey, outcomes: &[StepOutcome]) -> Result<()> {
+        key.workload = self.workload.clone();
         if self.topology != Topology::Single {
             // Every figure of a cluster says so: all its nodes share this machine.
             let text = format!("{} (loopback cluster)", self.topology);
@@ -158,6 +162,7 @@ impl RunContext {
             .map(|dir| IntervalLog::new(dir, &recorder.result().run_id))
             .transpose()?;
         Ok(RunContext {
+            workload: options.workload.to_string(),
             seed,
             recorder,
             timing: options.timing,
@@ -172,15 +177,38 @@ impl RunContext {
         })
     }
 
-    /// A fresh, empty directory for one engine run, inside the directory hakari owns.
-    /// A fresh directory for the data of one configuration, named after what it displays as
-    /// ("sqlite at sync" becomes `sqlite-at-sync`).
-    pub fn config_dir(&self, config: &dyn std::fmt::Display) -> Result<PathBuf> {
+    /// A fresh, empty directory for the data of one configuration, inside the directory hakari
+    /// owns, named after what the configuration displays as ("sqlite at sync" becomes
+    /// `sqlite-at-sync`); removed when dropped, so it is dropped after the engine closed.
+    pub fn config_dir(&self, config: &dyn std::fmt::Display) -> Result<ConfigDir> {
         let keep = |c: char| c.is_ascii_alphanumeric() || c == '.' || c == '-';
         let name: String = (config.to_string().chars())
             .map(|c| if keep(c) { c } else { '-' })
             .collect();
-        self.fresh_dir(&name)
+        self.fresh_dir(&name).map(ConfigDir)
+    }
+
+    /// What a SQL engine opens with for a configuration: its directory, the `--url` of its
+    /// scheme, `--dialect`, the topology, and whether other client machines (`--shard`) share
+    /// its tables; `clients` connections at once, the engine's own cache size.
+    pub fn sql_options(
+        &self,
+        engine: Named<dyn SqlEngine>,
+        durability: Durability,
+        dir: &Path,
+        clients: usize,
+    ) -> SqlOptions {
+        SqlOptions {
+            dir: dir.to_path_buf(),
+            durability,
+            url: self.url_for(Engine::Sql(engine)).map(str::to_string),
+            dialect: self.dialect,
+            clients,
+            cache_bytes: 0,
+            topology: self.topology,
+            // The first machine drops what all shared, once every one is done.
+            shared: self.shard.is_some_and(|s| !s.is_first()),
+        }
     }
 
     pub fn fresh_dir(&self, name: &str) -> Result<PathBuf> {
@@ -213,6 +241,22 @@ impl RunContext {
     /// `--dialect`: the SQL a database reached through odbc takes, over its DBMS's own.
     pub fn dialect(&self) -> Option<Dialect> {
         self.dialect
+    }
+}
+
+/// A configuration's data directory: removed when dropped.
+pub struct ConfigDir(PathBuf);
+
+impl std::ops::Deref for ConfigDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for ConfigDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

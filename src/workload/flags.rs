@@ -44,3 +44,19 @@ pub fn set<T>(field: &mut T, value: Option<T>) {
         *field = v;
     }
 }
+
+/// A workload's own flags on the command line: clap parses them, and they make its parameters.
+/// The workload registry (`crate::workloads`) makes its subcommand from them.
+pub trait Flags: clap::Args + clap::FromArgMatches {
+    type Workload: crate::workload::Workload;
+    /// What `hakari run --help` says of it, and the first paragraph of its own `--help`.
+    const ABOUT: &'static str;
+    /// More paragraphs for its own `--help`.
+    const MORE: &'static str = "";
+    /// Examples after its flags in its own `--help`.
+    const EXAMPLES: &'static str = "";
+    /// Its presets' names (`--preset`).
+    const PRESETS: &'static [&'static str] = &[];
+    /// The workload with these flags (and a preset's parameters under them).
+    fn workload(&self, shared: &Shared) -> Result<Self::Workload>;
+}

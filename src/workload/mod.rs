@@ -30,6 +30,8 @@ pub trait Workload: serde::Serialize {
     type Config: std::fmt::Display;
     /// The name on the command line and in result files.
     const NAME: &'static str;
+    /// How its results are shown, in the terminal and in the report (its folder's `view.rs`).
+    const VIEW: &'static dyn crate::report::view::View;
     /// Which engines it takes.
     const TAKES: Takes;
     /// The engines a paper preset ran, where not the embedded default `sqlite`: (preset, engines).
@@ -53,6 +55,15 @@ pub trait Workload: serde::Serialize {
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Self::Config>>;
     /// Measures one configuration on fresh data and records what it measured.
     fn run_config(&mut self, config: &Self::Config, ctx: &mut RunContext) -> Result<()>;
+    /// Every statement it sends on every dialect, for the statement snapshot
+    /// (`src/workload/statements.snapshot`); "" for a workload that sends none of its own.
+    #[cfg(test)]
+    fn statements() -> String
+    where
+        Self: Sized,
+    {
+        String::new()
+    }
     /// Before the first configuration: notes the result file should carry.
     fn start(&mut self, _ctx: &mut RunContext) {}
     /// After every configuration succeeded: figures derived across them, checks across them.
@@ -174,35 +185,4 @@ pub fn sql_levels(
         let engine = engine.as_sql()?;
         Some(SqlConfig { engine, durability })
     })
-}
-
-#[cfg(test)]
-mod tests {
-    /// Every statement the SQL workloads send, on every dialect, as recorded in
-    /// `statements.snapshot`: moving SQL between Rust and files must leave each one unchanged.
-    /// `HAKARI_BLESS=1` writes the snapshot anew.
-    #[test]
-    fn every_generated_statement_is_unchanged() {
-        let actual = [
-            super::tpcb::snapshot::statements(),
-            super::wisconsin::snapshot::statements(),
-            super::session::snapshot::statements(),
-            super::tpch::snapshot::statements(),
-            super::ycsb::store::snapshot(),
-        ]
-        .concat();
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/src/workload/statements.snapshot"
-        );
-        if std::env::var_os("HAKARI_BLESS").is_some() {
-            std::fs::write(path, &actual).unwrap();
-            return;
-        }
-        let expected = std::fs::read_to_string(path).unwrap();
-        for (i, (want, got)) in expected.lines().zip(actual.lines()).enumerate() {
-            assert_eq!(want, got, "statement {} of the snapshot changed", i + 1);
-        }
-        assert_eq!(expected.lines().count(), actual.lines().count());
-    }
 }

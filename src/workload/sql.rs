@@ -43,6 +43,48 @@ pub fn section(text: &str, name: &str) -> Vec<String> {
     }
 }
 
+/// The named statements of a SQL file: each `-- [name]` section holds one statement. A dialect's
+/// file (`sql/<dialect>/<file>`) overrides a statement by name; what it does not name comes from
+/// the shared file (BenchBase's dialect files).
+pub struct Named(Vec<(String, String)>);
+
+impl Named {
+    /// The statements of `shared`, those `dialect` names taken from it instead, placeholders
+    /// filled in both.
+    pub fn read(shared: &str, dialect: Option<&str>, values: &[(&str, &dyn Display)]) -> Named {
+        let mut named = sections(&fill(shared, values));
+        for (name, statement) in sections(&fill(dialect.unwrap_or(""), values)) {
+            match named.iter_mut().find(|(n, _)| *n == name) {
+                Some(shared) => shared.1 = statement,
+                None => named.push((name, statement)),
+            }
+        }
+        Named(named)
+    }
+
+    /// The statement called `name`: a file without it is a mistake in hakari's SQL.
+    pub fn get(&self, name: &str) -> anyhow::Result<&str> {
+        let found = self.0.iter().find(|(n, _)| n == name);
+        found
+            .map(|(_, s)| s.as_str())
+            .with_context(|| format!("no statement [{name}] in the SQL file"))
+    }
+}
+
+/// Every `-- [name]` section of `text` with its one statement, in order.
+fn sections(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for part in text.split("-- [").skip(1) {
+        let Some((name, rest)) = part.split_once(']') else {
+            continue;
+        };
+        let mut statements = statements(rest);
+        assert_eq!(statements.len(), 1, "section [{name}] holds one statement");
+        out.push((name.to_string(), statements.remove(0)));
+    }
+    out
+}
+
 /// The one statement under a `-- [name]` marker, with its placeholders filled.
 pub fn section_statement(text: &str, name: &str, values: &[(&str, &dyn Display)]) -> String {
     let found = section(&fill(text, values), name);
@@ -114,6 +156,19 @@ mod tests {
             ["CREATE TABLE x (a INT)", "DROP TABLE x"]
         );
         assert_eq!(analyze(Dialect::Postgres, "t"), ["VACUUM ANALYZE t"]);
+    }
+
+    #[test]
+    fn a_dialect_overrides_statements_by_name() {
+        let shared =
+            "-- [create]\nCREATE TABLE {t} (a BLOB);\n-- [drop]\n-- a comment\nDROP TABLE {t};\n";
+        let dialect = "-- the dialect's own\n-- [create]\nCREATE TABLE {t} (a BYTEA);\n";
+        let named = Named::read(shared, Some(dialect), &[("t", &"x")]);
+        assert_eq!(named.get("create").unwrap(), "CREATE TABLE x (a BYTEA)");
+        assert_eq!(named.get("drop").unwrap(), "DROP TABLE x");
+        let plain = Named::read(shared, None, &[("t", &"x")]);
+        assert_eq!(plain.get("create").unwrap(), "CREATE TABLE x (a BLOB)");
+        assert!(plain.get("insert").is_err());
         assert!(analyze(Dialect::Standard, "t").is_empty());
     }
 }

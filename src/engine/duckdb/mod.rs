@@ -401,14 +401,8 @@ mod tests {
     fn open(dir: &std::path::Path, level: Durability) -> Box<dyn SqlDatabase> {
         Duckdb
             .open(&SqlOptions {
-                dir: dir.to_path_buf(),
-                durability: level,
-                url: None,
-                dialect: None,
                 clients: 2,
-                cache_bytes: 0,
-                topology: Default::default(),
-                shared: false,
+                ..SqlOptions::at(dir, level)
             })
             .unwrap()
     }
@@ -526,16 +520,7 @@ mod tests {
     #[test]
     fn refused_levels_and_url() {
         let dir = tempfile::tempdir().unwrap();
-        let mut o = SqlOptions {
-            dir: dir.path().to_path_buf(),
-            durability: Durability::Nosync,
-            url: None,
-            dialect: None,
-            clients: 1,
-            cache_bytes: 0,
-            topology: Default::default(),
-            shared: false,
-        };
+        let mut o = SqlOptions::at(dir.path(), Durability::Nosync);
         assert!(Duckdb.open(&o).is_err());
         o.durability = Durability::Sync;
         o.url = Some("duckdb://x".into());

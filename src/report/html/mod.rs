@@ -1,24 +1,22 @@
 //! The self-contained HTML report: one file, no script, font or network; charts as inline SVG.
 //! Made from result files only, so any set of runs can be reported again later.
 
-mod crashtest;
 mod over_time;
-mod session;
-mod throughput;
-mod wisconsin;
+pub mod throughput;
 
 use super::compare;
 use super::markup::escape;
-use super::Shape;
+use super::view::{Verdict, View};
 use crate::results::{store, Measurement, RunResult};
 use crate::units::thousands;
 use anyhow::{bail, Result};
-use crashtest::{crash_verdicts, crashtest_body, CrashVerdict};
-use session::session_body;
+pub use over_time::over_time;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use throughput::throughput_body;
-use wisconsin::wisconsin_section;
+
+/// The view of a run, by the workload its result file names (whoever reads result files knows
+/// the workloads; the report does not).
+pub type Views<'a> = &'a dyn Fn(&str) -> &'static dyn View;
 
 /// A result file as read: the run, or why it could not be read.
 pub struct Loaded {
@@ -38,7 +36,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Loaded>> {
 }
 
 /// Writes the report for `loaded` to `out`; fails only when no run could be read.
-pub fn write(loaded: &[Loaded], out: &Path) -> Result<usize> {
+pub fn write(loaded: &[Loaded], out: &Path, views: Views) -> Result<usize> {
     let runs = loaded.iter().filter(|l| l.run.is_ok()).count();
     if runs == 0 {
         let why: Vec<String> = loaded
@@ -54,7 +52,7 @@ pub fn write(loaded: &[Loaded], out: &Path) -> Result<usize> {
             }
         );
     }
-    let html = render(loaded);
+    let html = render(loaded, views);
     let tmp = out.with_extension("html.tmp");
     std::fs::write(&tmp, html)?;
     std::fs::rename(&tmp, out)?;
@@ -76,10 +74,55 @@ svg .title{font-weight:bold;font-size:15px}svg .axis-name{font-size:12px;fill:#3
 svg .tick{font-size:11px;fill:#444}svg .grid{stroke:#e4e4e4}svg .axis{stroke:#333}
 svg .whisker{stroke:#000;stroke-width:1.2;fill:none}svg .legend text{font-size:12px}
 code{font-size:.85em;word-break:break-all}
+table.summary td:nth-child(3){min-width:20em}
 @media print{body{max-width:none;margin:0}h2{page-break-before:auto}svg.chart{page-break-inside:avoid}}
 "#;
 
-pub fn render(loaded: &[Loaded]) -> String {
+/// The runs of each workload, workloads by name, runs as given.
+fn workloads<'a>(runs: &[&'a RunResult]) -> Vec<(&'a str, Vec<&'a RunResult>)> {
+    let mut out: Vec<(&str, Vec<&RunResult>)> = Vec::new();
+    for r in runs {
+        match out.iter_mut().find(|(w, _)| *w == r.workload) {
+            Some((_, list)) => list.push(r),
+            None => out.push((&r.workload, vec![r])),
+        }
+    }
+    out.sort_by_key(|(w, _)| *w);
+    out
+}
+
+/// The answer first: per run its headline figures, against the papers' and against the first
+/// run of its workload.
+fn summary(workloads: &[(&str, Vec<&RunResult>)], views: Views) -> String {
+    let mut s = String::from(
+        "<h2 id=summary>Summary</h2><table class=summary><tr><th>workload</th><th>run</th>\
+         <th>headline</th><th>against the papers and earlier runs</th></tr>",
+    );
+    for (w, runs) in workloads {
+        for (i, r) in runs.iter().enumerate() {
+            let lines: Vec<String> = (views(w).headline(r).iter()).map(|l| escape(l)).collect();
+            let mut against: Vec<String> =
+                super::summary::against_published(r).into_iter().collect();
+            if i > 0 {
+                against.extend(super::summary::against_run(runs[0], r));
+            }
+            let against: Vec<String> = against.iter().map(|a| escape(a)).collect();
+            let _ = write!(
+                s,
+                "<tr><td><a href=\"#{0}\">{0}</a></td><td>{1} {2}</td><td>{3}</td><td>{4}</td></tr>",
+                escape(w),
+                escape(&r.run_id),
+                status_badge(r),
+                lines.join("<br>"),
+                against.join("<br>"),
+            );
+        }
+    }
+    s.push_str("</table>");
+    s
+}
+
+pub fn render(loaded: &[Loaded], views: Views) -> String {
     let runs: Vec<&RunResult> = loaded.iter().filter_map(|l| l.run.as_ref().ok()).collect();
     let mut body = String::new();
     let mut charts = 0usize;
@@ -88,32 +131,30 @@ pub fn render(loaded: &[Loaded]) -> String {
         body,
         "<h1>hakari report</h1><p class=note>{} run(s), made {} from result files. Figures are ops/s \
          (mean ± sample stddev over runs) unless marked. Published figures are from the papers' \
-         old machines: references, not targets.</p>",
+         old machines: references, not targets. Where the runs were made (environment, engines, \
+         settings) is at the end.</p>",
         runs.len(),
         crate::results::time::now_rfc3339()
     );
-    body.push_str(&runs_table(loaded));
-    body.push_str(&environment_table(&runs));
-    body.push_str(&engines_table(&runs));
+    let workloads = workloads(&runs);
+    body.push_str(&summary(&workloads, views));
 
-    let verdicts = crash_verdicts(&runs);
-    let mut workloads: Vec<&str> = runs.iter().map(|r| r.workload.as_str()).collect();
-    workloads.dedup();
-    workloads.sort();
-    workloads.dedup();
-    for w in workloads {
-        let of_workload: Vec<&RunResult> =
-            runs.iter().copied().filter(|r| r.workload == w).collect();
+    let verdicts = verdicts(&runs, views);
+    for (w, of_workload) in &workloads {
         let _ = write!(body, "<h2 id=\"{0}\">Workload: {0}</h2>", escape(w));
-        for r in &of_workload {
-            let (html, n) = run_section(r, &verdicts);
+        for r in of_workload {
+            let (html, n) = run_section(r, views(&r.workload), &verdicts);
             body.push_str(&html);
             charts += n;
         }
         if of_workload.len() > 1 {
-            body.push_str(&comparison(&of_workload));
+            body.push_str(&comparison(of_workload));
         }
     }
+    body.push_str("<h2 id=provenance>Where the runs were made</h2>");
+    body.push_str(&runs_table(loaded));
+    body.push_str(&environment_table(&runs));
+    body.push_str(&engines_table(&runs));
     format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>hakari report</title>\
          <meta name=\"viewport\" content=\"width=device-width\"><style>{STYLE}</style></head>\
@@ -168,7 +209,7 @@ fn runs_table(loaded: &[Loaded]) -> String {
 /// Shaped like the papers' "test environment" tables.
 fn environment_table(runs: &[&RunResult]) -> String {
     let mut t = String::from(
-        "<h2>Test environment</h2><table><tr><th>run</th><th>processor</th><th>cores</th><th>RAM</th>\
+        "<h3>Test environment</h3><table><tr><th>run</th><th>processor</th><th>cores</th><th>RAM</th>\
          <th>operating system</th><th>kernel</th><th>file system</th><th>storage</th><th>fsync ceiling</th><th>build</th></tr>",
     );
     for r in runs {
@@ -208,7 +249,7 @@ fn environment_table(runs: &[&RunResult]) -> String {
 
 fn engines_table(runs: &[&RunResult]) -> String {
     let mut t = String::from(
-        "<h2>Engines and durability mapping</h2><table><tr><th>run</th><th>engine</th><th>version</th>\
+        "<h3>Engines and durability mapping</h3><table><tr><th>run</th><th>engine</th><th>version</th>\
          <th>durability</th><th>what the level sets</th><th>effective settings</th></tr>",
     );
     for r in runs {
@@ -242,8 +283,23 @@ fn config_label(m: &Measurement, varying: &[String]) -> String {
     )
 }
 
+/// Every verdict the runs give others' rows (the newest run's, per engine, level and kind).
+fn verdicts(runs: &[&RunResult], views: Views) -> Vec<Verdict> {
+    let mut newest_first = runs.to_vec();
+    newest_first.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    let mut out: Vec<Verdict> = Vec::new();
+    for r in newest_first {
+        for v in views(&r.workload).verdicts(r) {
+            if !(out.iter()).any(|o| o.matches(&v.engine, &v.level) && o.kind == v.kind) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
 /// One run's tables and charts; returns the HTML and how many charts it drew.
-fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
+fn run_section(r: &RunResult, view: &dyn View, verdicts: &[Verdict]) -> (String, usize) {
     let mut s = String::new();
     let mut charts = 0;
     let _ = write!(
@@ -256,54 +312,16 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
             .unwrap_or_default(),
         status_badge(r)
     );
-    let ms = &r.measurements;
-    if ms.is_empty() {
+    if r.measurements.is_empty() {
         s.push_str("<p class=problem>This run finished no measurement.</p>");
         return (s, 0);
     }
-    let shape = Shape::of(r);
-    let (body, drawn) = match shape {
-        Shape::Session => session_body(r),
-        Shape::Crashtest => (crashtest_body(r), 0),
-        Shape::Tpch => super::tpch::html(r),
-        Shape::Wisconsin => wisconsin_section(r),
-        Shape::Ycsb => (super::ycsb::tables(r).iter().map(|t| t.html()).collect(), 0),
-        Shape::Script => (
-            super::script::tables(r).iter().map(|t| t.html()).collect(),
-            0,
-        ),
-        Shape::Kv | Shape::Tpcb | Shape::Other => throughput_body(r, verdicts),
-    };
-    s.push_str(&body);
-    charts += drawn;
-    let (body, drawn) = over_time::over_time(r);
-    s.push_str(&body);
-    charts += drawn;
-
-    // Latency percentiles (a Wisconsin run's are its query times, already in its table).
-    if shape != Shape::Wisconsin && ms.iter().any(|m| m.latency.is_some()) {
-        let varying = super::varying_config(ms);
-        s.push_str("<table><tr><th>configuration</th><th>step</th><th>p50 µs</th><th>p95 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>retries</th></tr>");
-        for m in ms {
-            if let Some(l) = &m.latency {
-                let _ = write!(
-                    s,
-                    "<tr><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{}</td></tr>",
-                    escape(&config_label(m, &varying)),
-                    escape(&m.step),
-                    l.p50_us,
-                    l.p95_us,
-                    l.p99_us,
-                    l.p999_us,
-                    l.max_us,
-                    m.retries
-                );
-            }
-        }
-        s.push_str("</table>");
+    for part in view.parts(r, verdicts) {
+        let (html, drawn) = part.page();
+        s.push_str(&html);
+        charts += drawn;
     }
-    // A tpch section shows its metrics in its own tables.
-    if !r.metrics.is_empty() && shape != Shape::Tpch {
+    if !r.metrics.is_empty() && view.derived() {
         s.push_str("<table><tr><th>engine</th><th>derived figure</th><th>value</th></tr>");
         for m in &r.metrics {
             let _ = write!(
@@ -326,11 +344,45 @@ fn run_section(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
     (s, charts)
 }
 
+/// The latency percentiles of every measurement that has them ("" when none has).
+pub fn latency(r: &RunResult) -> String {
+    let ms = &r.measurements;
+    if !ms.iter().any(|m| m.latency.is_some()) {
+        return String::new();
+    }
+    let varying = super::varying_config(ms);
+    let mut s = String::from("<table><tr><th>configuration</th><th>step</th><th>p50</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>retries</th></tr>");
+    let us = crate::units::latency;
+    for m in ms {
+        if let Some(l) = &m.latency {
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+                escape(&config_label(m, &varying)),
+                escape(&m.step),
+                us(l.p50_us),
+                us(l.p95_us),
+                us(l.p99_us),
+                us(l.p999_us),
+                us(l.max_us),
+                m.retries
+            );
+        }
+    }
+    s.push_str("</table>");
+    s
+}
+
+/// Each later run of a workload against the first, figure by figure; "" when no run shares a
+/// figure with the first (unrelated runs are not compared).
 fn comparison(runs: &[&RunResult]) -> String {
     let base = runs[0];
-    let mut s = format!("<h3>Comparison against run {}</h3>", escape(&base.run_id));
+    let mut s = String::new();
     for other in &runs[1..] {
         let changes = compare::compare(base, other);
+        if changes.is_empty() {
+            continue;
+        }
         let _ = write!(
             s,
             "<p>{} vs {}: {} shared figure(s)</p>",
@@ -338,9 +390,6 @@ fn comparison(runs: &[&RunResult]) -> String {
             escape(&other.run_id),
             changes.len()
         );
-        if changes.is_empty() {
-            continue;
-        }
         s.push_str("<table><tr><th>figure</th><th>base ops/s</th><th>±</th><th>new ops/s</th><th>±</th><th>change</th><th></th></tr>");
         for c in changes {
             let _ = write!(
@@ -357,8 +406,13 @@ fn comparison(runs: &[&RunResult]) -> String {
         }
         s.push_str("</table>");
     }
-    s.push_str("<p class=note>not significant: the change is within sqrt(sd_base² + sd_new²), the runs' own noise.</p>");
-    s
+    if s.is_empty() {
+        return s;
+    }
+    format!(
+        "<h3>Comparison against run {}</h3>{s}<p class=note>not significant: the change is within sqrt(sd_base² + sd_new²), the runs' own noise.</p>",
+        escape(&base.run_id)
+    )
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::measure::intervals::IntervalFigure;
 use crate::results::RunResult;
 
 /// The section's HTML and how many charts it drew.
-pub(super) fn over_time(r: &RunResult) -> (String, usize) {
+pub fn over_time(r: &RunResult) -> (String, usize) {
     let mut s = String::new();
     let mut charts = time_charts(r, &mut s);
     let open = open_loop_table(r);
@@ -40,8 +40,12 @@ fn time_charts(r: &RunResult, s: &mut String) -> usize {
     let mut charts = 0;
     let warmup = r.timing.as_ref().map_or(0.0, |t| t.warmup_s);
     let shade = (warmup > 0.0).then_some((0.0, warmup, "warm-up"));
-    let x = "seconds into the step (end of each interval)";
     for (step, series) in series_by_step(r) {
+        let x = if series.iter().any(|s| s.partial_left_out) {
+            "seconds into the step (end of each interval; a last one under half as long left out)"
+        } else {
+            "seconds into the step (end of each interval)"
+        };
         let line = |pick: &dyn Fn(&IntervalFigure) -> f64| {
             (series.iter())
                 .map(|s| LineSeries {

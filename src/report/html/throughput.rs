@@ -4,16 +4,16 @@
 use super::super::chart::{self, AxisKind, BarSeries, Labels, LineSeries};
 use super::super::markup::escape;
 use super::super::published;
-use super::super::throughput::{Sources, View};
-use super::CrashVerdict;
+use super::super::throughput::{Sources, Throughput};
+use super::super::view::Verdict;
 use crate::results::RunResult;
 use crate::units::thousands;
 use std::fmt::Write;
 
 /// Configurations as rows and steps as columns, with the paper's figures beneath; bars per step
 /// and lines against threads.
-pub(super) fn throughput_body(r: &RunResult, verdicts: &[CrashVerdict]) -> (String, usize) {
-    let view = View::of(r);
+pub fn throughput_body(r: &RunResult, verdicts: &[Verdict]) -> (String, usize) {
+    let view = Throughput::of(r);
     let mut s = table(&view, verdicts);
     s.push_str(&bars(&view));
     let (lines, drawn) = lines_by_threads(&view);
@@ -22,7 +22,7 @@ pub(super) fn throughput_body(r: &RunResult, verdicts: &[CrashVerdict]) -> (Stri
 }
 
 /// Configurations as rows, steps as columns, published rows beneath.
-fn table(view: &View, verdicts: &[CrashVerdict]) -> String {
+fn table(view: &Throughput, verdicts: &[Verdict]) -> String {
     let mut s = String::new();
     // The crash test's verdict for the same engine and level, when one is in the report.
     let show_verdicts = view.configs.iter().any(|(e, d, _)| {
@@ -102,7 +102,7 @@ fn header(steps: &[String], show_verdicts: bool) -> String {
 }
 
 /// Grouped bars: one group per step, one bar per configuration, the paper's figures beside.
-fn bars(view: &View) -> String {
+fn bars(view: &Throughput) -> String {
     let name = |(e, d, t): &(String, String, usize)| format!("{e} {d} t{t}");
     let mut series: Vec<BarSeries> = (view.configs.iter().enumerate())
         .map(|(i, config)| BarSeries {
@@ -148,7 +148,7 @@ fn bars(view: &View) -> String {
 }
 
 /// Lines against threads (clients) when several counts ran; returns them and how many.
-fn lines_by_threads(view: &View) -> (String, usize) {
+fn lines_by_threads(view: &Throughput) -> (String, usize) {
     let thread_counts = view.thread_counts();
     if thread_counts.len() < 2 {
         return (String::new(), 0);
@@ -204,17 +204,17 @@ fn lines_by_threads(view: &View) -> (String, usize) {
 }
 
 /// The crash test's verdicts for an engine and level, as one cell.
-fn verdict_cell(verdicts: &[CrashVerdict], engine: &str, durability: &str) -> String {
+fn verdict_cell(verdicts: &[Verdict], engine: &str, durability: &str) -> String {
     let level = super::super::level_of(durability);
-    let found: Vec<&CrashVerdict> = verdicts
+    let found: Vec<&Verdict> = verdicts
         .iter()
         .filter(|v| v.matches(engine, level))
         .collect();
-    let class = if found.iter().any(|v| v.is_broken()) {
+    let class = if found.iter().any(|v| v.broken) {
         " class=problem"
     } else {
         ""
     };
-    let text: Vec<String> = found.iter().map(|v| v.text()).collect();
+    let text: Vec<&str> = found.iter().map(|v| v.text.as_str()).collect();
     format!("<td{class}>{}</td>", escape(&text.join("; ")))
 }

@@ -2,7 +2,7 @@
 
 use super::keys::KeyLayout;
 use super::presets::{self, KvParams, TxnSize};
-use crate::workload::flags::{self, Shared};
+use crate::workload::flags::{self, Flags, Shared};
 use anyhow::Result;
 use clap::Args;
 
@@ -42,9 +42,13 @@ pub struct KvFlags {
     pub bulk_buffer: Option<usize>,
 }
 
-impl KvFlags {
+impl Flags for KvFlags {
+    type Workload = KvParams;
+    const PRESETS: &'static [&'static str] = &presets::PRESETS;
+    const ABOUT: &'static str =
+        "Key-value records in batches of sequential keys (Berkeley DB papers 000 and 002).";
     /// The workload with these flags (and a preset's parameters under them).
-    pub fn workload(&self, shared: &Shared) -> Result<KvParams> {
+    fn workload(&self, shared: &Shared) -> Result<KvParams> {
         let mut p = shared.start_from(presets::preset, presets::default_params)?;
         flags::set(&mut p.batches, self.batches);
         flags::set(&mut p.batch_size, self.batch_size);

@@ -4,6 +4,7 @@
 pub mod flags;
 pub mod keys;
 pub mod presets;
+mod view;
 
 use crate::durability::Durability;
 use crate::engine::kv::{retry_conflicts, KvEngine, KvOptions};
@@ -41,6 +42,7 @@ impl std::fmt::Display for Config {
 impl Workload for KvParams {
     type Config = Config;
     const NAME: &'static str = "kv";
+    const VIEW: &'static dyn crate::report::view::View = &view::KvView;
     const TAKES: Takes = Takes::OrderedKv;
     /// Berkeley DB for its own papers' presets.
     const PRESET_ENGINES: &'static [(&'static str, &'static str)] =
@@ -126,7 +128,7 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
     for run in 0..params.runs {
         let dir = ctx.config_dir(&config)?;
         let options = KvOptions {
-            dir: dir.clone(),
+            dir: dir.to_path_buf(),
             durability: config.durability,
             threads: config.threads,
             key_size: params.key_size,
@@ -176,17 +178,15 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
             }
         }
         store.close()?;
-        std::fs::remove_dir_all(&dir).ok();
     }
     for (step, outs) in reported.iter().zip(&outcomes) {
-        let key = MeasurementKey {
-            workload: "kv".into(),
-            engine: config.engine.name().into(),
-            durability: config.durability.name().into(),
-            threads: config.threads,
-            step: step.name.into(),
-            config: measurement_config(params),
-        };
+        let key = MeasurementKey::new(
+            config.engine.name(),
+            config.durability,
+            config.threads,
+            step.name,
+            measurement_config(params),
+        );
         ctx.measured(key, outs)?;
     }
     Ok(())

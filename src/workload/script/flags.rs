@@ -1,7 +1,7 @@
 //! The script workload's own flags, and the parameters they make.
 
 use super::{ScriptFile, ScriptParams};
-use crate::workload::flags::Shared;
+use crate::workload::flags::{Flags, Shared};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
@@ -65,9 +65,32 @@ fn read(file: &str) -> Result<String> {
     std::fs::read_to_string(file).with_context(|| format!("cannot read script file {file}"))
 }
 
-impl ScriptFlags {
-    /// The workload with these flags.
-    pub fn workload(&self, shared: &Shared) -> Result<ScriptParams> {
+impl Flags for ScriptFlags {
+    type Workload = ScriptParams;
+    const ABOUT: &'static str =
+        "Your own transactions: script files in pgbench's syntax (\\set with pgbench's \
+        expressions, \\sleep, :variables bound as parameters), run by N clients on any SQL engine.";
+    const MORE: &'static str = "A script runs on your own tables, as you asked: with --url, hakari works in that database \
+        as it is, and creates, changes and drops nothing there but what your scripts do. It \
+        creates tables only through --init and drops them only through --cleanup, both run \
+        once, untimed. Without --url, the engine is a fresh database of hakari's (embedded, or a \
+        private server) and --init must create what the scripts use.";
+    const EXAMPLES: &'static str = "Example (pgbench's TPC-B, written to tpcb.sql):
+  \\set aid random(1, 100000 * :scale)
+  \\set bid random(1, 1 * :scale)
+  \\set tid random(1, 10 * :scale)
+  \\set delta random(-5000, 5000)
+  BEGIN;
+  UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+  SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+  UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+  UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+  INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+  END;
+
+  hakari run script --file tpcb.sql --engine postgres --url postgres://user@host/db --clients 8 --duration 60
+  hakari run script --file a.sql@9 --file b.sql@1 --engine mysql,sqlite --set scale=10 --init init.sql --cleanup drop.sql";
+    fn workload(&self, shared: &Shared) -> Result<ScriptParams> {
         if shared.preset.is_some() {
             bail!("the script workload has no presets: its transactions are the script files");
         }

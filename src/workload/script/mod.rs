@@ -15,9 +15,10 @@ mod parse;
 mod program;
 mod random;
 mod value;
+mod view;
 
 use crate::durability::Durability;
-use crate::engine::sql::{SqlDatabase, SqlOptions};
+use crate::engine::sql::SqlDatabase;
 use crate::engine::{Engine, Takes};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
@@ -96,6 +97,7 @@ impl ScriptParams {
 impl Workload for ScriptParams {
     type Config = SqlConfig;
     const NAME: &'static str = "script";
+    const VIEW: &'static dyn crate::report::view::View = &view::ScriptView;
     const TAKES: Takes = Takes::Sql;
     const PACED: bool = true;
 
@@ -136,16 +138,12 @@ impl Workload for ScriptParams {
     fn run_config(&mut self, config: &SqlConfig, ctx: &mut RunContext) -> Result<()> {
         let program = self.program(ctx.seed)?;
         let dir = ctx.config_dir(config)?;
-        let db = config.engine.open_as_given(&SqlOptions {
-            dir: dir.clone(),
-            durability: config.durability,
-            url: ctx.url_for(Engine::Sql(config.engine)).map(str::to_string),
-            dialect: ctx.dialect(),
-            clients: self.clients.iter().copied().max().unwrap_or(1),
-            cache_bytes: 0,
-            topology: ctx.topology(),
-            shared: false,
-        })?;
+        let db = config.engine.open_as_given(&ctx.sql_options(
+            config.engine,
+            config.durability,
+            &dir,
+            self.clients.iter().copied().max().unwrap_or(1),
+        ))?;
         ctx.record_engine(
             Engine::Sql(config.engine),
             config.durability,
@@ -159,7 +157,6 @@ impl Workload for ScriptParams {
             None => Ok(()),
         };
         db.close()?;
-        std::fs::remove_dir_all(&dir).ok();
         outcome.and(cleanup)
     }
 }
@@ -300,14 +297,7 @@ impl ScriptParams {
             for (k, v) in extra {
                 c.insert(k.to_string(), v.clone().into());
             }
-            MeasurementKey {
-                workload: Self::NAME.into(),
-                engine: config.engine.name().into(),
-                durability: config.durability.name().into(),
-                threads: clients,
-                step,
-                config: c,
-            }
+            MeasurementKey::new(config.engine.name(), config.durability, clients, step, c)
         };
         ctx.measured(key("run".into(), &[]), &runs)?;
         if program.scripts.len() > 1 {

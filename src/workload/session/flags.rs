@@ -3,7 +3,7 @@
 use super::data::Codec;
 use super::store::Layout;
 use super::{default_params, SessionParams};
-use crate::workload::flags::{self, Shared};
+use crate::workload::flags::{self, Flags, Shared};
 use anyhow::{bail, Result};
 use clap::Args;
 
@@ -27,9 +27,12 @@ pub struct SessionFlags {
     pub reads: Option<u64>,
 }
 
-impl SessionFlags {
+impl Flags for SessionFlags {
+    type Workload = SessionParams;
+    const ABOUT: &'static str = "A web session store: 1,000 session writes and 10,000 random reads per size, stored whole, \
+        in 4000-byte chunks, or compressed (source 001), on SQL and key-value engines.";
     /// The workload with these flags.
-    pub fn workload(&self, shared: &Shared) -> Result<SessionParams> {
+    fn workload(&self, shared: &Shared) -> Result<SessionParams> {
         if let Some(preset) = &shared.preset {
             bail!("the session workload has no preset '{preset}' (it has none yet)");
         }

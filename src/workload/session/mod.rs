@@ -8,9 +8,11 @@
 
 pub mod data;
 pub mod flags;
+pub mod presets;
 #[cfg(test)]
 pub(crate) mod snapshot;
 pub mod store;
+mod view;
 
 use crate::durability::Durability;
 use crate::engine::Engine;
@@ -24,36 +26,11 @@ use anyhow::{bail, Context, Result};
 use data::Codec;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use store::{Layout, OpenOptions, SessionStore};
 
-#[derive(Clone, Debug, Serialize)]
-pub struct SessionParams {
-    /// Bytes of random text inside each session, one configuration per size.
-    pub sizes: Vec<u64>,
-    pub layouts: Vec<Layout>,
-    pub compress: Vec<Codec>,
-    pub clients: Vec<usize>,
-    pub runs: usize,
-    /// Sessions written per run (the source: 1,000).
-    pub sessions: u64,
-    /// Random session reads per run (the source: 10,000).
-    pub reads: u64,
-}
-
-pub fn default_params() -> SessionParams {
-    SessionParams {
-        sizes: vec![1 << 10, 4 << 10, 10 << 10, 100 << 10, 1000 << 10],
-        layouts: vec![Layout::Blob],
-        compress: vec![Codec::None, Codec::Gzip],
-        clients: vec![1],
-        runs: 3,
-        sessions: 1_000,
-        reads: 10_000,
-    }
-}
+pub use presets::{default_params, SessionParams};
 
 /// The largest size a run accepts: sessions are held in memory to check what is read back.
 pub const MAX_SIZE: u64 = 64 << 20;
@@ -74,8 +51,14 @@ impl std::fmt::Display for Config {
 impl Workload for SessionParams {
     type Config = Config;
     const NAME: &'static str = "session";
+    const VIEW: &'static dyn crate::report::view::View = &view::SessionView;
     const TAKES: Takes = Takes::Records;
     const PACED: bool = true;
+
+    #[cfg(test)]
+    fn statements() -> String {
+        snapshot::statements()
+    }
 
     fn step_length(&self) -> StepLength {
         StepLength::Operations(self.sessions.min(self.reads))
@@ -136,7 +119,6 @@ fn run_config(params: &SessionParams, config: Config, ctx: &mut RunContext) -> R
         .iter()
         .try_for_each(|&l| store.drop_layout(l));
     store.close()?;
-    std::fs::remove_dir_all(&dir).ok();
     outcome.and(cleanup)
 }
 
@@ -274,14 +256,13 @@ fn measure_cell(
         config.insert("size".into(), cell.size.into());
         config.insert("payload_bytes".into(), (payloads[0].len() as u64).into());
         config.insert("stored_bytes".into(), stored_per_session.into());
-        MeasurementKey {
-            workload: "session".into(),
-            engine: cell.config.engine.name().into(),
-            durability: cell.config.durability.name().into(),
-            threads: cell.clients,
-            step: step.into(),
+        MeasurementKey::new(
+            cell.config.engine.name(),
+            cell.config.durability,
+            cell.clients,
+            step,
             config,
-        }
+        )
     };
     ctx.measured(key("write"), &writes)?;
     ctx.measured(key("read"), &reads)?;

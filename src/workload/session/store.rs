@@ -127,7 +127,7 @@ impl SessionStore {
     /// How sessions are laid out in this store, for the output.
     pub fn describe(&self, layout: Layout) -> String {
         match self {
-            SessionStore::Sql { dialect, .. } => ddl(*dialect, layout),
+            SessionStore::Sql { dialect, .. } => ddl(*dialect, layout).unwrap_or_default(),
             SessionStore::Kv(_) => match layout {
                 Layout::Blob => "key = session id, value = the whole session".into(),
                 Layout::Chunked => format!(
@@ -142,7 +142,7 @@ impl SessionStore {
         if let SessionStore::Sql { db, dialect } = self {
             let mut c = db.connect()?;
             c.execute(&statement(layout, "drop"))?;
-            let sql = ddl(*dialect, layout);
+            let sql = ddl(*dialect, layout)?;
             c.execute(&sql)
                 .with_context(|| format!("creating: {sql}"))?;
         }
@@ -186,25 +186,25 @@ fn table(layout: Layout) -> &'static str {
 }
 
 /// The layout's `CREATE TABLE` in each engine's natural type for a large value, and for a chunk
-/// of at most 4000 bytes.
-fn ddl(dialect: Dialect, layout: Layout) -> String {
-    let text = match (dialect, layout) {
-        (Dialect::Postgres, Layout::Blob) => include_str!("sql/postgres/create_blob.sql"),
-        (Dialect::Postgres, Layout::Chunked) => include_str!("sql/postgres/create_chunked.sql"),
-        (Dialect::Mysql, Layout::Blob) => include_str!("sql/mysql/create_blob.sql"),
-        (Dialect::Mysql, Layout::Chunked) => include_str!("sql/mysql/create_chunked.sql"),
-        (Dialect::Oracle, Layout::Blob) => include_str!("sql/oracle/create_blob.sql"),
-        (Dialect::Oracle, Layout::Chunked) => include_str!("sql/oracle/create_chunked.sql"),
-        (Dialect::Zen, Layout::Blob) => include_str!("sql/zen/create_blob.sql"),
-        (Dialect::Zen, Layout::Chunked) => include_str!("sql/zen/create_chunked.sql"),
-        (Dialect::Sqlite | Dialect::Duckdb | Dialect::Standard, Layout::Blob) => {
-            include_str!("sql/create_blob.sql")
-        }
-        (Dialect::Sqlite | Dialect::Duckdb | Dialect::Standard, Layout::Chunked) => {
-            include_str!("sql/create_chunked.sql")
-        }
+/// of at most 4000 bytes (`sql/create.sql`, by layout; a dialect's file overrides by name).
+fn ddl(dialect: Dialect, layout: Layout) -> Result<String> {
+    let own = match dialect {
+        Dialect::Postgres => Some(include_str!("sql/postgres/create.sql")),
+        Dialect::Mysql => Some(include_str!("sql/mysql/create.sql")),
+        Dialect::Oracle => Some(include_str!("sql/oracle/create.sql")),
+        Dialect::Zen => Some(include_str!("sql/zen/create.sql")),
+        Dialect::Sqlite | Dialect::Duckdb | Dialect::Standard => None,
     };
-    sql::filled(text, &[("table", &table(layout))]).remove(0)
+    let named = sql::Named::read(
+        include_str!("sql/create.sql"),
+        own,
+        &[("table", &table(layout))],
+    );
+    let name = match layout {
+        Layout::Blob => "blob",
+        Layout::Chunked => "chunked",
+    };
+    Ok(named.get(name)?.to_string())
 }
 
 /// The layout's statement `name` (insert, select, delete, drop).

@@ -2,7 +2,7 @@
 
 use super::presets::{self, TpcbParams};
 use crate::units::parse_counts;
-use crate::workload::flags::{self, Shared};
+use crate::workload::flags::{self, Flags, Shared};
 use anyhow::{bail, Result};
 use clap::Args;
 
@@ -29,9 +29,13 @@ pub struct TpcbFlags {
     pub table_sets: Option<String>,
 }
 
-impl TpcbFlags {
+impl Flags for TpcbFlags {
+    type Workload = TpcbParams;
+    const PRESETS: &'static [&'static str] = &presets::PRESETS;
+    const ABOUT: &'static str =
+        "TPC-B-like transactions by N clients (paper 000 table 6, the PSQL v11 paper).";
     /// The workload with these flags (and a preset's parameters under them).
-    pub fn workload(&self, shared: &Shared) -> Result<TpcbParams> {
+    fn workload(&self, shared: &Shared) -> Result<TpcbParams> {
         let mut p = shared.start_from(presets::preset, presets::default_params)?;
         flags::set(&mut p.branches, self.scale);
         flags::set(&mut p.tellers_per_branch, self.tellers_per_branch);

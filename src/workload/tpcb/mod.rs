@@ -11,6 +11,7 @@ mod shards;
 #[cfg(test)]
 pub(crate) mod snapshot;
 mod tables;
+mod view;
 
 use crate::durability::Durability;
 use crate::engine::kv::retry_conflicts;
@@ -61,12 +62,18 @@ pub type Config = crate::workload::SqlConfig;
 impl Workload for TpcbParams {
     type Config = Config;
     const NAME: &'static str = "tpcb";
+    const VIEW: &'static dyn crate::report::view::View = &view::TpcbView;
     const TAKES: Takes = Takes::Sql;
     /// Paper 000 ran table 6 on Berkeley DB's SQL interface.
     const PRESET_ENGINES: &'static [(&'static str, &'static str)] =
         &[("bdb-11gr2", "bdb-sql,sqlite")];
     const PACED: bool = true;
     const SHARDED: bool = true;
+
+    #[cfg(test)]
+    fn statements() -> String {
+        snapshot::statements()
+    }
 
     fn step_length(&self) -> StepLength {
         match self.transactions {
@@ -99,15 +106,13 @@ fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Resu
     let dir = ctx.config_dir(&config)?;
     let max_sets = params.table_sets.iter().copied().max().unwrap_or(1);
     let db = config.engine.open(&SqlOptions {
-        dir: dir.clone(),
-        durability: config.durability,
-        url: ctx.url_for(Engine::Sql(config.engine)).map(str::to_string),
-        dialect: ctx.dialect(),
-        clients: params.clients.iter().copied().max().unwrap_or(1),
         cache_bytes: params.cache_bytes,
-        topology: ctx.topology(),
-        // Shard 1 drops what all shards shared, once every one is done.
-        shared: ctx.shard.is_some_and(|s| !s.is_first()),
+        ..ctx.sql_options(
+            config.engine,
+            config.durability,
+            &dir,
+            params.clients.iter().copied().max().unwrap_or(1),
+        )
     })?;
     // The shards of one configuration of one run know each other by the planned start.
     let meeting = ctx.shard.filter(|s| s.count > 1).map(|shard| {
@@ -125,7 +130,6 @@ fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Resu
         false => finished,
     };
     db.close()?;
-    std::fs::remove_dir_all(&dir).ok();
     outcome.and(cleanup)
 }
 
@@ -283,14 +287,13 @@ fn measure_steps(
                 config_map.insert("table_sets".into(), sets.into());
                 config_map.insert("branches".into(), params.branches.into());
                 config_map.insert("accounts".into(), params.accounts().into());
-                let key = MeasurementKey {
-                    workload: "tpcb".into(),
-                    engine: config.engine.name().into(),
-                    durability: config.durability.name().into(),
-                    threads: clients,
-                    step: test.step().into(),
-                    config: config_map,
-                };
+                let key = MeasurementKey::new(
+                    config.engine.name(),
+                    config.durability,
+                    clients,
+                    test.step(),
+                    config_map,
+                );
                 ctx.measured(key, &outcomes)?;
             }
         }
@@ -354,8 +357,34 @@ fn balance_sums(c: &mut dyn SqlConnection, sets: usize) -> Result<Vec<Vec<i64>>>
 /// One client: its connection, prepared statements and random stream.
 struct Client {
     conn: Box<dyn SqlConnection>,
-    tx: Vec<Stmt>,
+    tx: Transaction,
     rng: ChaCha8Rng,
+}
+
+/// The transaction's statements, prepared on one connection, by their names in
+/// `sql/transaction.sql`.
+struct Transaction {
+    update_account: Stmt,
+    select_balance: Stmt,
+    update_teller: Stmt,
+    update_branch: Stmt,
+    insert_history: Stmt,
+    update_filler: Stmt,
+}
+
+impl Transaction {
+    fn prepare(conn: &mut dyn SqlConnection, set: usize) -> Result<Transaction> {
+        let named = crate::workload::sql::Named::read(TRANSACTION, None, &[("p", &prefix(set))]);
+        let mut prepare = |name: &str| conn.prepare(named.get(name)?);
+        Ok(Transaction {
+            update_account: prepare("update_account")?,
+            select_balance: prepare("select_balance")?,
+            update_teller: prepare("update_teller")?,
+            update_branch: prepare("update_branch")?,
+            insert_history: prepare("insert_history")?,
+            update_filler: prepare("update_filler")?,
+        })
+    }
 }
 
 /// One timed run: the test, by how many clients, on how many table sets.
@@ -389,10 +418,7 @@ fn run_clients(
             let mut conn = db.connect()?;
             // Each client is bound to one table set.
             let set = i % sets;
-            let tx = statements(TRANSACTION, set)
-                .iter()
-                .map(|s| conn.prepare(s))
-                .collect::<Result<Vec<_>>>()?;
+            let tx = Transaction::prepare(conn.as_mut(), set)?;
             Ok(Client {
                 conn,
                 tx,
@@ -467,21 +493,24 @@ fn try_transaction(client: &mut Client, test: Test, c: &Choice) -> Result<()> {
     match test {
         Test::Tpcb => {
             conn.begin()?;
-            conn.exec_prepared(tx[0], &[int(c.delta), int(c.aid)])?;
+            conn.exec_prepared(tx.update_account, &[int(c.delta), int(c.aid)])?;
             let mut balance = None;
-            conn.query_prepared(tx[1], &[int(c.aid)], &mut |row| {
+            conn.query_prepared(tx.select_balance, &[int(c.aid)], &mut |row| {
                 balance = row.first().cloned()
             })?;
             if balance.is_none() {
                 bail!("account {} not found", c.aid);
             }
-            conn.exec_prepared(tx[2], &[int(c.delta), int(c.tid)])?;
-            conn.exec_prepared(tx[3], &[int(c.delta), int(c.bid)])?;
-            conn.exec_prepared(tx[4], &[int(c.tid), int(c.bid), int(c.aid), int(c.delta)])?;
+            conn.exec_prepared(tx.update_teller, &[int(c.delta), int(c.tid)])?;
+            conn.exec_prepared(tx.update_branch, &[int(c.delta), int(c.bid)])?;
+            conn.exec_prepared(
+                tx.insert_history,
+                &[int(c.tid), int(c.bid), int(c.aid), int(c.delta)],
+            )?;
             conn.commit()
         }
         Test::AtomicRead => {
-            let n = conn.query_prepared(tx[1], &[int(c.aid)], &mut |_| {})?;
+            let n = conn.query_prepared(tx.select_balance, &[int(c.aid)], &mut |_| {})?;
             if n != 1 {
                 bail!("account {} read {n} rows", c.aid);
             }
@@ -492,7 +521,7 @@ fn try_transaction(client: &mut Client, test: Test, c: &Choice) -> Result<()> {
             // not (the balances stay consistent), and the row really differs: SQLite, for one,
             // skips an update that leaves a row as it was.
             let filler = SqlValue::Text(format!("{:084}", c.delta.unsigned_abs()));
-            let n = conn.exec_prepared(tx[5], &[filler, int(c.aid)])?;
+            let n = conn.exec_prepared(tx.update_filler, &[filler, int(c.aid)])?;
             if n != 1 {
                 bail!("account {} updated {n} rows", c.aid);
             }

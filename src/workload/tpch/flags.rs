@@ -1,7 +1,7 @@
 //! The tpch workload's own flags, and the parameters they make.
 
 use super::presets::{self, TpchParams};
-use crate::workload::flags::Shared;
+use crate::workload::flags::{Flags, Shared};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -25,9 +25,15 @@ pub struct TpchFlags {
     pub keep_data: Option<PathBuf>,
 }
 
-impl TpchFlags {
+impl Flags for TpchFlags {
+    type Workload = TpchParams;
+    const PRESETS: &'static [&'static str] = presets::PRESETS;
+    const ABOUT: &'static str =
+        "TPC-H-like decision support as OSDL DBT-3 ran it (paper 003): load test, power test, \
+        throughput test, at one or more scale factors. Derived from TPC-H; not comparable to \
+        published TPC-H results.";
     /// The workload with these flags (and a preset's parameters under them).
-    pub fn workload(&self, shared: &Shared) -> Result<TpchParams> {
+    fn workload(&self, shared: &Shared) -> Result<TpchParams> {
         let mut p = shared.start_from(presets::preset, presets::default_params)?;
         if let Some(list) = &self.sf {
             p.scale_factors = presets::parse_scale_factors(list)?;

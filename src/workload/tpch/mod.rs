@@ -22,9 +22,10 @@ pub mod refresh;
 pub(crate) mod snapshot;
 mod throughput;
 pub mod validate;
+mod view;
 
 use crate::durability::Durability;
-use crate::engine::sql::{SqlConnection, SqlDatabase, SqlEngine, SqlOptions};
+use crate::engine::sql::{SqlConnection, SqlDatabase, SqlEngine};
 use crate::engine::{Engine, Named, Takes};
 use crate::measure::Interrupted;
 use crate::results::{MeasurementKey, Metric};
@@ -57,11 +58,17 @@ impl std::fmt::Display for Config {
 impl Workload for TpchParams {
     type Config = Config;
     const NAME: &'static str = "tpch";
+    const VIEW: &'static dyn crate::report::view::View = &view::TpchView;
     const TAKES: Takes = Takes::Sql;
     /// OSDL's DBT-3 ran on PostgreSQL.
     const PRESET_ENGINES: &'static [(&'static str, &'static str)] = &[("dbt3", "postgres")];
 
     /// Checks the parameters and lists engine × durability × SF.
+    #[cfg(test)]
+    fn statements() -> String {
+        snapshot::statements()
+    }
+
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
         check(self)?;
         let planned = sql_levels(engines, named, &self.default_durability)?;
@@ -125,20 +132,15 @@ fn run_config(params: &TpchParams, config: Config, ctx: &mut RunContext) -> Resu
     let streams = params
         .streams
         .unwrap_or_else(|| metrics::min_streams(config.sf));
-    let db = config.engine.open(&SqlOptions {
-        dir: dir.clone(),
-        durability: config.durability,
-        url: ctx.url_for(Engine::Sql(config.engine)).map(str::to_string),
-        dialect: ctx.dialect(),
-        clients: streams + 2,
-        cache_bytes: 0,
-        topology: ctx.topology(),
-        shared: false,
-    })?;
+    let db = config.engine.open(&ctx.sql_options(
+        config.engine,
+        config.durability,
+        &dir,
+        streams + 2,
+    ))?;
     let outcome = measure_config(params, config, streams, db.as_ref(), ctx);
     let cleanup = drop_tables(db.as_ref());
     db.close()?;
-    std::fs::remove_dir_all(&dir).ok();
     outcome.and(cleanup)
 }
 
@@ -216,14 +218,7 @@ pub(super) fn record(
     }
     let outcome = crate::measure::runner::StepOutcome::whole(seconds, ops);
     ctx.measured(
-        MeasurementKey {
-            workload: "tpch".into(),
-            engine: config.engine.name().into(),
-            durability: config.durability.name().into(),
-            threads,
-            step: step.into(),
-            config: map,
-        },
+        MeasurementKey::new(config.engine.name(), config.durability, threads, step, map),
         &[outcome],
     )
 }

@@ -276,14 +276,7 @@ pub(super) fn run_query(
         "answer".into(),
         if problems.is_empty() { "ok" } else { "wrong" }.into(),
     );
-    let key = MeasurementKey {
-        workload: "wisconsin".into(),
-        engine: engine.into(),
-        durability: config.durability.name().into(),
-        threads: 1,
-        step: q.step(),
-        config: config_map,
-    };
+    let key = MeasurementKey::new(engine, config.durability, 1, q.step(), config_map);
     ctx.measured(key, &outcomes)?;
     if !problems.is_empty() {
         answers.wrong += 1;

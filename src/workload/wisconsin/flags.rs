@@ -2,7 +2,7 @@
 
 use super::presets::{self, ResultMode};
 use super::{queries, Wisconsin};
-use crate::workload::flags::{self, Shared};
+use crate::workload::flags::{self, Flags, Shared};
 use anyhow::{bail, Result};
 use clap::Args;
 
@@ -22,9 +22,13 @@ pub struct WisconsinFlags {
     pub result_mode: Option<ResultMode>,
 }
 
-impl WisconsinFlags {
+impl Flags for WisconsinFlags {
+    type Workload = Wisconsin;
+    const PRESETS: &'static [&'static str] = &presets::PRESETS;
+    const ABOUT: &'static str =
+        "The 32 Wisconsin benchmark queries on the standard relations (paper 000 table 7).";
     /// The workload with these flags (and a preset's parameters under them).
-    pub fn workload(&self, shared: &Shared) -> Result<Wisconsin> {
+    fn workload(&self, shared: &Shared) -> Result<Wisconsin> {
         let mut p = shared.start_from(presets::preset, presets::default_params)?;
         flags::set(&mut p.tuples, self.tuples);
         flags::set(&mut p.queries, self.queries.clone());

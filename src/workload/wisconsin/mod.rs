@@ -18,6 +18,7 @@ pub mod presets;
 pub mod queries;
 #[cfg(test)]
 pub(crate) mod snapshot;
+mod view;
 
 use crate::durability::Durability;
 use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlOptions};
@@ -55,9 +56,15 @@ impl Wisconsin {
 impl Workload for Wisconsin {
     type Config = Config;
     const NAME: &'static str = "wisconsin";
+    const VIEW: &'static dyn crate::report::view::View = &view::WisconsinView;
     const TAKES: Takes = Takes::Sql;
     /// Table 7 was measured on Berkeley DB's SQL interface.
     const PRESET_ENGINES: &'static [(&'static str, &'static str)] = &[("bdb-11gr2", "bdb-sql")];
+
+    #[cfg(test)]
+    fn statements() -> String {
+        snapshot::statements()
+    }
 
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
         let params = &self.params;
@@ -111,20 +118,13 @@ fn run_config(
 ) -> Result<()> {
     let dir = ctx.config_dir(&config)?;
     let db = config.engine.open(&SqlOptions {
-        dir: dir.clone(),
-        durability: config.durability,
-        url: ctx.url_for(Engine::Sql(config.engine)).map(str::to_string),
-        dialect: ctx.dialect(),
-        clients: 1,
         cache_bytes: params.cache_bytes,
-        topology: ctx.topology(),
-        shared: false,
+        ..ctx.sql_options(config.engine, config.durability, &dir, 1)
     })?;
     let outcome = measure_config(params, config, db.as_ref(), answers, ctx);
     // The relations are hakari's own: dropped even when the run failed.
     let cleanup = db.connect().and_then(|mut c| drop_tables(c.as_mut()));
     db.close()?;
-    std::fs::remove_dir_all(&dir).ok();
     outcome.and(cleanup)
 }
 
@@ -254,16 +254,7 @@ mod tests {
     fn loaded_sqlite(dir: &std::path::Path) -> (Box<dyn SqlDatabase>, Box<dyn SqlConnection>) {
         let engine = crate::engine::sql_engine("sqlite").unwrap();
         let db = engine
-            .open(&SqlOptions {
-                dir: dir.to_path_buf(),
-                durability: Durability::WriteNosync,
-                url: None,
-                dialect: None,
-                clients: 1,
-                cache_bytes: 0,
-                topology: Default::default(),
-                shared: false,
-            })
+            .open(&SqlOptions::at(dir, Durability::WriteNosync))
             .unwrap();
         let mut c = db.connect().unwrap();
         load(c.as_mut(), 1_000).unwrap();

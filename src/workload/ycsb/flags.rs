@@ -2,7 +2,7 @@
 
 use super::generators::Distribution;
 use super::presets::{self, Mix, YcsbParams};
-use crate::workload::flags::{self, Shared};
+use crate::workload::flags::{self, Flags, Shared};
 use anyhow::{bail, Result};
 use clap::Args;
 
@@ -54,9 +54,14 @@ pub struct YcsbFlags {
     pub rmw: Option<f64>,
 }
 
-impl YcsbFlags {
+impl Flags for YcsbFlags {
+    type Workload = YcsbParams;
+    const ABOUT: &'static str =
+        "YCSB's core workloads A-F (or a custom mix) on every engine: a load phase, then reads, \
+        updates, inserts, short scans and read-modify-writes on records chosen by YCSB's own \
+        generators; ops/s and latency per phase and per operation.";
     /// The workload with these flags.
-    pub fn workload(&self, shared: &Shared) -> Result<YcsbParams> {
+    fn workload(&self, shared: &Shared) -> Result<YcsbParams> {
         if let Some(preset) = &shared.preset {
             bail!(
                 "the ycsb workload has no preset '{preset}'; pick core workloads with --workload"
@@ -91,7 +96,9 @@ impl YcsbFlags {
         flags::set(&mut p.threads, shared.threads("threads")?);
         Ok(p)
     }
+}
 
+impl YcsbFlags {
     fn proportions(&self) -> [Option<f64>; 5] {
         [self.read, self.update, self.insert, self.scan, self.rmw]
     }

@@ -9,6 +9,7 @@ pub mod generators;
 pub mod presets;
 mod shards;
 pub(crate) mod store;
+mod view;
 
 use crate::durability::Durability;
 use crate::engine::{Engine, Takes};
@@ -63,9 +64,15 @@ fn range_scan(engine: Engine) -> bool {
 impl Workload for YcsbParams {
     type Config = Config;
     const NAME: &'static str = "ycsb";
+    const VIEW: &'static dyn crate::report::view::View = &view::YcsbView;
     const TAKES: Takes = Takes::Any;
     const PACED: bool = true;
     const SHARDED: bool = true;
+
+    #[cfg(test)]
+    fn statements() -> String {
+        store::snapshot()
+    }
 
     fn step_length(&self) -> StepLength {
         match self.operations {
@@ -212,7 +219,6 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
             false => finished,
         };
         records.close()?;
-        std::fs::remove_dir_all(&dir).ok();
         let (load, measured) = outcome?;
         dropped?;
         match load {
@@ -520,13 +526,14 @@ fn record(
     loads: Vec<StepOutcome>,
     runs: Vec<StepOutcome>,
 ) -> Result<()> {
-    let key = |step: &str| MeasurementKey {
-        workload: "ycsb".into(),
-        engine: config.engine.name().into(),
-        durability: config.durability.name().into(),
-        threads: config.threads,
-        step: step.into(),
-        config: measurement_config(p, &config.mix),
+    let key = |step: &str| {
+        MeasurementKey::new(
+            config.engine.name(),
+            config.durability,
+            config.threads,
+            step,
+            measurement_config(p, &config.mix),
+        )
     };
     if !loads.is_empty() {
         ctx.measured(key("load"), &loads)?;

@@ -1,13 +1,13 @@
 //! The Wisconsin benchmark: table 7's shape and a bar chart per query.
 
-use super::super::chart::{self, BarSeries, Labels};
-use super::super::markup::escape;
-use super::super::wisconsin as w;
+use super as w;
+use crate::report::chart::{self, BarSeries, Labels};
+use crate::report::markup::escape;
 use crate::results::RunResult;
 use std::fmt::Write;
 
 /// Table 7's shape (queries as rows, engines as columns, ms) and a bar chart per query.
-pub(super) fn wisconsin_section(r: &RunResult) -> (String, usize) {
+pub fn wisconsin_section(r: &RunResult) -> (String, usize) {
     let ms = &r.measurements;
     let columns = w::columns(ms);
     let rows = w::rows(ms);

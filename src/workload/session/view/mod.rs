@@ -1,8 +1,11 @@
-//! The session store's tables in the terminal: seconds per step with sizes as columns, the
-//! source's series beneath, then rates and bytes stored.
+//! The session store's view: seconds per step with sizes as columns, the source's series
+//! beneath, then rates and bytes stored (the terminal); seconds against size (the page).
 
-use super::published;
-use super::table::Table;
+mod page;
+
+use crate::report::table::Table;
+use crate::report::view::{Part, Verdict, View};
+use crate::report::{parts, published};
 use crate::results::{Measurement, RunResult};
 use crate::units::thousands;
 
@@ -107,7 +110,7 @@ pub type SessionRow = (String, String, String, String, usize, String);
 
 /// The row a measurement belongs to.
 pub fn row_of(m: &Measurement) -> SessionRow {
-    let text = super::config_text;
+    let text = crate::report::config_text;
     (
         m.engine.clone(),
         m.durability.clone(),
@@ -212,4 +215,15 @@ fn rates_table(
         rates.row(cells);
     }
     rates
+}
+
+/// The session store's section.
+pub struct SessionView;
+
+impl View for SessionView {
+    fn parts(&self, r: &RunResult, _: &[Verdict]) -> Vec<Part> {
+        let mut all = vec![Part::Terminal(tables(r)), Part::html(page::session_body(r))];
+        all.extend(parts::timing(r));
+        all
+    }
 }

@@ -2,7 +2,9 @@
 //! thread count, with the load's and the run's ops/s and each operation's ops/s and p99. The
 //! terminal prints the tables; the HTML report shows the same tables.
 
-use super::table::Table;
+use crate::report::parts;
+use crate::report::table::Table;
+use crate::report::view::{Part, Verdict, View};
 use crate::results::{Measurement, RunResult};
 use crate::units::{duration, thousands};
 
@@ -95,8 +97,13 @@ pub fn tables(r: &RunResult) -> Vec<Table> {
     tables
 }
 
-/// The tables as the terminal prints them.
-pub fn render(r: &RunResult) -> String {
-    let rendered: Vec<String> = tables(r).iter().map(Table::render).collect();
-    rendered.join("\n")
+/// The ycsb section: its tables, then the timing parts.
+pub struct YcsbView;
+
+impl View for YcsbView {
+    fn parts(&self, r: &RunResult, _: &[Verdict]) -> Vec<Part> {
+        let mut all = vec![Part::Tables(tables(r))];
+        all.extend(parts::timing(r));
+        all
+    }
 }

@@ -2,7 +2,9 @@
 //! a run draws from several), then each statement's latency as `pgbench -r` lists it. The
 //! terminal prints the tables; the HTML report shows the same tables.
 
-use super::table::Table;
+use crate::report::parts;
+use crate::report::table::Table;
+use crate::report::view::{Part, Verdict, View};
 use crate::results::{Measurement, RunResult};
 use crate::units::{duration, thousands};
 
@@ -109,8 +111,17 @@ pub fn tables(r: &RunResult) -> Vec<Table> {
     vec![totals, statements]
 }
 
-/// The tables as the terminal prints them.
-pub fn render(r: &RunResult) -> String {
-    let rendered: Vec<String> = tables(r).iter().map(Table::render).collect();
-    rendered.join("\n")
+/// The script section: its tables hold each statement's latency, so the terminal prints no
+/// latency table (the page shows one).
+pub struct ScriptView;
+
+impl View for ScriptView {
+    fn parts(&self, r: &RunResult, _: &[Verdict]) -> Vec<Part> {
+        vec![
+            Part::Tables(tables(r)),
+            parts::over_time(r),
+            parts::latency_page(r),
+            parts::open_loop(r),
+        ]
+    }
 }

@@ -1,14 +1,16 @@
-//! The tpch workload's terminal tables: load test parts, per-query seconds (power test and each
+//! The tpch workload's view: tables: load test parts, per-query seconds (power test and each
 //! stream), the metrics under both rules, the scaling across SFs, and seed 003's figures beside
 //! fresh ones for the `dbt3` preset.
 
-use super::chart::{self, AxisKind, BarSeries, Labels, LineSeries};
-use super::markup::escape;
-use super::published;
-use super::table::Table;
+use crate::report::chart::{self, AxisKind, BarSeries, Labels, LineSeries};
+use crate::report::markup::escape;
+use crate::report::published;
+use crate::report::table::Table;
 use crate::results::{Measurement, RunResult};
 
-pub use crate::workload::tpch::metrics::DISCLAIMER;
+use super::metrics::DISCLAIMER;
+use crate::report::parts;
+use crate::report::view::{Part, Verdict, View};
 
 fn sf_of(m: &Measurement) -> f64 {
     m.config.get("sf").and_then(|v| v.as_f64()).unwrap_or(0.0)
@@ -20,7 +22,7 @@ fn stream_of(m: &Measurement) -> Option<u64> {
     m.config.get("stream").and_then(|v| v.as_u64())
 }
 fn sf_label(sf: f64) -> String {
-    crate::workload::tpch::presets::sf_label(sf)
+    super::presets::sf_label(sf)
 }
 fn secs(v: f64) -> String {
     if v < 10.0 {
@@ -300,7 +302,7 @@ fn scaling_table(r: &RunResult, all: &[(String, String, f64)]) -> Option<Table> 
     }
 }
 
-pub fn render(r: &RunResult) -> String {
+fn render(r: &RunResult) -> String {
     let (tables, source) = tables(r);
     let mut out = format!("{DISCLAIMER}\n");
     for t in &tables {
@@ -317,7 +319,7 @@ pub fn render(r: &RunResult) -> String {
 /// The report's section: the same tables, then the power test's seconds per step, the metrics
 /// (DBT-3's rules) beside seed 003's published ones for the `dbt3` preset, and, across several
 /// SFs, load time and power test time per SF (the source's scaling charts).
-pub fn html(r: &RunResult) -> (String, usize) {
+fn html(r: &RunResult) -> (String, usize) {
     let (tables, source) = tables(r);
     let mut s = format!("<p class=note>{}</p>", escape(DISCLAIMER));
     for t in &tables {
@@ -485,4 +487,40 @@ fn scaling_charts(r: &RunResult, all: &[(String, String, f64)]) -> Vec<String> {
         }
     }
     charts
+}
+
+/// The tpch section: its tables hold the metrics; the page adds the charts and the latency of
+/// each query.
+pub struct TpchView;
+
+impl View for TpchView {
+    fn parts(&self, r: &RunResult, _: &[Verdict]) -> Vec<Part> {
+        vec![
+            Part::Terminal(render(r)),
+            Part::html(html(r)),
+            parts::over_time(r),
+            parts::latency_page(r),
+        ]
+    }
+
+    fn derived(&self) -> bool {
+        false
+    }
+
+    /// The metrics under TPC-H's rules, one line per engine and scale factor.
+    fn headline(&self, r: &RunResult) -> Vec<String> {
+        let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+        for m in r.metrics.iter().filter(|m| m.name.ends_with(" (tpch)")) {
+            let who = m.engine.clone().unwrap_or_default();
+            let name = m.name.trim_end_matches(" (tpch)").trim_end_matches("@Size");
+            let figure = format!("{name} {:.1}", m.value);
+            match lines.iter_mut().find(|(w, _)| *w == who) {
+                Some((_, figures)) => figures.push(figure),
+                None => lines.push((who, vec![figure])),
+            }
+        }
+        (lines.into_iter())
+            .map(|(who, figures)| format!("{who}: {} (TPC-H's rules)", figures.join(", ")))
+            .collect()
+    }
 }

@@ -1,20 +1,20 @@
 //! The session store: seconds per step against session size, the source's series beside.
 
-use super::super::chart::{self, AxisKind, Labels, LineSeries};
-use super::super::markup::escape;
-use super::super::published;
-use super::super::session::{self, SessionRow};
+use super::SessionRow;
+use crate::report::chart::{self, AxisKind, Labels, LineSeries};
+use crate::report::markup::escape;
+use crate::report::published;
 use crate::results::{Measurement, RunResult};
 use std::fmt::Write;
 
 /// The session store: seconds per step against session size on log axes (the source's chart),
 /// one line per engine, level, layout, compression and client count; the source's series hatched.
-pub(super) fn session_body(r: &RunResult) -> (String, usize) {
+pub fn session_body(r: &RunResult) -> (String, usize) {
     let mut s = String::new();
     let ms = &r.measurements;
     let size = |m: &Measurement| m.config.get("size").and_then(|v| v.as_u64()).unwrap_or(0);
-    let sizes = session::sizes(ms);
-    let rows = session::rows(ms);
+    let sizes = super::sizes(ms);
+    let rows = super::rows(ms);
     let mut charts = 0;
     for step in ["write", "read"] {
         let keys: Vec<&SessionRow> = rows.iter().filter(|k| k.5 == step).collect();
@@ -25,8 +25,7 @@ pub(super) fn session_body(r: &RunResult) -> (String, usize) {
         let mut lines = Vec::new();
         let mut drawn_published: Vec<(String, String)> = Vec::new();
         for k in &keys {
-            let of_key: Vec<&Measurement> =
-                ms.iter().filter(|m| session::row_of(m) == **k).collect();
+            let of_key: Vec<&Measurement> = ms.iter().filter(|m| super::row_of(m) == **k).collect();
             let _ = write!(
                 s,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{}</td>",

@@ -1,8 +1,12 @@
 //! The crash test's view: one row per engine, level and kind of crash, read once from the result
 //! file, for the terminal table, the HTML table and the verdicts shown beside throughput.
 
-use super::table::Table;
+mod page;
+
 use crate::crashtest::Verdict;
+use crate::report::parts;
+use crate::report::table::Table;
+use crate::report::view::{self, Part, View};
 use crate::results::{Measurement, RunResult};
 
 /// One engine at one level under one kind of crash.
@@ -23,7 +27,7 @@ pub struct CrashRow {
 
 impl CrashRow {
     pub fn of(m: &Measurement) -> CrashRow {
-        let text = |k: &str| super::config_text(m, k);
+        let text = |k: &str| crate::report::config_text(m, k);
         let verdict_text = text("verdict");
         // A failover's rows differ by what the standbys acknowledged.
         let durability = match text("replication") {
@@ -113,4 +117,46 @@ pub fn render(result: &RunResult) -> String {
         t.row(cells);
     }
     t.render()
+}
+
+/// The crash test's section: its verdicts, and beside other runs' throughput the verdict for
+/// the same engine and level.
+pub struct CrashView;
+
+impl View for CrashView {
+    fn parts(&self, r: &RunResult, _: &[view::Verdict]) -> Vec<Part> {
+        let mut parts = vec![
+            Part::Terminal(render(r)),
+            Part::html((page::crashtest_body(r), 0)),
+        ];
+        parts.extend(parts::timing(r));
+        parts
+    }
+
+    /// Each engine, level and kind of crash with its verdict.
+    fn headline(&self, r: &RunResult) -> Vec<String> {
+        (rows(r).iter())
+            .map(|row| {
+                format!(
+                    "{} {} {}: {}",
+                    row.engine,
+                    row.durability,
+                    row.kind(),
+                    row.verdict_text
+                )
+            })
+            .collect()
+    }
+
+    fn verdicts(&self, r: &RunResult) -> Vec<view::Verdict> {
+        (rows(r).into_iter())
+            .map(|row| view::Verdict {
+                kind: row.kind().into(),
+                text: format!("{}: {}", row.kind(), row.verdict_text),
+                broken: row.is_broken(),
+                engine: row.engine,
+                level: row.durability,
+            })
+            .collect()
+    }
 }
