@@ -3,7 +3,7 @@
 
 use super::{prefix, schema, statements, DROP};
 use crate::engine::sql::{Row, SqlDatabase, SqlValue};
-use crate::workload::tpcb::presets::TpcbParams;
+use super::presets::TpcbParams;
 use anyhow::{Context, Result};
 use std::ops::RangeInclusive;
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::workload::script::expr::parse;
+use super::super::expr::parse;
 
 fn run(text: &str) -> Result<Value, String> {
     let mut e = parse(text).unwrap();
