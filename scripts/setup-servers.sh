@@ -18,3 +18,9 @@ if [ ${#need[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# Debian's odbc-postgresql registers psqlODBC with its communication log on (CommLog=1), and the
+# driver then opens /tmp/psqlodbc_*.log for every connection whatever the connection asks:
+# turned off here, so that neither a run nor the tests leave files in /tmp.
+if grep -q '^CommLog=1' /etc/odbcinst.ini 2>/dev/null; then
+  "${sudo_cmd[@]}" sed -i 's/^CommLog=1/CommLog=0/' /etc/odbcinst.ini
+fi

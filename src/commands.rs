@@ -154,6 +154,13 @@ pub fn merge(files: &[PathBuf], hlog_dirs: &[PathBuf], output: Option<PathBuf>) 
 
 pub fn show(file: &Path, format: Format) -> Result<i32> {
     let r = store::read(file)?;
+    if r.abandoned() == Some(true) {
+        eprintln!(
+            "hakari: {}: the run's process ended without finishing (killed before it could say \
+             so); its figures are those of the configurations it finished",
+            file.display()
+        );
+    }
     match format {
         Format::Table => out!(
             "{}",
@@ -299,7 +306,7 @@ pub fn crashtest(options: CrashOptions) -> Result<i32> {
         timing: Default::default(),
         hlog: None,
     })?;
-    crate::measure::install_interrupt_handler();
+    crate::signals::install();
     let outcome = crashtest::run(
         &engines,
         &levels,

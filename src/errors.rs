@@ -6,7 +6,6 @@ pub const EXIT_ERROR: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_BROKEN_PROMISE: i32 = 3;
 pub const EXIT_GATE_FAILED: i32 = 4;
-pub const EXIT_INTERRUPTED: i32 = 130;
 
 pub const EXIT_CODES: &str = "Exit codes:
   0    done
@@ -14,7 +13,10 @@ pub const EXIT_CODES: &str = "Exit codes:
   2    bad usage (an unknown flag, a value that cannot be parsed, flags that do not fit)
   3    a crash test found a broken durability promise
   4    a requirement (run --require) or the regression gate (compare --fail-if-worse) failed
-  130  interrupted by Ctrl-C (the result file keeps what finished, marked interrupted)
+  130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: the result file keeps
+       what finished, marked interrupted; private servers are stopped and hakari's directories
+       removed (a second signal does so at once). After SIGKILL the servers die with hakari, and
+       the next run in the same place removes what was left.
 A closed pipe on stdout (hakari engines | head) ends output quietly, not with an error.";
 
 /// Bad usage found after parsing (flags that do not fit together or do not fit the workload):

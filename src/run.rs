@@ -3,7 +3,7 @@
 
 use crate::durability::Durability;
 use crate::engine::Engine;
-use crate::errors::{Usage, EXIT_ERROR, EXIT_GATE_FAILED, EXIT_INTERRUPTED};
+use crate::errors::{Usage, EXIT_ERROR, EXIT_GATE_FAILED};
 use crate::measure::timing::{Arrival, Schedule, Timing};
 use crate::measure::{self, Interrupted};
 use crate::report;
@@ -250,7 +250,7 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str)
         eprintln!("note: {n}");
         ctx.recorder.note(n);
     }
-    measure::install_interrupt_handler();
+    crate::signals::install();
     workload.start(&mut ctx);
     let outcome = run_each(workload, &plan.configs, options, &mut ctx)
         .and_then(|()| workload.finish(&mut ctx));
@@ -348,8 +348,11 @@ fn finish(
         Ok(()) => ("complete", None, 0),
         Err(e) if e.downcast_ref::<Interrupted>().is_some() || measure::interrupted() => (
             "interrupted",
-            Some("interrupted by the user".to_string()),
-            EXIT_INTERRUPTED,
+            Some(format!(
+                "interrupted by {}",
+                crate::signals::name(measure::interrupting_signal())
+            )),
+            measure::interrupted_exit_code(),
         ),
         Err(e) => ("failed", Some(crate::errors::sentence(e)), EXIT_ERROR),
     };
@@ -377,7 +380,7 @@ fn finish(
         eprintln!("requirement {}: {verdict} ({})", r.requirement, r.detail);
     }
     if let Some(e) = error {
-        let what = if code == EXIT_INTERRUPTED {
+        let what = if status == "interrupted" {
             "stopped"
         } else {
             "error"

@@ -6,7 +6,7 @@ mod cluster;
 use crate::commands;
 use crate::commands::CrashOptions;
 use crate::durability::Durability;
-use crate::errors::{Usage, EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE};
+use crate::errors::{Usage, EXIT_CODES, EXIT_ERROR, EXIT_USAGE};
 use crate::measure::timing::Arrival;
 use crate::measure::Interrupted;
 use crate::output::Format;
@@ -485,7 +485,7 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(e) => {
             if e.downcast_ref::<Interrupted>().is_some() {
-                return EXIT_INTERRUPTED;
+                return crate::measure::interrupted_exit_code();
             }
             if let Some(usage) = e.downcast_ref::<Usage>() {
                 eprintln!("hakari: error: {usage}");

@@ -12,26 +12,36 @@ pub mod stats;
 pub mod timing;
 mod worker;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The signal that asked the run to stop (0: none).
+static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
 
-/// Installs the Ctrl-C handler: the first Ctrl-C asks running steps to stop so the run can keep
-/// what finished; a second one exits at once.
-pub fn install_interrupt_handler() {
-    let _ = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!("\ninterrupted: finishing up, keeping the steps that completed (Ctrl-C again to quit now)");
-    });
+/// Asks running steps to stop, for `signal`; true the first time.
+pub fn interrupt(signal: i32) -> bool {
+    INTERRUPTED
+        .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok()
 }
 
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::Relaxed)
+    INTERRUPTED.load(Ordering::Relaxed) != 0
 }
 
-/// The error a step returns when it was cut short by Ctrl-C.
+/// The signal that stopped the run (SIGINT when none was recorded).
+pub fn interrupting_signal() -> i32 {
+    match INTERRUPTED.load(Ordering::Relaxed) {
+        0 => libc::SIGINT,
+        s => s,
+    }
+}
+
+/// The exit code of a run stopped by a signal: 128 + the signal, as shells report it.
+pub fn interrupted_exit_code() -> i32 {
+    128 + interrupting_signal()
+}
+
+/// The error a step returns when it was cut short by a signal.
 #[derive(Debug)]
 pub struct Interrupted;
 

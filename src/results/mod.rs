@@ -61,6 +61,31 @@ pub struct RunResult {
     /// A result `hakari merge` made: the client results it was made from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<MergedClient>,
+    /// The process writing the file while the run is under way, so that a reader can tell a
+    /// run still going from one whose process was killed (absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer: Option<Writer>,
+}
+
+/// The process that writes a result file: its id and start time on its host.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Writer {
+    pub host: String,
+    pub pid: i32,
+    /// When the process started, in clock ticks since the host booted (so a later process
+    /// that reuses the id is not taken for it).
+    pub started: u64,
+}
+
+impl RunResult {
+    /// Whether the run's file says "running" but its process is gone from this host: it was
+    /// killed (SIGKILL, the out-of-memory killer) before it could say how it ended. None when
+    /// that cannot be told from here (another host, or a file without its writer).
+    pub fn abandoned(&self) -> Option<bool> {
+        let w = self.writer.as_ref().filter(|_| self.status == "running")?;
+        let here = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+        (here.trim() == w.host).then(|| !crate::process::alive(w.pid, w.started))
+    }
 }
 
 /// One client of a merged result: its run, its machine, and how far its steps started from

@@ -65,9 +65,18 @@ impl Recorder {
             timing: None,
             shard: None,
             merged_from: Vec::new(),
+            writer: None,
         };
+        let mut result = result;
+        let pid = std::process::id() as i32;
+        result.writer = crate::process::start_time(pid).map(|started| super::Writer {
+            host: result.environment.hostname.clone(),
+            pid,
+            started,
+        });
+        let path = out_dir.join(format!("{run_id}.json"));
         Ok(Recorder {
-            path: out_dir.join(format!("{run_id}.json")),
+            path,
             result,
             written: false,
         })
@@ -146,6 +155,8 @@ impl Recorder {
         self.result.status = status.to_string();
         self.result.complete = status == "complete";
         self.result.finished_at = Some(super::time::now_rfc3339());
+        // Finished: no process stands behind the file any more.
+        self.result.writer = None;
         if self.result.measurements.is_empty() && !self.written {
             return Ok(None);
         }

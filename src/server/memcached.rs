@@ -1,7 +1,10 @@
 //! A private memcached on a free loopback port, with its item size limit raised to fit the
 //! values the run will store and enough memory that nothing is evicted.
 
-use super::{command, find, free_port, Launched, PrivateServer, ServerOptions, ServerProcess};
+use super::{
+    command, find, free_port, hand_over, run_as, Launched, PrivateServer, ServerOptions,
+    ServerProcess,
+};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 use std::process::Stdio;
@@ -24,8 +27,8 @@ impl PrivateServer for Server {
     fn name(&self) -> &'static str {
         "memcached"
     }
-    fn launch(&self, dir: &Path, options: &ServerOptions, _owner_root: &Path) -> Result<Launched> {
-        let process = launch(dir, options.value_bytes, options.records)?;
+    fn launch(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
+        let process = launch(dir, owner_root, options.value_bytes, options.records)?;
         Ok(Launched {
             url: format!("memcache://127.0.0.1:{}", process.port),
             process,
@@ -34,7 +37,7 @@ impl PrivateServer for Server {
     }
 }
 
-fn launch(dir: &Path, value_bytes: u64, records: u64) -> Result<ServerProcess> {
+fn launch(dir: &Path, owner_root: &Path, value_bytes: u64, records: u64) -> Result<ServerProcess> {
     let Some(server) = find(&["memcached"]) else {
         bail!("no memcached found: {INSTALL_HINT}");
     };
@@ -47,15 +50,16 @@ fn launch(dir: &Path, value_bytes: u64, records: u64) -> Result<ServerProcess> {
     let memory_mb = needed_mb.max(2 * (item_limit >> 20)).max(64);
     let port = free_port()?;
     let log = dir.join("memcached.log");
-    let mut cmd = command(&server, None);
-    cmd.args(["-p", &port.to_string(), "-l", "127.0.0.1", "-U", "0"])
+    // memcached will not run as root. It is started as nobody rather than told to become
+    // nobody (-u): its own change of user would clear the signal that ends it with hakari.
+    let owner = run_as("nobody")?;
+    hand_over(dir, owner, owner_root)?;
+    let mut cmd = command(&server, owner);
+    // It keeps no files; working in its directory ties it to the run that owns it.
+    cmd.current_dir(dir)
+        .args(["-p", &port.to_string(), "-l", "127.0.0.1", "-U", "0"])
         .args(["-m", &memory_mb.to_string()])
         .args(["-I", &format!("{}k", item_limit >> 10)]);
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        // memcached will not run as root without naming the user to become.
-        cmd.args(["-u", "nobody"]);
-    }
     let child = cmd
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log)?)

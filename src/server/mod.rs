@@ -10,6 +10,7 @@ pub mod redis;
 pub mod topology;
 
 use crate::durability::Durability;
+use crate::process::{descendants, state_of};
 use anyhow::{bail, Context, Result};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
@@ -131,12 +132,30 @@ pub fn hand_over(dir: &Path, owner: Option<RunAs>, traverse_up_to: &Path) -> Res
     Ok(())
 }
 
+/// A command for a server or its tools, as `owner` when given. It dies with hakari: the kernel
+/// sends it SIGKILL when hakari's main thread ends, even by SIGKILL or the out-of-memory killer
+/// (PR_SET_PDEATHSIG, set after the change of user, which would clear it).
 pub fn command(program: &Path, owner: Option<RunAs>) -> Command {
+    use std::os::unix::process::CommandExt;
     let mut c = Command::new(program);
     if let Some(o) = owner {
-        use std::os::unix::process::CommandExt;
         c.uid(o.uid).gid(o.gid);
     }
+    // SAFETY: getpid before the fork; in the child only prctl(2) and getppid(2), which are
+    // async-signal-safe, and an error made from a number (no allocation).
+    let parent = unsafe { libc::getpid() };
+    unsafe {
+        c.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // hakari died between the fork and the prctl: nothing will send the signal.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        })
+    };
     c
 }
 
@@ -157,6 +176,7 @@ impl ServerProcess {
         child: Child,
         stop_signal: i32,
     ) -> Self {
+        crate::owned::process_started(child.id() as i32);
         ServerProcess {
             name,
             port,
@@ -207,6 +227,7 @@ impl ServerProcess {
             bail!("the private {} server is not running", self.name);
         };
         let leader = child.id() as i32;
+        crate::owned::process_ended(leader);
         // Stopped first, the leader forks no new children while they are collected.
         // SAFETY: signalling our own child process.
         unsafe { libc::kill(leader, libc::SIGSTOP) };
@@ -250,6 +271,7 @@ impl ServerProcess {
         };
         // SAFETY: signalling our own child process.
         unsafe { libc::kill(child.id() as i32, self.stop_signal) };
+        let _unregistered = Unregister(child.id() as i32);
         let start = Instant::now();
         while start.elapsed() < Duration::from_secs(30) {
             if let Ok(Some(_)) = child.try_wait() {
@@ -262,18 +284,6 @@ impl ServerProcess {
     }
 }
 
-/// The state letter of process `pid` (R, S, D, T, Z, ...), None when it is gone.
-fn state_of(pid: i32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat_fields(&stat)?.next()?.chars().next()
-}
-
-/// The fields of a /proc/<pid>/stat line after the command name (which may hold spaces and
-/// parentheses): state, parent id, ...
-fn stat_fields(stat: &str) -> Option<std::str::SplitWhitespace<'_>> {
-    Some(stat[stat.rfind(')')? + 1..].split_whitespace())
-}
-
 /// Waits up to 10 s until every process in `pids` is in a state `done` accepts.
 fn wait_for(pids: &[i32], done: impl Fn(Option<char>) -> bool) -> bool {
     let start = Instant::now();
@@ -284,41 +294,6 @@ fn wait_for(pids: &[i32], done: impl Fn(Option<char>) -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(5));
     }
     false
-}
-
-/// The ids of `pid`'s descendants (children, their children, ...), from the parent ids in
-/// /proc/*/stat.
-pub fn descendants(pid: i32) -> Vec<i32> {
-    let mut parent_of: Vec<(i32, i32)> = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(p) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        if let Some(ppid) = stat_fields(&stat)
-            .and_then(|mut f| f.nth(1))
-            .and_then(|f| f.parse::<i32>().ok())
-        {
-            parent_of.push((p, ppid));
-        }
-    }
-    let mut found = Vec::new();
-    let mut next = vec![pid];
-    while let Some(parent) = next.pop() {
-        for &(p, _) in parent_of.iter().filter(|(_, pp)| *pp == parent) {
-            if !found.contains(&p) {
-                found.push(p);
-                next.push(p);
-            }
-        }
-    }
-    found
 }
 
 /// What a private server is started with: the durability level it is configured for, and what
@@ -413,6 +388,15 @@ pub fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Takes a server's process off the list of what hakari owns once it is reaped.
+struct Unregister(i32);
+
+impl Drop for Unregister {
+    fn drop(&mut self) {
+        crate::owned::process_ended(self.0);
+    }
+}
+
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         self.stop();
@@ -422,14 +406,6 @@ impl Drop for ServerProcess {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stat_fields_skip_a_command_name_with_spaces_and_parentheses() {
-        let stat = "4242 (postgres: a (b) c) S 17 4242 4242 0 -1";
-        let mut f = stat_fields(stat).unwrap();
-        assert_eq!(f.next(), Some("S"));
-        assert_eq!(f.next(), Some("17"));
-    }
 
     #[test]
     fn a_crash_kills_the_whole_tree() {

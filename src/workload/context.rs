@@ -120,6 +120,12 @@ impl RunContext {
     pub fn new(options: ContextOptions) -> Result<RunContext> {
         // A short seed is easy to type back with --seed.
         let seed = options.seed.unwrap_or_else(|| rand::random::<u32>() as u64);
+        // What killed hakari processes left where this one works (their servers die with them).
+        crate::owned::sweep(
+            &options
+                .data_dir
+                .map_or_else(std::env::temp_dir, Path::to_path_buf),
+        );
         let (data_root, temporary, created) = match options.data_dir {
             None => {
                 let t = tempfile::Builder::new()
@@ -143,6 +149,8 @@ impl RunContext {
                 (sub, None, true)
             }
         };
+        crate::owned::directory_made(&data_root)
+            .with_context(|| format!("cannot write in {}", data_root.display()))?;
         let parameters = match options.parameters {
             serde_json::Value::Object(map) => map.into_iter().collect(),
             _ => Default::default(),
@@ -158,6 +166,7 @@ impl RunContext {
                 command_line: std::env::args().collect(),
             },
         )?;
+        crate::owned::result_file(recorder.path());
         let hlog = (options.hlog)
             .map(|dir| IntervalLog::new(dir, &recorder.result().run_id))
             .transpose()?;
@@ -262,6 +271,7 @@ impl Drop for ConfigDir {
 
 impl Drop for RunContext {
     fn drop(&mut self) {
+        crate::owned::directory_removed(&self.data_root);
         if self.created_in_user_dir {
             let _ = std::fs::remove_dir_all(&self.data_root);
         }

@@ -97,7 +97,9 @@ impl Dbms {
     /// transactions anyway, so the savepoints would only add two round trips per statement.
     pub fn connection_attributes(self) -> &'static [(&'static str, &'static str)] {
         match self {
-            Dbms::Postgres => &[("Protocol", "7.4-1")],
+            // CommLog: psqlODBC's communication log, on in Debian's odbcinst.ini, would leave a
+            // psqlodbc_*.log in /tmp for every connection.
+            Dbms::Postgres => &[("Protocol", "7.4-1"), ("CommLog", "0")],
             _ => &[],
         }
     }

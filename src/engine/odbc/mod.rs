@@ -70,8 +70,16 @@ fn connect(connection_string: &str) -> Result<Connection<'static>> {
     // Through unixODBC to MariaDB's Unicode driver, a string without a closing ';' connected
     // as user 'rootao' for "UID=root": bytes after its end were read (which layer does it is
     // not established). A closing ';' ends the last attribute where it ends.
+    // psqlODBC named by its driver: its communication log off from the first connection on
+    // (the DBMS's attributes add it to the later ones, whatever names the driver).
+    let connection_string = match driver_of(connection_string).to_ascii_lowercase() {
+        d if d.starts_with("driver") && (d.contains("postgres") || d.contains("psqlodbc")) => {
+            dbms::with_attributes(connection_string, &[("CommLog", "0")]).0
+        }
+        _ => connection_string.to_string(),
+    };
     let terminated = match connection_string.trim_end().ends_with(';') {
-        true => connection_string.to_string(),
+        true => connection_string.clone(),
         false => format!("{connection_string};"),
     };
     environment()?
@@ -84,7 +92,7 @@ fn connect(connection_string: &str) -> Result<Connection<'static>> {
             }
             anyhow!(
                 "cannot connect through ODBC ({}): {why}",
-                driver_of(connection_string)
+                driver_of(&connection_string)
             )
         })
 }

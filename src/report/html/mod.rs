@@ -165,6 +165,9 @@ pub fn render(loaded: &[Loaded], views: Views) -> String {
 fn status_badge(r: &RunResult) -> String {
     if r.complete {
         "<span class=badge>complete</span>".into()
+    } else if r.abandoned() == Some(true) {
+        "<span class=\"badge incomplete\">incomplete: its process ended without finishing</span>"
+            .into()
     } else {
         format!(
             "<span class=\"badge incomplete\">incomplete: {}</span>",

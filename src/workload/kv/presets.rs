@@ -130,7 +130,7 @@ pub fn default_params() -> KvParams {
 pub fn preset(name: &str) -> Result<KvParams> {
     match name {
         // Paper 000, tables 3-5: 64-byte keys and values, 57,600 batches of 10, 512MB cache.
-        // One batch per transaction: see the README ("Transactions in the kv workload").
+        // One batch per transaction: see docs/workloads/kv.md ("Transactions in the kv workload").
         "bdb-11gr2" => Ok(KvParams {
             preset: Some("bdb-11gr2"),
             batches: 57_600,

@@ -1,9 +1,9 @@
 //! tpcb's tables: created empty, loaded with the rows of a range of branches (all of them, or
 //! one shard's part with `--load all`), analyzed, dropped.
 
+use super::presets::TpcbParams;
 use super::{prefix, schema, statements, DROP};
 use crate::engine::sql::{Row, SqlDatabase, SqlValue};
-use super::presets::TpcbParams;
 use anyhow::{Context, Result};
 use std::ops::RangeInclusive;
 

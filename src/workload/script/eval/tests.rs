@@ -1,5 +1,5 @@
-use super::*;
 use super::super::expr::parse;
+use super::*;
 
 fn run(text: &str) -> Result<Value, String> {
     let mut e = parse(text).unwrap();
