@@ -92,7 +92,8 @@ fn text_of(dom: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Runs of several workloads, closed and open loop, two tpcb runs that share no figure: the page
+/// Runs of every workload the issue named (kv, tpcb closed and open loop, wisconsin, ycsb,
+/// tpch), two tpcb runs sharing no figure: the page
 /// opens with the summary, keeps where the runs were made for the end, writes every latency in
 /// the unit that fits (never 1049624.57 µs), draws no step's short last interval as a point, and
 /// has no comparison of runs that share nothing.
@@ -107,6 +108,8 @@ fn the_report_leads_with_the_answer_in_units_a_person_reads() {
         format!("{tpcb} --interval 0.3"),
         format!("{tpcb} --rate 200"),
         "wisconsin --engine sqlite --tuples 1000 --runs 1".to_string(),
+        "ycsb --engine sqlite --workload a --records 200 --operations 400 --runs 1".to_string(),
+        "tpch --engine sqlite --sf 0.01".to_string(),
     ];
     for args in &runs {
         let mut all = vec!["run"];
@@ -132,8 +135,9 @@ fn the_report_leads_with_the_answer_in_units_a_person_reads() {
         at("Summary") < at("Workload: kv"),
         "the summary comes first"
     );
+    assert!(text.contains("(TPC-H's rules)"), "tpch's headline: {text}");
     assert!(
-        at("Workload: wisconsin") < at("Test environment"),
+        at("Workload: ycsb") < at("Test environment"),
         "provenance at the end"
     );
     assert!(

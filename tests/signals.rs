@@ -265,3 +265,33 @@ fn sigterm_on_a_galera_cluster() {
 fn sigkill_on_a_galera_cluster() {
     sigkill_leaves_no_server_and_the_next_run_cleans(&tpcb("mysql", &["--cluster", "galera:3"]));
 }
+
+/// A second SIGTERM right after the first: hakari quits at once, still stopping its servers,
+/// removing its directories and leaving the result file marked interrupted.
+#[test]
+fn a_second_sigterm_quits_at_once_and_still_leaves_nothing() {
+    let (data, out) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let args = tpcb("postgres", &[]);
+    let (mut child, log) = start(&args, data.path(), out.path());
+    wait_for_second_configuration(&mut child, &log);
+    // Apart enough to be two deliveries (two pending SIGTERMs would merge into one), close
+    // enough that the first has not finished its clean way out (stopping a server takes longer).
+    for _ in 0..2 {
+        // SAFETY: signalling the child this test started.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = child.wait().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(status.code(), Some(143), "{text}");
+    assert!(text.contains("quitting now"), "{text}");
+    let left = no_process_within(data.path(), Duration::from_secs(10));
+    assert!(left.is_empty(), "processes left: {left:?}");
+    assert!(
+        entries(data.path()).is_empty(),
+        "{:?}",
+        entries(data.path())
+    );
+    let r = hakari::results::store::read(&common::result_files(out.path())[0]).unwrap();
+    assert_eq!(r.status, "interrupted");
+}
