@@ -1,43 +1,30 @@
 //! Run comparison: each figure of a baseline run beside the same figure of another run, the change
 //! in percent, and whether the change stands out from the runs' own noise.
 
-use super::gate::{self, figure_name, noise, Figure, Thresholds};
+use super::gate::{self, figure_name, Figure, Thresholds};
 use super::rows::Rows;
+use super::significance::{ops, Sample, Significance, RULE};
 use super::table::Table;
 use crate::results::{Measurement, RunResult};
 use crate::units::thousands;
 use serde_json::Value;
 
-/// One figure in two runs.
+/// One throughput figure in two runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
     pub figure: String,
-    pub base_mean: f64,
-    pub base_stddev: f64,
-    pub new_mean: f64,
-    pub new_stddev: f64,
+    pub base: Sample,
+    pub new: Sample,
 }
 
 impl Change {
     pub fn percent(&self) -> f64 {
-        percent(self.base_mean, self.new_mean)
+        percent(self.base.mean, self.new.mean)
     }
 
-    pub fn significant(&self) -> bool {
-        significant(
-            self.base_mean,
-            self.base_stddev,
-            self.new_mean,
-            self.new_stddev,
-        )
+    pub fn significance(&self) -> Significance {
+        Significance::of(self.base, self.new)
     }
-}
-
-/// A difference is significant when it exceeds the noise of the difference itself: the stddev of
-/// a difference of two independent means, sqrt(sd_a^2 + sd_b^2). A difference inside it could be
-/// the runs' own scatter.
-pub fn significant(a_mean: f64, a_sd: f64, b_mean: f64, b_sd: f64) -> bool {
-    (b_mean - a_mean).abs() > noise(a_sd, b_sd)
 }
 
 fn same_figure(a: &Measurement, b: &Measurement) -> bool {
@@ -66,10 +53,8 @@ pub fn compare(base: &RunResult, new: &RunResult) -> Vec<Change> {
         .into_iter()
         .map(|(a, b)| Change {
             figure: figure_name(a),
-            base_mean: a.ops_per_sec_mean,
-            base_stddev: a.ops_per_sec_stddev,
-            new_mean: b.ops_per_sec_mean,
-            new_stddev: b.ops_per_sec_stddev,
+            base: ops(a),
+            new: ops(b),
         })
         .collect()
 }
@@ -93,8 +78,14 @@ pub fn regressions(base: &RunResult, new: &RunResult, thresholds: &Thresholds) -
     for (a, b) in pairs(base, new) {
         for f in worse_figures(a, b, Some(thresholds)) {
             let (va, vb) = (f.value(a).unwrap_or(0.0), f.value(b).unwrap_or(0.0));
+            let judged = match gate::significance(f, a, b) {
+                Significance::CannotJudge => {
+                    "; its noise cannot be judged, so by the threshold alone"
+                }
+                Significance::Tested(_) => "",
+            };
             out.push(format!(
-                "{}: {} was {}, now {} ({:+.1}%, allowed {}%)",
+                "{}: {} was {}, now {} ({:+.1}%, allowed {}%{judged})",
                 figure_name(a),
                 f.name(),
                 f.format(va),
@@ -148,17 +139,7 @@ pub fn render(base: &RunResult, new: &RunResult, thresholds: Option<&Thresholds>
             thousands(b.ops_per_sec_mean),
             thousands(b.ops_per_sec_stddev),
             format!("{:+.1}%", percent(a.ops_per_sec_mean, b.ops_per_sec_mean)),
-            if significant(
-                a.ops_per_sec_mean,
-                a.ops_per_sec_stddev,
-                b.ops_per_sec_mean,
-                b.ops_per_sec_stddev,
-            ) {
-                ""
-            } else {
-                "not significant"
-            }
-            .into(),
+            Significance::of(ops(a), ops(b)).remark(),
             p99(a).map(|v| Figure::P99.format(v)).unwrap_or_default(),
             p99(b).map(|v| Figure::P99.format(v)).unwrap_or_default(),
             match (p99(a), p99(b)) {
@@ -180,9 +161,8 @@ pub fn render(base: &RunResult, new: &RunResult, thresholds: Option<&Thresholds>
         ]);
     }
     let mut out = t.render();
-    out.push_str(
-        "not significant: the change is within sqrt(sd_base² + sd_new²), the runs' own noise\n",
-    );
+    out.push_str(RULE);
+    out.push('\n');
     out
 }
 
@@ -197,6 +177,7 @@ pub fn rows(base: &RunResult, new: &RunResult, thresholds: Option<&Thresholds>) 
                 continue;
             };
             let (sa, sb) = (f.stddev(a), f.stddev(b));
+            let significance = gate::significance(f, a, b);
             let mut cells = vec![
                 ("base_run".to_string(), Value::from(base.run_id.clone())),
                 ("new_run".to_string(), Value::from(new.run_id.clone())),
@@ -214,8 +195,12 @@ pub fn rows(base: &RunResult, new: &RunResult, thresholds: Option<&Thresholds>) 
                 ("new_stddev".to_string(), Value::from(sb)),
                 ("change_percent".to_string(), Value::from(percent(va, vb))),
                 (
-                    "significant".to_string(),
-                    Value::from(significant(va, sa, vb, sb)),
+                    "significance".to_string(),
+                    Value::from(significance.verdict()),
+                ),
+                (
+                    "p_value".to_string(),
+                    significance.p_value().map_or(Value::Null, Value::from),
                 ),
                 ("worse".to_string(), Value::from(worse.contains(&f))),
             ]);
@@ -229,38 +214,27 @@ pub fn rows(base: &RunResult, new: &RunResult, thresholds: Option<&Thresholds>) 
 mod tests {
     use super::*;
 
+    fn change(base: (f64, f64, usize), new: (f64, f64, usize)) -> Change {
+        let sample = |(mean, sd, runs)| Sample { mean, sd, runs };
+        Change {
+            figure: "x".into(),
+            base: sample(base),
+            new: sample(new),
+        }
+    }
+
     #[test]
     fn percent_and_significance() {
-        let c = Change {
-            figure: "x".into(),
-            base_mean: 1000.0,
-            base_stddev: 30.0,
-            new_mean: 1100.0,
-            new_stddev: 40.0,
-        };
+        let c = change((1000.0, 30.0, 5), (1100.0, 40.0, 5));
         assert!((c.percent() - 10.0).abs() < 1e-12);
-        // Noise of the difference: sqrt(30² + 40²) = 50 < 100.
-        assert!(c.significant());
-        let small = Change {
-            new_mean: 1049.0,
-            ..c.clone()
-        };
-        assert!(!small.significant(), "49 is inside the noise of 50");
-        let down = Change {
-            new_mean: 900.0,
-            ..c.clone()
-        };
-        assert!((down.percent() + 10.0).abs() < 1e-12);
-        assert!(down.significant());
-        let zero = Change {
-            base_mean: 0.0,
-            ..c
-        };
-        assert_eq!(zero.percent(), 0.0);
-        assert!(
-            significant(10.0, 0.0, 10.5, 0.0),
-            "without noise any change counts"
+        assert!(c.significance().is_significant());
+        let single = change((1000.0, 0.0, 1), (1030.0, 0.0, 1));
+        assert_eq!(single.significance(), Significance::CannotJudge);
+        assert_eq!(
+            single.significance().remark(),
+            "cannot judge (fewer than 2 runs)"
         );
-        assert!(!significant(10.0, 0.0, 10.0, 0.0));
+        let zero = change((0.0, 0.0, 3), (10.0, 1.0, 3));
+        assert_eq!(zero.percent(), 0.0);
     }
 }

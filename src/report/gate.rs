@@ -2,6 +2,7 @@
 //! (`compare --fail-if-worse`) and thresholds on one run (`run --require`), as k6's thresholds.
 //! Both end the command with exit 4 when they fail.
 
+use super::significance::{ops, Significance};
 use crate::results::{Measurement, RequirementOutcome};
 use anyhow::{bail, Result};
 use std::fmt;
@@ -127,8 +128,9 @@ fn parse_percent(s: &str) -> Result<f64> {
     }
 }
 
-/// Whether `new` is worse than `base` by more than `percent` and by more than the runs' noise
-/// (the same significance test `compare` marks).
+/// Whether `new` is worse than `base` by more than `percent` and, where the runs' noise can be
+/// judged, significantly so (the test `compare` marks); where it cannot (fewer than 2 runs, or
+/// a latency percentile, merged over runs), by the threshold alone.
 pub fn worse(figure: Figure, base: &Measurement, new: &Measurement, percent: f64) -> bool {
     let (Some(a), Some(b)) = (figure.value(base), figure.value(new)) else {
         return false;
@@ -138,8 +140,20 @@ pub fn worse(figure: Figure, base: &Measurement, new: &Measurement, percent: f64
     } else {
         b - a
     };
-    let noise = noise(figure.stddev(base), figure.stddev(new));
-    loss > a.abs() * percent / 100.0 && loss > noise
+    let judged = match significance(figure, base, new) {
+        Significance::Tested(_) => significance(figure, base, new).is_significant(),
+        Significance::CannotJudge => true,
+    };
+    loss > a.abs() * percent / 100.0 && judged
+}
+
+/// Whether a figure's change stands out from the runs' noise: throughput by Welch's t-test on
+/// the runs; a latency percentile is merged over runs, so its noise cannot be judged.
+pub fn significance(figure: Figure, base: &Measurement, new: &Measurement) -> Significance {
+    match figure {
+        Figure::Ops => Significance::of(ops(base), ops(new)),
+        _ => Significance::CannotJudge,
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -314,11 +328,6 @@ impl Requirement {
     }
 }
 
-/// The stddev of the difference of two independent means.
-pub fn noise(a_sd: f64, b_sd: f64) -> f64 {
-    (a_sd * a_sd + b_sd * b_sd).sqrt()
-}
-
 /// What identifies a figure across runs: everything but the numbers.
 pub fn figure_name(m: &Measurement) -> String {
     let mut name = format!(
@@ -356,7 +365,17 @@ mod tests {
             threads: 4,
             step: "tpcb".into(),
             config: [("table_sets".to_string(), serde_json::json!(1))].into(),
-            runs: Vec::new(),
+            // Three runs: enough for the noise to be judged.
+            runs: vec![
+                crate::results::RunFigure {
+                    ops: 0,
+                    seconds: 1.0,
+                    ops_per_sec: ops,
+                    started_unix_s: None,
+                    intervals: Vec::new(),
+                };
+                3
+            ],
             ops_per_sec_mean: ops,
             ops_per_sec_stddev: sd,
             ops_per_sec_min: ops,
@@ -458,6 +477,20 @@ mod tests {
             let new = measurement("sqlite", ops, sd, p99);
             assert_eq!(worse(figure, baseline, &new, threshold), expected, "{why}");
         }
+        // One run a side: no noise to judge by, so the threshold alone decides.
+        let single = |m: Measurement| Measurement {
+            runs: m.runs[..1].to_vec(),
+            ..m
+        };
+        let (a, b) = (
+            single(noisy.clone()),
+            single(measurement("sqlite", 900.0, 0.0, 100.0)),
+        );
+        assert!(
+            worse(Figure::Ops, &a, &b, 5.0),
+            "10% fewer over single runs"
+        );
+        assert!(!worse(Figure::Ops, &a, &b, 15.0), "inside a 15% threshold");
     }
 
     #[test]

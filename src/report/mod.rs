@@ -13,6 +13,7 @@ pub mod over_time;
 pub mod parts;
 pub mod published;
 pub mod rows;
+pub mod significance;
 pub mod summary;
 pub mod table;
 pub mod terminal;

@@ -68,9 +68,23 @@ pub fn against_run(base: &RunResult, new: &RunResult) -> Option<String> {
     if changes.is_empty() {
         return None;
     }
-    let significant: Vec<&compare::Change> = changes.iter().filter(|c| c.significant()).collect();
+    let judged = changes
+        .iter()
+        .filter(|c| c.significance().p_value().is_some())
+        .count();
+    if judged == 0 {
+        return Some(format!(
+            "against run {}: {} shared figures; whether they changed beyond the noise cannot be \
+             judged (fewer than 2 runs)",
+            base.run_id,
+            changes.len()
+        ));
+    }
+    let significant: Vec<&compare::Change> = (changes.iter())
+        .filter(|c| c.significance().is_significant())
+        .collect();
     let mut text = format!(
-        "against run {}: {} of {} shared figures changed beyond the noise",
+        "against run {}: {} of {} shared figures changed significantly (Welch's t-test, p < 0.05)",
         base.run_id,
         significant.len(),
         changes.len()

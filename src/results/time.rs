@@ -1,47 +1,28 @@
-//! UTC timestamps without a calendar dependency.
+//! UTC timestamps and dates, through chrono.
 
+use chrono::{DateTime, Days, Months, NaiveDate, SecondsFormat, Utc};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+/// An instant as `YYYY-MM-DDTHH:MM:SSZ` (UTC, whole seconds).
 pub fn rfc3339(t: SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = civil(t);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+    DateTime::<Utc>::from(t).to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 /// `YYYYMMDD-HHMMSS`, for file names.
 pub fn compact(t: SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = civil(t);
-    format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}")
+    DateTime::<Utc>::from(t).format("%Y%m%d-%H%M%S").to_string()
 }
 
-/// `YYYY-MM-DDTHH:MM:SS[.fff]Z` (UTC) as an instant.
+/// An RFC 3339 time (`2026-12-01T10:00:00Z`, or with an offset such as `+01:00`) as an instant;
+/// an impossible one (February 31st, hour 25) is refused.
 pub fn parse_rfc3339(text: &str) -> Result<SystemTime, String> {
-    let bad = || format!("'{text}' is not a UTC time like 2026-12-01T10:00:00Z");
-    let body = text.strip_suffix('Z').ok_or_else(bad)?;
-    let (date, time) = body.split_once('T').ok_or_else(bad)?;
-    let num = |s: &str| s.parse::<i64>().map_err(|_| bad());
-    let d: Vec<&str> = date.split('-').collect();
-    let t: Vec<&str> = time.split(':').collect();
-    if d.len() != 3 || t.len() != 3 {
-        return Err(bad());
+    let at = DateTime::parse_from_rfc3339(text.trim())
+        .map_err(|e| format!("'{text}' is not a time like 2026-12-01T10:00:00Z ({e})"))?;
+    let at = at.with_timezone(&Utc);
+    if at.timestamp() < 0 {
+        return Err(format!("'{text}' is before 1970"));
     }
-    let (y, mo, day) = (num(d[0])?, num(d[1])?, num(d[2])?);
-    let (h, mi) = (num(t[0])?, num(t[1])?);
-    let s: f64 = t[2].parse().map_err(|_| bad())?;
-    if !(1..=12).contains(&mo)
-        || !(1..=31).contains(&day)
-        || h > 23
-        || mi > 59
-        || !(0.0..60.0).contains(&s)
-    {
-        return Err(bad());
-    }
-    let whole = days_from_civil(y, mo, day) * 86_400 + h * 3600 + mi * 60;
-    let secs = whole as f64 + s;
-    if secs < 0.0 {
-        return Err(bad());
-    }
-    Ok(UNIX_EPOCH + std::time::Duration::from_secs_f64(secs))
+    Ok(at.into())
 }
 
 /// Seconds since the epoch, to the microsecond.
@@ -55,47 +36,37 @@ pub fn now_rfc3339() -> String {
     rfc3339(SystemTime::now())
 }
 
-fn civil(t: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
-    let secs = t
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0) as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    let (m, d) = (m as u32, d as u32);
-    (
-        y,
-        m,
-        d,
-        (rem / 3600) as u32,
-        ((rem % 3600) / 60) as u32,
-        (rem % 60) as u32,
+/// Days since 1970-01-01 as `YYYY-MM-DD`.
+pub fn date_of_days(days: i64) -> String {
+    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a valid date");
+    let date = match u64::try_from(days) {
+        Ok(d) => epoch.checked_add_days(Days::new(d)),
+        Err(_) => epoch.checked_sub_days(Days::new(days.unsigned_abs())),
+    };
+    date.map_or_else(
+        || format!("{days} days"),
+        |d| d.format("%Y-%m-%d").to_string(),
     )
 }
 
-/// Days since 1970-01-01 as (year, month, day) (Howard Hinnant's algorithm).
-pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + if m <= 2 { 1 } else { 0 }, m, d)
-}
-
-/// Days since 1970-01-01 of a civil date (the inverse of [`civil_from_days`]).
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+/// `date` (`YYYY-MM-DD`) moved by `amount` days, months or years, as SQL moves a date by an
+/// interval (a month past a short month's end lands on its last day).
+pub fn shift_date(date: &str, amount: i64, unit: &str) -> Result<String, String> {
+    let d = NaiveDate::parse_from_str(date, "%Y-%m-%d")
+        .map_err(|e| format!("bad date '{date}': {e}"))?;
+    let months = |n: i64| Months::new(n.unsigned_abs() as u32);
+    let shifted = match (unit, amount >= 0) {
+        ("day", true) => d.checked_add_days(Days::new(amount as u64)),
+        ("day", false) => d.checked_sub_days(Days::new(amount.unsigned_abs())),
+        ("month", true) => d.checked_add_months(months(amount)),
+        ("month", false) => d.checked_sub_months(months(amount)),
+        ("year", true) => d.checked_add_months(months(amount * 12)),
+        ("year", false) => d.checked_sub_months(months(amount * 12)),
+        (other, _) => return Err(format!("unknown date unit '{other}'")),
+    };
+    let shifted =
+        shifted.ok_or_else(|| format!("'{date}' moved by {amount} {unit} is out of range"))?;
+    Ok(shifted.format("%Y-%m-%d").to_string())
 }
 
 #[cfg(test)]
@@ -109,10 +80,16 @@ mod tests {
         assert_eq!(parse_rfc3339(&rfc3339(t)), Ok(t));
         let ms = parse_rfc3339("2026-11-18T11:06:40.250Z").unwrap();
         assert_eq!(ms.duration_since(t).unwrap(), Duration::from_millis(250));
+        let offset = parse_rfc3339("2026-11-18T12:06:40+01:00").unwrap();
+        assert_eq!(offset, t);
+        // RFC 3339 lets a space stand for the T.
+        assert_eq!(parse_rfc3339("2026-11-18 11:06:40Z"), Ok(t));
         for bad in [
-            "2026-11-18 11:06:40Z",
             "2026-11-18T11:06:40",
             "2026-13-01T00:00:00Z",
+            "2026-02-31T00:00:00Z",
+            "2026-04-31T00:00:00Z",
+            "2026-11-18T25:00:00Z",
             "now",
         ] {
             assert!(parse_rfc3339(bad).is_err(), "{bad}");
@@ -127,9 +104,17 @@ mod tests {
         assert_eq!(compact(t), "20261118-110640");
         let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
         assert_eq!(rfc3339(leap), "2000-02-29T00:00:00Z");
-        for days in [-800_000, -1, 0, 59, 11_016, 2_000_000] {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days);
-        }
+        assert_eq!(date_of_days(11_016), "2000-02-29");
+        assert_eq!(date_of_days(-1), "1969-12-31");
+    }
+
+    #[test]
+    fn dates_move_as_sql_intervals_do() {
+        assert_eq!(shift_date("1995-03-15", 3, "month").unwrap(), "1995-06-15");
+        assert_eq!(shift_date("1995-03-15", -90, "day").unwrap(), "1994-12-15");
+        assert_eq!(shift_date("1996-02-29", 1, "year").unwrap(), "1997-02-28");
+        assert_eq!(shift_date("1995-01-31", 1, "month").unwrap(), "1995-02-28");
+        assert!(shift_date("1995-02-30", 1, "day").is_err());
+        assert!(shift_date("1995-01-01", 1, "week").is_err());
     }
 }

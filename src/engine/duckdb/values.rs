@@ -27,8 +27,7 @@ pub(super) fn to_value(v: &SqlValue) -> Value {
 
 /// Days since 1970-01-01 as `YYYY-MM-DD`.
 pub(super) fn civil(days: i64) -> String {
-    let (y, m, d) = crate::results::time::civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}")
+    crate::results::time::date_of_days(days)
 }
 
 pub(super) fn micros(unit: TimeUnit, v: i64) -> i64 {

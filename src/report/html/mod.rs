@@ -399,12 +399,12 @@ fn comparison(runs: &[&RunResult]) -> String {
                 s,
                 "<tr><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{:+.1}%</td><td>{}</td></tr>",
                 escape(&c.figure),
-                thousands(c.base_mean),
-                thousands(c.base_stddev),
-                thousands(c.new_mean),
-                thousands(c.new_stddev),
+                thousands(c.base.mean),
+                thousands(c.base.sd),
+                thousands(c.new.mean),
+                thousands(c.new.sd),
                 c.percent(),
-                if c.significant() { "" } else { "not significant" }
+                escape(&c.significance().remark())
             );
         }
         s.push_str("</table>");
@@ -413,8 +413,9 @@ fn comparison(runs: &[&RunResult]) -> String {
         return s;
     }
     format!(
-        "<h3>Comparison against run {}</h3>{s}<p class=note>not significant: the change is within sqrt(sd_base² + sd_new²), the runs' own noise.</p>",
-        escape(&base.run_id)
+        "<h3>Comparison against run {}</h3>{s}<p class=note>{}.</p>",
+        escape(&base.run_id),
+        escape(super::significance::RULE)
     )
 }
 

@@ -366,26 +366,7 @@ pub fn random_params(q: u8, sf: f64, rng: &mut ChaCha8Rng) -> Vec<String> {
 
 /// `1995-03-15` shifted by `+3 month`, `-90 day`, `+1 year`.
 pub fn shift_date(date: &str, amount: i64, unit: &str) -> Result<String> {
-    let parts: Vec<i64> = date
-        .split('-')
-        .map(|p| p.parse::<i64>())
-        .collect::<std::result::Result<_, _>>()
-        .with_context(|| format!("bad date '{date}'"))?;
-    let [y, m, d] = parts[..] else {
-        bail!("bad date '{date}'")
-    };
-    let (y, m, d) = match unit {
-        "day" => crate::results::time::civil_from_days(
-            crate::results::time::days_from_civil(y, m, d) + amount,
-        ),
-        "month" => {
-            let total = y * 12 + (m - 1) + amount;
-            (total.div_euclid(12), total.rem_euclid(12) + 1, d)
-        }
-        "year" => (y + amount, m, d),
-        other => bail!("unknown date unit '{other}'"),
-    };
-    Ok(format!("{y:04}-{m:02}-{d:02}"))
+    crate::results::time::shift_date(date, amount, unit).map_err(anyhow::Error::msg)
 }
 
 // Actian Zen's SQL is written with ODBC's escape sequences, which its driver (as every ODBC
