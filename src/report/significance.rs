@@ -51,6 +51,10 @@ impl Significance {
             return Significance::Tested(if base.mean == new.mean { 1.0 } else { 0.0 });
         }
         let t = (new.mean - base.mean) / se2.sqrt();
+        // A figure that is not a number (a damaged file) cannot be judged.
+        if t.is_nan() || !se2.is_finite() {
+            return Significance::CannotJudge;
+        }
         // Welch-Satterthwaite degrees of freedom.
         let df = se2 * se2 / (va * va / (base.runs - 1) as f64 + vb * vb / (new.runs - 1) as f64);
         match StudentsT::new(0.0, 1.0, df) {

@@ -152,10 +152,25 @@ fn read_log(text: &[u8]) -> Result<BTreeMap<String, Vec<Logged>>> {
 fn check_same_run(clients: &[Client]) -> Result<()> {
     let first = &clients[0];
     let count = first.result.shard.map_or(0, |s| s.count);
+    // Shards are named 1/N..N/N, one file each: N cannot be more than the files given.
+    if count == 0 || count > clients.len() {
+        bail!(
+            "{} says it is one of {count} shards, but {} result file(s) were given",
+            first.file.display(),
+            clients.len()
+        );
+    }
     let mut seen = vec![false; count];
     for c in clients {
         let shard = c.result.shard.context("checked on load")?;
         let name = c.file.display();
+        if shard.index == 0 || shard.index > shard.count {
+            bail!(
+                "{name}: shard {} of {} is not a shard of the run",
+                shard.index,
+                shard.count
+            );
+        }
         if shard.count != count {
             bail!(
                 "{name} is shard {shard}, {} is shard {}: not one run",

@@ -2,6 +2,9 @@
 
 use super::AxisKind;
 
+/// More ticks than an axis ever needs: a bound for axes of absurd figures.
+const MOST_TICKS: usize = 1_000;
+
 /// Maps values to pixels along one axis.
 #[derive(Clone, Copy, Debug)]
 pub struct Scale {
@@ -57,7 +60,8 @@ impl Scale {
                 let step = nice_step((self.max - self.min) / 5.0);
                 let mut out = Vec::new();
                 let mut v = (self.min / step).ceil() * step;
-                while v <= self.max + step * 1e-9 {
+                // Bounded: values near f64's limits (a damaged file) make no endless axis.
+                while v <= self.max + step * 1e-9 && v.is_finite() && out.len() < MOST_TICKS {
                     out.push(v);
                     v += step;
                 }
@@ -68,7 +72,7 @@ impl Scale {
                     self.min.log10().round() as i32,
                     self.max.log10().round() as i32,
                 );
-                (a..=b).map(|e| 10f64.powi(e)).collect()
+                (a..=b).take(MOST_TICKS).map(|e| 10f64.powi(e)).collect()
             }
         }
     }

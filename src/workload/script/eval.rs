@@ -201,14 +201,15 @@ fn random_range(min: i64, max: i64) -> Result<(), String> {
 
 fn random_parameter(f: Func, p: f64) -> Result<(), String> {
     match f {
-        Func::RandomGaussian if p < MIN_GAUSSIAN_PARAM => Err(format!(
+        // A NaN parameter is refused too: the draw would loop for ever.
+        Func::RandomGaussian if !p.is_finite() || p < MIN_GAUSSIAN_PARAM => Err(format!(
             "gaussian parameter must be at least {MIN_GAUSSIAN_PARAM} (not {p})"
         )),
         Func::RandomZipfian if !(ZIPFIAN_PARAMS.0..=ZIPFIAN_PARAMS.1).contains(&p) => Err(format!(
             "zipfian parameter must be in range [{}, {}] (not {p})",
             ZIPFIAN_PARAMS.0, ZIPFIAN_PARAMS.1
         )),
-        Func::RandomExponential if p <= 0.0 => Err(format!(
+        Func::RandomExponential if !p.is_finite() || p <= 0.0 => Err(format!(
             "exponential parameter must be greater than zero (not {p})"
         )),
         _ => Ok(()),

@@ -239,6 +239,7 @@ pub fn parse(text: &str) -> Result<Expr, ExprError> {
     let mut p = Parser {
         tokens: tokens(text)?,
         pos: 0,
+        depth: 0,
     };
     let e = p.expr(0)?;
     match p.peek() {
@@ -264,7 +265,13 @@ fn describe(t: &Token) -> String {
 struct Parser {
     tokens: Vec<(usize, Token)>,
     pos: usize,
+    /// How deep the expression nests so far: parsing and evaluating recurse, so a limit keeps
+    /// a pathological expression from overflowing the stack.
+    depth: usize,
 }
+
+/// The deepest nesting an expression may have.
+const MAX_DEPTH: usize = 1_000;
 
 /// Binding powers, lowest first, as pgbench (PostgreSQL's own order).
 const OR: u8 = 1;
@@ -352,6 +359,19 @@ impl Parser {
     }
 
     fn expr(&mut self, min: u8) -> Result<Expr, ExprError> {
+        if self.depth >= MAX_DEPTH {
+            return error(
+                self.at(),
+                format!("expression nested more than {MAX_DEPTH} levels deep"),
+            );
+        }
+        self.depth += 1;
+        let parsed = self.expr_at_depth(min);
+        self.depth -= 1;
+        parsed
+    }
+
+    fn expr_at_depth(&mut self, min: u8) -> Result<Expr, ExprError> {
         let mut left = self.prefix()?;
         while let Some((power, f, swapped)) = self.infix() {
             if power < min {

@@ -112,19 +112,20 @@ fn load_table(ms: &[&Measurement], title: &str) -> Table {
 /// Queries and refresh functions as rows; validation, power and each stream as columns.
 fn query_table(ms: &[&Measurement], title: &str) -> Table {
     // Columns: validation, power, stream 1..S (refresh pair k beside stream k).
-    let streams = ms
-        .iter()
+    // The stream numbers present (not 1..=the largest: a damaged file's number may be huge).
+    let mut streams: Vec<u64> = (ms.iter())
         .filter(|m| matches!(test_of(m), "throughput" | "refresh stream"))
         .filter_map(|m| stream_of(m))
-        .max()
-        .unwrap_or(0);
+        .collect();
+    streams.sort_unstable();
+    streams.dedup();
     let has_validation = ms.iter().any(|m| test_of(m) == "validation");
     let mut headers = vec!["step".to_string()];
     if has_validation {
         headers.push("validation".into());
     }
     headers.push("power".into());
-    for s in 1..=streams {
+    for s in &streams {
         headers.push(format!("stream {s}"));
     }
     let mut t = Table::new(
@@ -154,7 +155,7 @@ fn query_table(ms: &[&Measurement], title: &str) -> Table {
             });
         }
         row.push(find("power", Some(0), step));
-        for s in 1..=streams {
+        for &s in &streams {
             let test = if step.starts_with('Q') {
                 "throughput"
             } else {
