@@ -76,6 +76,20 @@ impl Codec {
         }
     }
 
+    /// Which implementation compresses, for the run's notes.
+    pub fn implementation(self) -> String {
+        match self {
+            Codec::None => "none".into(),
+            // mysql's minimal-rust keeps C zlib out of the build, so flate2 uses zlib-rs.
+            Codec::Gzip => "gzip: flate2 over zlib-rs, level 6".into(),
+            Codec::Zstd => format!(
+                "zstd: libzstd {}, level 3",
+                zstd::zstd_safe::version_string()
+            ),
+            Codec::Lz4 => "lz4: lz4_flex (block format, size prepended)".into(),
+        }
+    }
+
     pub fn compress(self, data: &[u8]) -> Result<Vec<u8>> {
         Ok(match self {
             Codec::None => data.to_vec(),

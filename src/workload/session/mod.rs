@@ -55,6 +55,18 @@ impl Workload for SessionParams {
     const TAKES: Takes = Takes::Records;
     const PACED: bool = true;
 
+    /// Which implementation each codec of the run is.
+    fn start(&mut self, ctx: &mut RunContext) {
+        let used: Vec<String> = (self.compress.iter())
+            .filter(|c| **c != Codec::None)
+            .map(|c| c.implementation())
+            .collect();
+        if !used.is_empty() {
+            ctx.recorder
+                .note(format!("compression: {}", used.join("; ")));
+        }
+    }
+
     #[cfg(test)]
     fn statements() -> String {
         snapshot::statements()
