@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the relative links of the documentation: README.md, ARCHITECTURE.md, bench/README.md and
+"""Checks the relative links of the documentation: README.md, ARCHITECTURE.md, TESTING.md, bench/README.md and
 docs/**/*.md. A link's file (or folder) must exist, and a #anchor into a Markdown file must match
 one of its headings, slugged as GitHub does (lowercase, punctuation other than hyphens and spaces
 dropped, spaces to hyphens, -1, -2 ... for repeats). External links (http, https, mailto) are not
@@ -23,7 +23,7 @@ SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
 def documents():
-    names = ["README.md", "ARCHITECTURE.md", "bench/README.md"]
+    names = ["README.md", "ARCHITECTURE.md", "TESTING.md", "bench/README.md"]
     docs = os.path.join(ROOT, "docs")
     names += sorted(os.path.relpath(p, ROOT)
                     for p in glob.glob(os.path.join(docs, "**", "*.md"), recursive=True))
