@@ -14,7 +14,8 @@ pub struct TpcbFlags {
     /// Tellers per branch (default 10, as the TPC-B specification).
     #[arg(long, value_name = "N")]
     pub tellers_per_branch: Option<u64>,
-    /// Accounts per branch (specification: 100,000; default 10,000; bdb-11gr2: 100).
+    /// Accounts per branch (default 100,000, as the TPC-B specification and pgbench -i;
+    /// bdb-11gr2: 100; psql-v11: 10,000).
     #[arg(long, value_name = "N")]
     pub accounts_per_branch: Option<u64>,
     /// Seconds each run lasts (default 2).

@@ -58,13 +58,14 @@ impl TpcbParams {
 
 pub const PRESETS: [&str; 3] = ["bdb-11gr2", "tpc-b", "psql-v11"];
 
-/// A small default that loads and runs in seconds.
+/// TPC-B's database at scale 1, as the specification and `pgbench -i` size it (10 tellers and
+/// 100,000 accounts per branch), in short runs.
 pub fn default_params() -> TpcbParams {
     TpcbParams {
         preset: None,
         branches: 1,
         tellers_per_branch: 10,
-        accounts_per_branch: 10_000,
+        accounts_per_branch: 100_000,
         clients: vec![1, 2, 4],
         runs: 3,
         duration_secs: 2.0,
