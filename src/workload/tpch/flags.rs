@@ -23,6 +23,11 @@ pub struct TpchFlags {
     /// Also write the generated tables as dbgen .tbl files into DIR/sf<SF>/.
     #[arg(long, value_name = "DIR")]
     pub keep_data: Option<PathBuf>,
+    /// Keys and indexes built after the load: `kit` (default) as each engine's own TPC-H kit
+    /// builds them (DBT-3's primary keys and indexes; none on DuckDB, as its tpch extension),
+    /// or `all` (DBT-3's on every engine).
+    #[arg(long, value_enum, value_name = "WHICH")]
+    pub keys: Option<presets::Keys>,
 }
 
 impl Flags for TpchFlags {
@@ -51,6 +56,9 @@ impl Flags for TpchFlags {
             bail!("tpch takes --streams (query streams of the throughput test), not --threads");
         }
         p.validate = self.validate;
+        if let Some(keys) = self.keys {
+            p.keys = keys;
+        }
         if let Some(dir) = &self.keep_data {
             std::fs::create_dir_all(dir).with_context(|| {
                 format!("cannot create --keep-data directory {}", dir.display())

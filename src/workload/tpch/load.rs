@@ -70,7 +70,13 @@ pub(super) fn load_test(
     }
     let tables_secs = load_started.elapsed().as_secs_f64();
     let started = Instant::now();
-    for s in data::key_statements(dialect) {
+    let keys = data::key_statements(dialect, params.keys);
+    if keys.is_empty() {
+        ctx.recorder.note(format!(
+            "{config}: no keys or indexes after the load, as the engine's own TPC-H kit (--keys all builds DBT-3's)"
+        ));
+    }
+    for s in keys {
         check_interrupt()?;
         conn.execute(&s)
             .with_context(|| format!("building keys: {s}"))?;

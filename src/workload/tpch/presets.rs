@@ -20,6 +20,21 @@ pub struct TpchParams {
     pub default_durability: Vec<Durability>,
     /// Where the paper's figures come from (dbt3).
     pub published: Option<&'static str>,
+    /// Which keys and indexes are built after the load.
+    pub keys: Keys,
+}
+
+/// The keys and indexes built after the load.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Keys {
+    /// What the engine's own TPC-H kit builds: DBT-3's primary keys and indexes on the
+    /// row stores; none on DuckDB, whose tpch extension builds none (ART indexes cost most
+    /// of a load and slow the refresh functions).
+    #[default]
+    Kit,
+    /// DBT-3's primary keys and indexes on every engine.
+    All,
 }
 
 pub fn default_params() -> TpchParams {
@@ -31,6 +46,7 @@ pub fn default_params() -> TpchParams {
         keep_data: None,
         default_durability: vec![Durability::Sync],
         published: None,
+        keys: Keys::Kit,
     }
 }
 

@@ -17,7 +17,7 @@ pub(crate) fn statements() -> String {
         for s in data::drop_statements()
             .into_iter()
             .chain(data::schema(dialect))
-            .chain(data::key_statements(dialect))
+            .chain(data::key_statements(dialect, Default::default()))
         {
             log.note(s);
         }
