@@ -155,7 +155,19 @@ pub fn sweep(parent: &Path) {
     }
 }
 
-/// Processes whose command line or working directory is inside `dir`.
+/// The programs hakari starts for its private servers: the only processes a sweep ends (a
+/// user's shell that happens to work in a stale directory is left alone).
+const SERVER_PROGRAMS: [&str; 7] = [
+    "postgres",
+    "initdb",
+    "pg_basebackup",
+    "mariadbd",
+    "mysqld",
+    "redis-server",
+    "memcached",
+];
+
+/// Server processes whose command line or working directory is inside `dir`.
 fn processes_in(dir: &Path) -> Vec<i32> {
     let needle = dir.to_string_lossy().into_owned();
     let mut found = Vec::new();
@@ -170,7 +182,9 @@ fn processes_in(dir: &Path) -> Vec<i32> {
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
         let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
-        if cmdline.contains(&needle) || cwd.starts_with(dir) {
+        let program = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+        let server = SERVER_PROGRAMS.contains(&program.trim());
+        if server && (cmdline.contains(&needle) || cwd.starts_with(dir)) {
             found.push(pid);
         }
     }

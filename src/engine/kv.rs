@@ -153,6 +153,11 @@ pub trait FieldRecords {
 pub trait KvEngine: Sync {
     /// The library's version, as it reports it at run time.
     fn version(&self) -> String;
+    /// What its build does that matters to its speed (compression, checksums), for `hakari
+    /// engines`; "" when nothing needs saying.
+    fn built_with(&self) -> String {
+        String::new()
+    }
     /// The loopback clusters its private server can be started as.
     fn topologies(&self) -> &'static [crate::server::topology::Kind] {
         &[]

@@ -14,6 +14,9 @@ impl KvEngine for RocksDb {
     fn version(&self) -> String {
         BUNDLED_VERSION.into()
     }
+    fn built_with(&self) -> String {
+        format!("compression {COMPRESSION}; {}", checksum())
+    }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         Ok(match level {
             Durability::Sync => "WAL on, WriteOptions.sync=true",
@@ -60,6 +63,10 @@ impl KvEngine for RocksDb {
             write,
             durability: options.durability,
             cache_bytes: options.cache_bytes,
+            block_bytes: match options.page_size {
+                0 => None,
+                n => Some(n),
+            },
         }))
     }
 }
@@ -69,6 +76,21 @@ struct RocksStore {
     write: WriteOptions,
     durability: Durability,
     cache_bytes: u64,
+    block_bytes: Option<u32>,
+}
+
+/// RocksDB's default compression: Snappy when the build has it (hakari's does), as in
+/// `options.cc` (`Snappy_Supported() ? kSnappyCompression : kNoCompression`).
+const COMPRESSION: &str = "snappy (RocksDB's default; lz4 and zstd also built in)";
+
+/// How RocksDB checksums its WAL records and blocks: CRC32C, in hardware when the build
+/// targets SSE4.2 and PCLMUL (`.cargo/config.toml`), else its table-driven software.
+fn checksum() -> &'static str {
+    if cfg!(all(target_feature = "sse4.2", target_feature = "pclmulqdq")) {
+        "crc32c in hardware (SSE4.2, PCLMUL)"
+    } else {
+        "crc32c in software (the build does not target SSE4.2)"
+    }
 }
 
 // SAFETY: WriteOptions is a plain options struct that is only read after construction.
@@ -119,6 +141,13 @@ impl KvStore for RocksStore {
                 "block_cache_capacity".into(),
                 prop("rocksdb.block-cache-capacity"),
             ),
+            ("compression".into(), self.compression_in_effect()),
+            ("checksum".into(), checksum().into()),
+            (
+                "block_size".into(),
+                self.block_bytes
+                    .map_or("4096 (RocksDB's default)".into(), |b| b.to_string()),
+            ),
         ]
     }
     fn close(self: Box<Self>) -> Result<()> {
@@ -126,6 +155,27 @@ impl KvStore for RocksStore {
             self.db.flush_wal(true).ok();
         }
         Ok(())
+    }
+}
+
+impl RocksStore {
+    /// The compression RocksDB says it uses, from the OPTIONS file it writes in the database
+    /// (`compression=kSnappyCompression`); what the build defaults to if it cannot be read (the
+    /// in-memory Env writes no file).
+    fn compression_in_effect(&self) -> String {
+        let newest_options = std::fs::read_dir(self.db.path()).ok().and_then(|entries| {
+            (entries.flatten())
+                .filter(|e| e.file_name().to_string_lossy().starts_with("OPTIONS-"))
+                .max_by_key(|e| e.file_name())
+        });
+        let text = newest_options.and_then(|e| std::fs::read_to_string(e.path()).ok());
+        let line = text
+            .as_deref()
+            .and_then(|t| (t.lines().map(str::trim)).find_map(|l| l.strip_prefix("compression=")));
+        match line {
+            Some(kind) => format!("{kind} (from RocksDB's OPTIONS file)"),
+            None => COMPRESSION.into(),
+        }
     }
 }
 

@@ -29,10 +29,11 @@ pub fn tables() -> Vec<Table> {
             "version",
             "durability levels offered",
             "bulk read",
+            "built with",
         ]
         .map(String::from)
         .to_vec(),
-        4,
+        5,
     );
     for &e in &kv_family {
         kv.row(vec![
@@ -52,6 +53,7 @@ pub fn tables() -> Vec<Table> {
                 "cursor"
             }
             .into(),
+            e.built_with(),
         ]);
     }
     let mut kv_map = mapping_table("Durability mapping");
