@@ -30,8 +30,8 @@ def documents():
     return [n for n in names if os.path.isfile(os.path.join(ROOT, n))]
 
 
-def prose_lines(text):
-    """(line number, line) outside fenced code blocks, with code spans blanked."""
+def outside_fences(text):
+    """(line number, line) outside fenced code blocks, as written."""
     fence = None
     for number, line in enumerate(text.split("\n"), 1):
         m = FENCE.match(line)
@@ -42,6 +42,12 @@ def prose_lines(text):
         if m:
             fence = m.group(1)
             continue
+        yield number, line
+
+
+def prose_lines(text):
+    """(line number, line) outside fenced code blocks, with code spans blanked."""
+    for number, line in outside_fences(text):
         yield number, re.sub(r"(`+)(.+?)\1", lambda c: " " * len(c.group(0)), line)
 
 
@@ -60,16 +66,7 @@ def anchors(path, cache={}):
             text = f.read()
         for _, line in prose_lines(text):
             found.update(HTML_ANCHOR.findall(line))
-        fence = None
-        for line in text.split("\n"):
-            m = FENCE.match(line)
-            if fence:
-                if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                    fence = None
-                continue
-            if m:
-                fence = m.group(1)
-                continue
+        for _, line in outside_fences(text):
             h = HEADING.match(line)
             if h:
                 base = slug(h.group(2))
