@@ -171,18 +171,11 @@ const SERVER_PROGRAMS: [&str; 7] = [
 fn processes_in(dir: &Path) -> Vec<i32> {
     let needle = dir.to_string_lossy().into_owned();
     let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+    for (pid, proc_dir) in process::all() {
+        let cmdline = std::fs::read(proc_dir.join("cmdline")).unwrap_or_default();
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
-        let program = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+        let cwd = std::fs::read_link(proc_dir.join("cwd")).unwrap_or_default();
+        let program = std::fs::read_to_string(proc_dir.join("comm")).unwrap_or_default();
         let server = SERVER_PROGRAMS.contains(&program.trim());
         if server && (cmdline.contains(&needle) || cwd.starts_with(dir)) {
             found.push(pid);

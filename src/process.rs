@@ -17,19 +17,20 @@ pub fn alive(pid: i32, started: u64) -> bool {
     start_time(pid) == Some(started)
 }
 
+/// Every process now: its id and its /proc directory.
+pub fn all() -> impl Iterator<Item = (i32, std::path::PathBuf)> {
+    (std::fs::read_dir("/proc").into_iter().flatten().flatten()).filter_map(|entry| {
+        let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+        Some((pid, entry.path()))
+    })
+}
+
 /// The ids of `pid`'s descendants (children, their children, ...), from the parent ids in
 /// /proc/*/stat.
 pub fn descendants(pid: i32) -> Vec<i32> {
     let mut parent_of: Vec<(i32, i32)> = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(p) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+    for (p, proc_dir) in all() {
+        let Ok(stat) = std::fs::read_to_string(proc_dir.join("stat")) else {
             continue;
         };
         if let Some(ppid) = stat_fields(&stat)
