@@ -86,6 +86,7 @@ fn mark_interrupted(path: &Path) {
     r.status = "interrupted".into();
     r.errors.push("stopped at once by a second signal".into());
     r.finished_at = Some(crate::results::time::now_rfc3339());
+    r.writer = None;
     let _ = crate::results::store::write_atomic(path, &r);
 }
 
