@@ -29,7 +29,7 @@ pub struct TpchParams {
 #[serde(rename_all = "lowercase")]
 pub enum Keys {
     /// What the engine's own TPC-H kit builds: DBT-3's primary keys and indexes on the
-    /// row stores; none on DuckDB, whose tpch extension builds none (ART indexes cost most
+    /// row stores; none on DuckDB, whose tpch extension (by its documentation) builds none (ART indexes cost most
     /// of a load and slow the refresh functions).
     #[default]
     Kit,
