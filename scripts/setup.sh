@@ -9,7 +9,7 @@
 # report in it). Safe to run again: it installs only what is not there.
 set -euo pipefail
 
-packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 curl ca-certificates)
+packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 curl ca-certificates openssl)
 if [ "${1:-}" = "--with-test-tools" ]; then
   packages+=(chromium)
 fi

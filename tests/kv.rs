@@ -378,3 +378,40 @@ fn ctrl_c_keeps_finished_steps_and_marks_the_file_interrupted() {
     assert!(r.measurements.iter().all(|m| m.engine == "null"));
     assert_eq!(r.measurements.len(), 4);
 }
+
+#[test]
+fn rocksdb_compresses_as_asked_and_other_engines_refuse_compression() {
+    for (asked, in_effect) in [
+        (None, "kSnappyCompression"),
+        (Some("none"), "kNoCompression"),
+        (Some("lz4"), "kLZ4Compression"),
+        (Some("zstd"), "kZSTD"),
+    ] {
+        let mut args = vec![
+            "run",
+            "kv",
+            "--engine",
+            "rocksdb",
+            "--batches",
+            "20",
+            "--runs",
+            "1",
+        ];
+        if let Some(c) = asked {
+            args.extend(["--compression", c]);
+        }
+        let r = common::run_ok(&args);
+        let said = &r.engines[0].settings["compression"];
+        assert!(said.starts_with(in_effect), "{asked:?}: {said}");
+    }
+    let o = common::hakari(&["run", "kv", "--engine", "lmdb", "--compression", "lz4"]);
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("engine 'lmdb' does not compress its blocks"),
+        "{}",
+        common::stderr(&o)
+    );
+    let o = common::hakari(&["run", "kv", "--engine", "rocksdb", "--compression", "gzip"]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    assert!(common::stderr(&o).contains("unknown compression 'gzip'"));
+}

@@ -102,6 +102,7 @@ fn options(dir: &Path, level: Durability) -> KvOptions {
         cache_bytes: 0,
         page_size: 0,
         log_buffer_bytes: 0,
+        compression: None,
         bulk_buffer_bytes: 0,
         expected_records: 1_000_000,
         value_sizes: 1,

@@ -20,6 +20,8 @@ pub struct KvOptions {
     pub cache_bytes: u64,
     pub page_size: u32,
     pub log_buffer_bytes: u64,
+    /// The block compression asked for (`--compression`); None: the engine's own default.
+    pub compression: Option<Compression>,
     /// Buffer for bulk (cursor) reads.
     pub bulk_buffer_bytes: usize,
     /// Records the run will hold at most, so engines with a fixed map size can size it.
@@ -35,6 +37,36 @@ pub struct KvOptions {
     /// Other clients (`--shard`) work in hakari's keys on this server too, and the first of
     /// them removes them: `close` leaves them as they are.
     pub shared: bool,
+}
+
+/// A block compression a user can ask an engine for (`--compression`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    None,
+    Snappy,
+    Lz4,
+    Zstd,
+}
+
+impl Compression {
+    pub const ALL: [Compression; 4] = [Self::None, Self::Snappy, Self::Lz4, Self::Zstd];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Snappy => "snappy",
+            Self::Lz4 => "lz4",
+            Self::Zstd => "zstd",
+        }
+    }
+
+    pub fn parse(s: &str) -> std::result::Result<Compression, String> {
+        let names = || Self::ALL.map(Self::name).join(", ");
+        (Self::ALL.into_iter())
+            .find(|c| c.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| format!("unknown compression '{s}': one of {}", names()))
+    }
 }
 
 /// The error a session returns when its transaction lost a conflict (deadlock, busy, write
@@ -157,6 +189,11 @@ pub trait KvEngine: Sync {
     /// engines`; "" when nothing needs saying.
     fn built_with(&self) -> String {
         String::new()
+    }
+    /// The block compressions it can be asked for (`--compression`); none for engines that do
+    /// not compress.
+    fn compressions(&self) -> &'static [Compression] {
+        &[]
     }
     /// The loopback clusters its private server can be started as.
     fn topologies(&self) -> &'static [crate::server::topology::Kind] {

@@ -81,7 +81,7 @@ impl KvStore for LmdbStore {
             ("flags".into(), format!("{flags:#x}")),
             (
                 "max_readers".into(),
-                self.env.info().number_of_readers.to_string(),
+                self.env.info().maximum_number_of_readers.to_string(),
             ),
         ]
     }

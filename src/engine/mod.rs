@@ -19,6 +19,7 @@ pub mod redis;
 pub mod rocksdb;
 pub mod sql;
 pub mod sqlite;
+pub mod tls;
 
 use crate::durability::Durability;
 use anyhow::{bail, Result};

@@ -80,9 +80,13 @@ impl KvEngine for Redis {
             server::PRIVATE.start(&options.dir, &at, &options.dir)
         })?;
         // A cluster given by --url may be named by several seed nodes, comma-separated.
+        let (url, certificates) = tls_certificates(&url)?;
         let seeds: Vec<&str> = url.split(',').map(str::trim).collect();
-        let client = redis::Client::open(seeds[0])
-            .map_err(|e| anyhow!("bad Redis URL {}: {e}", redact(seeds[0])))?;
+        let client = match &certificates {
+            Some(c) => redis::Client::build_with_tls(seeds[0], c.clone()),
+            None => redis::Client::open(seeds[0]),
+        };
+        let client = client.map_err(|e| anyhow!("bad Redis URL {}: {e}", redact(seeds[0])))?;
         let mut con = client
             .get_connection()
             .map_err(|e| anyhow!("cannot connect to Redis at {}: {e}", redact(&url)))?;
@@ -134,10 +138,14 @@ impl KvEngine for Redis {
             }
         };
         let target = match cluster_seeds {
-            Some(seeds) => Target::Cluster(
-                ClusterClient::new(seeds)
-                    .map_err(|e| anyhow!("cannot reach the Redis Cluster: {e}"))?,
-            ),
+            Some(seeds) => {
+                let mut builder = redis::cluster::ClusterClientBuilder::new(seeds);
+                if let Some(c) = certificates.clone() {
+                    builder = builder.certs(c);
+                }
+                let client = builder.build();
+                Target::Cluster(client.map_err(|e| anyhow!("cannot reach the Redis Cluster: {e}"))?)
+            }
             None => Target::Single(client),
         };
         Ok(Box::new(RedisStore {
@@ -146,6 +154,7 @@ impl KvEngine for Redis {
                 ("server".into(), format!("Redis {version}")),
                 ("appendonly".into(), appendonly),
                 ("appendfsync".into(), appendfsync),
+                ("tls".into(), tls_in_use(&url, certificates.is_some())),
                 (
                     "instance".into(),
                     crate::server::origin(private.is_some()).into(),
@@ -374,5 +383,59 @@ impl FieldRecords for RedisSession {
             visit(k, &fields);
         }
         Ok(keys.len() as u64)
+    }
+}
+
+/// The URL without the TLS files redis-cli takes (`cacert`, `cert`, `key` as query
+/// parameters), and the certificates they name: a `rediss://` server checked against a CA of
+/// the user's own, or presenting a client certificate. Without `cacert`, `rediss://` checks the
+/// server against the system's roots (`#insecure` at the end: not at all).
+fn tls_certificates(url: &str) -> Result<(String, Option<redis::TlsCertificates>)> {
+    let names = ["cacert", "cert", "key"];
+    let (rest, given) = crate::engine::tls::take_params(url, |k| names.contains(&k));
+    crate::engine::tls::provider();
+    if given.is_empty() {
+        return Ok((rest, None));
+    }
+    if !rest.starts_with("rediss://") {
+        bail!("cacert, cert and key are for a TLS connection: write the URL as rediss://...");
+    }
+    let file = |name: &str| -> Result<Option<Vec<u8>>> {
+        let Some((_, path)) = given.iter().rev().find(|(k, _)| k == name) else {
+            return Ok(None);
+        };
+        std::fs::read(path)
+            .map(Some)
+            .map_err(|e| anyhow!("cannot read the {name} file {path}: {e}"))
+    };
+    let client_tls = match (file("cert")?, file("key")?) {
+        (Some(client_cert), Some(client_key)) => Some(redis::ClientTlsConfig {
+            client_cert,
+            client_key,
+        }),
+        (None, None) => None,
+        _ => bail!("cert and key go together: give both files, or neither"),
+    };
+    let root_cert = file("cacert")?;
+    Ok((
+        rest,
+        Some(redis::TlsCertificates {
+            client_tls,
+            root_cert,
+        }),
+    ))
+}
+
+/// What the settings say of the connection's encryption.
+fn tls_in_use(url: &str, own_ca: bool) -> String {
+    match (
+        url.starts_with("rediss://"),
+        url.contains("#insecure"),
+        own_ca,
+    ) {
+        (false, _, _) => "none (redis://)".into(),
+        (true, true, _) => "TLS, server not checked (rediss://...#insecure)".into(),
+        (true, false, true) => "TLS, server checked against cacert (rediss://)".into(),
+        (true, false, false) => "TLS, server checked against the system's roots (rediss://)".into(),
     }
 }

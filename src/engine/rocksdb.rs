@@ -1,6 +1,6 @@
 //! `rocksdb`: an LSM tree with a write-ahead log. A transaction is a WriteBatch applied at commit.
 
-use super::kv::{KvEngine, KvOptions, KvSession, KvStore};
+use super::kv::{Compression, KvEngine, KvOptions, KvSession, KvStore};
 use crate::durability::Durability;
 use anyhow::{Context, Result};
 use rocksdb::{BlockBasedOptions, Cache, Options, WriteBatch, WriteOptions, DB};
@@ -16,6 +16,9 @@ impl KvEngine for RocksDb {
     }
     fn built_with(&self) -> String {
         format!("compression {COMPRESSION}; {}", checksum())
+    }
+    fn compressions(&self) -> &'static [Compression] {
+        &Compression::ALL
     }
     fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
         Ok(match level {
@@ -43,6 +46,14 @@ impl KvEngine for RocksDb {
             table.set_block_size(options.page_size as usize);
         }
         opts.set_block_based_table_factory(&table);
+        if let Some(c) = options.compression {
+            opts.set_compression_type(match c {
+                Compression::None => rocksdb::DBCompressionType::None,
+                Compression::Snappy => rocksdb::DBCompressionType::Snappy,
+                Compression::Lz4 => rocksdb::DBCompressionType::Lz4,
+                Compression::Zstd => rocksdb::DBCompressionType::Zstd,
+            });
+        }
         if options.log_buffer_bytes > 0 {
             opts.set_write_buffer_size(options.log_buffer_bytes as usize);
         }

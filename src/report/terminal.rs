@@ -187,21 +187,32 @@ fn latency_table(r: &RunResult) -> String {
     }
 }
 
+/// Whether any engine of the run reached a server (and says how: TLS or not).
+fn any_tls(r: &RunResult) -> bool {
+    r.engines.iter().any(|e| e.settings.contains_key("tls"))
+}
+
 fn mapping_table(r: &RunResult) -> String {
     let mut t = Table::new(
         "Durability mapping used",
-        ["engine", "version", "durability", "engine settings"]
+        ["engine", "version", "durability", "engine settings", "TLS"]
             .map(String::from)
-            .to_vec(),
+            .into_iter()
+            .take(if any_tls(r) { 5 } else { 4 })
+            .collect(),
         4,
     );
     for e in &r.engines {
-        t.row(vec![
+        let mut row = vec![
             e.engine.clone(),
             e.version.clone(),
             e.durability.clone(),
             e.durability_mapping.clone(),
-        ]);
+        ];
+        if any_tls(r) {
+            row.push(e.tls().to_string());
+        }
+        t.row(row);
     }
     t.render()
 }

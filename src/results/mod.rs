@@ -118,6 +118,13 @@ pub struct EngineRecord {
     pub settings: BTreeMap<String, String>,
 }
 
+impl EngineRecord {
+    /// How the connections reached a server (its `tls` setting); "-" for an embedded engine.
+    pub fn tls(&self) -> &str {
+        self.settings.get("tls").map_or("-", String::as_str)
+    }
+}
+
 /// One figure of one run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunFigure {

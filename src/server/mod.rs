@@ -298,7 +298,7 @@ fn wait_for(pids: &[i32], done: impl Fn(Option<char>) -> bool) -> bool {
 
 /// What a private server is started with: the durability level it is configured for, and what
 /// it must hold (cache, connections; memcached sizes its items and memory by the values).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ServerOptions {
     pub level: Durability,
     /// Cache size in bytes (0: the server's default).
@@ -311,6 +311,48 @@ pub struct ServerOptions {
     pub records: u64,
     /// One server, or a loopback cluster.
     pub topology: topology::Topology,
+    /// A certificate to serve TLS with (the TLS tests' servers); None: plaintext only.
+    pub tls: Option<ServerTls>,
+}
+
+/// The PEM files a server offers TLS with, and whether it refuses plaintext.
+#[derive(Clone, Debug)]
+pub struct ServerTls {
+    /// The certificate authority that signed `cert`.
+    pub ca: PathBuf,
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    /// Refuse connections that are not encrypted.
+    pub only: bool,
+}
+
+impl ServerTls {
+    /// Copies the files into `dir` (the server's own, handed over to its user with the rest: a
+    /// server reads its key only from a file it owns) and returns their new paths.
+    pub fn copied_into(&self, dir: &Path) -> Result<ServerTls> {
+        let copy = |from: &Path, name: &str| -> Result<PathBuf> {
+            let to = dir.join(name);
+            std::fs::copy(from, &to).with_context(|| format!("cannot copy {}", from.display()))?;
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o600))?;
+            Ok(to)
+        };
+        Ok(ServerTls {
+            ca: copy(&self.ca, "tls-ca.pem")?,
+            cert: copy(&self.cert, "tls-server.pem")?,
+            key: copy(&self.key, "tls-server.key")?,
+            only: self.only,
+        })
+    }
+
+    /// Gives the copied files to the server's user.
+    pub fn hand_over(&self, owner: Option<RunAs>) -> Result<()> {
+        if let Some(o) = owner {
+            for f in [&self.ca, &self.cert, &self.key] {
+                std::os::unix::fs::chown(f, Some(o.uid), Some(o.gid))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl ServerOptions {
@@ -323,6 +365,7 @@ impl ServerOptions {
             value_bytes: 0,
             records: 0,
             topology: topology::Topology::Single,
+            tls: None,
         }
     }
 }

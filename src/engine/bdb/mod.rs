@@ -443,6 +443,7 @@ mod tests {
             cache_bytes: 8 << 20,
             page_size: 4096,
             log_buffer_bytes: 0,
+            compression: None,
             bulk_buffer_bytes: 64 << 10,
             expected_records: 1000,
             value_sizes: 1,

@@ -74,7 +74,9 @@ impl Keeper {
         Keeper(Some(std::sync::Mutex::new(conn)))
     }
 
-    /// The effective values of the PRAGMAs that matter, for the results.
+    /// The effective values of the PRAGMAs that matter, for the results. `foreign_keys` and
+    /// `secure_delete` are where the bundled build's defaults differ from a stock one's
+    /// (SQLITE_DEFAULT_FOREIGN_KEYS=1; Debian's libsqlite3 is built with SQLITE_SECURE_DELETE).
     pub fn settings(&self) -> Vec<(String, String)> {
         let Some(conn) = &self.0 else {
             return Vec::new();
@@ -87,6 +89,8 @@ impl Keeper {
             "page_size",
             "cache_size",
             "locking_mode",
+            "foreign_keys",
+            "secure_delete",
         ] {
             if let Ok(v) =
                 conn.pragma_query_value(None, pragma, |r| r.get::<_, rusqlite::types::Value>(0))

@@ -251,21 +251,29 @@ fn environment_table(runs: &[&RunResult]) -> String {
 }
 
 fn engines_table(runs: &[&RunResult]) -> String {
-    let mut t = String::from(
+    // The TLS column where some run reached a server (embedded engines have no wire).
+    let servers = (runs.iter()).any(|r| r.engines.iter().any(|e| e.settings.contains_key("tls")));
+    let mut t = format!(
         "<h3>Engines and durability mapping</h3><table><tr><th>run</th><th>engine</th><th>version</th>\
-         <th>durability</th><th>what the level sets</th><th>effective settings</th></tr>",
+         <th>durability</th>{}<th>what the level sets</th><th>effective settings</th></tr>",
+        if servers { "<th>TLS</th>" } else { "" }
     );
     for r in runs {
         for e in &r.engines {
             let settings: Vec<String> =
                 e.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let tls = match servers {
+                true => format!("<td>{}</td>", escape(e.tls())),
+                false => String::new(),
+            };
             let _ = write!(
                 t,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td><code>{}</code></td></tr>",
                 escape(&r.run_id),
                 escape(&e.engine),
                 escape(&e.version),
                 escape(&e.durability),
+                tls,
                 escape(&e.durability_mapping),
                 escape(&settings.join(", ")),
             );

@@ -78,6 +78,11 @@ pub(super) fn launch(
         bail!("no MariaDB data directory at {}", data.display());
     }
     std::fs::create_dir_all(&tmp)?;
+    let tls = options
+        .tls
+        .as_ref()
+        .map(|t| t.copied_into(dir))
+        .transpose()?;
     // The socket, pid file and log go into `dir`, which the server's user must own (a copied
     // directory too).
     hand_over(dir, owner, owner_root)?;
@@ -105,6 +110,18 @@ pub(super) fn launch(
     ];
     if cache_bytes > 0 {
         args.push(format!("--innodb-buffer-pool-size={cache_bytes}"));
+    }
+    if let Some(tls) = &tls {
+        tls.hand_over(owner)?;
+        args.extend([
+            format!("--ssl-ca={}", tls.ca.display()),
+            format!("--ssl-cert={}", tls.cert.display()),
+            format!("--ssl-key={}", tls.key.display()),
+        ]);
+        if tls.only {
+            // TCP only with TLS; the Unix socket, hakari's own way in, counts as secure.
+            args.push("--require-secure-transport=ON".into());
+        }
     }
     args.extend(extra.iter().cloned());
     let child = command(&server, owner)

@@ -90,6 +90,11 @@ pub(super) fn launch(
         bail!("no PostgreSQL data directory at {}", data.display());
     }
     // The socket goes into `dir`, which the server's user must own (a copied directory too).
+    let tls = options
+        .tls
+        .as_ref()
+        .map(|t| t.copied_into(dir))
+        .transpose()?;
     hand_over(dir, owner, owner_root)?;
     hand_over(&data, owner, owner_root)?;
     let log = dir.join("postgres.log");
@@ -115,6 +120,28 @@ pub(super) fn launch(
     for (k, v) in settings {
         args.extend(["-c".into(), format!("{k}={v}")]);
     }
+    if let Some(tls) = &tls {
+        tls.hand_over(owner)?;
+        let hba = dir.join("pg_hba.conf");
+        // hakari's own connections come over the socket; TCP takes TLS, and only TLS if asked.
+        let mut rules = "local all all trust\nhostssl all all 127.0.0.1/32 trust\n".to_string();
+        if !tls.only {
+            rules.push_str("host all all 127.0.0.1/32 trust\n");
+        }
+        std::fs::write(&hba, rules)?;
+        if let Some(o) = owner {
+            std::os::unix::fs::chown(&hba, Some(o.uid), Some(o.gid))?;
+        }
+        for (k, v) in [
+            ("ssl", "on".to_string()),
+            ("ssl_cert_file", tls.cert.display().to_string()),
+            ("ssl_key_file", tls.key.display().to_string()),
+            ("ssl_ca_file", tls.ca.display().to_string()),
+            ("hba_file", hba.display().to_string()),
+        ] {
+            args.extend(["-c".into(), format!("{k}={v}")]);
+        }
+    }
     for (k, v) in extra {
         args.extend(["-c".into(), format!("{k}={v}")]);
     }
@@ -131,15 +158,29 @@ pub(super) fn launch(
     // SIGINT is PostgreSQL's fast shutdown: it does not wait for clients.
     let mut process =
         ServerProcess::new("PostgreSQL", port, dir.to_path_buf(), child, libc::SIGINT);
-    let admin = url(port, "postgres");
     process.wait_ready(Duration::from_secs(60), &log, || {
-        postgres::Client::connect(&admin, postgres::NoTls).is_ok()
+        admin(dir, port, "postgres").is_ok()
     })?;
     Ok(Launched {
         process,
         url: url(port, database),
         others: Vec::new(),
     })
+}
+
+/// A connection to `database` on the private server in `dir` as hakari's superuser, over its
+/// Unix socket (which takes no TLS, whatever TCP asks for).
+pub(super) fn admin(
+    dir: &Path,
+    port: u16,
+    database: &str,
+) -> Result<postgres::Client, postgres::Error> {
+    postgres::Config::new()
+        .host_path(dir)
+        .port(port)
+        .user("hakari")
+        .dbname(database)
+        .connect(postgres::NoTls)
 }
 
 /// The URL of `database` on a private server at `port`, as hakari's superuser.
@@ -167,7 +208,7 @@ impl PrivateServer for Server {
     fn start(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
         init_data(dir, owner_root)?;
         let server = launch(dir, options, owner_root, "postgres", &[])?;
-        let mut admin = postgres::Client::connect(&server.url, postgres::NoTls)?;
+        let mut admin = admin(dir, server.process.port, "postgres")?;
         admin.batch_execute("CREATE DATABASE hakari")?;
         let primary = Launched {
             url: url(server.process.port, "hakari"),

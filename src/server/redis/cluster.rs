@@ -36,7 +36,7 @@ pub fn start(dir: &Path, masters: usize, replicas: usize, level: Durability) -> 
                 free_port()?.to_string(),
             ];
             tries += 1;
-            match launch(&node_dir, level, &extra) {
+            match launch(&node_dir, level, None, &extra) {
                 Ok(process) => break process,
                 Err(e) if tries < 3 && format!("{e:#}").contains("Address already in use") => {}
                 Err(e) => return Err(e.context(format!("cannot start Redis Cluster node {i}"))),

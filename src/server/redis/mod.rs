@@ -4,7 +4,9 @@
 mod cluster;
 
 use super::topology::Topology;
-use super::{command, find, free_port, Launched, PrivateServer, ServerOptions, ServerProcess};
+use super::{
+    command, find, free_port, Launched, PrivateServer, ServerOptions, ServerProcess, ServerTls,
+};
 use crate::durability::Durability;
 use anyhow::{anyhow, bail, Context, Result};
 use std::path::Path;
@@ -42,25 +44,53 @@ impl PrivateServer for Server {
         if let Topology::RedisCluster { masters, replicas } = options.topology {
             return cluster::start(dir, masters, replicas, options.level);
         }
-        let process = launch(dir, options.level, &[])?;
+        let process = launch(dir, options.level, options.tls.as_ref(), &[])?;
+        let scheme = if options.tls.is_some() {
+            "rediss"
+        } else {
+            "redis"
+        };
         Ok(Launched {
-            url: format!("redis://127.0.0.1:{}/", process.port),
+            url: format!("{scheme}://127.0.0.1:{}/", process.port),
             process,
             others: Vec::new(),
         })
     }
 }
 
-/// `redis-server` in `dir` at `level`, with `extra` arguments (a cluster node's).
-fn launch(dir: &Path, level: Durability, extra: &[String]) -> Result<ServerProcess> {
+/// `redis-server` in `dir` at `level`, serving TLS with `tls` (on its port, and only TLS: Redis
+/// takes one or the other on a port), with `extra` arguments (a cluster node's).
+fn launch(
+    dir: &Path,
+    level: Durability,
+    tls: Option<&ServerTls>,
+    extra: &[String],
+) -> Result<ServerProcess> {
     let Some(server) = find(&["redis-server"]) else {
         bail!("no redis-server found: {INSTALL_HINT}");
     };
     let (appendonly, appendfsync) = persistence(level).map_err(|e| anyhow!(e))?;
     let port = free_port()?;
     let log = dir.join("redis.log");
+    let mut listen = vec!["--port".to_string(), port.to_string()];
+    if let Some(tls) = tls {
+        listen = ["--port", "0", "--tls-port", &port.to_string()]
+            .map(String::from)
+            .to_vec();
+        for (flag, file) in [
+            ("--tls-cert-file", &tls.cert),
+            ("--tls-key-file", &tls.key),
+            ("--tls-ca-cert-file", &tls.ca),
+        ] {
+            listen.extend([flag.to_string(), file.display().to_string()]);
+        }
+        listen.extend(["--tls-auth-clients".to_string(), "no".to_string()]);
+    }
+    let socket = dir.join("redis.sock");
     let child = command(&server, None)
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(&listen)
+        .args(["--bind", "127.0.0.1"])
+        .args(["--unixsocket", &socket.display().to_string()])
         .args(["--dir", &dir.display().to_string()])
         .args(["--logfile", &log.display().to_string()])
         .args(["--save", "", "--appendonly", appendonly])
@@ -71,7 +101,8 @@ fn launch(dir: &Path, level: Durability, extra: &[String]) -> Result<ServerProce
         .spawn()
         .context("cannot start redis-server")?;
     let mut process = ServerProcess::new("Redis", port, dir.to_path_buf(), child, libc::SIGTERM);
-    let url = format!("redis://127.0.0.1:{port}/");
+    // Ready when it answers on its socket (which takes no TLS).
+    let url = format!("redis+unix://{}", socket.display());
     process.wait_ready(Duration::from_secs(30), &log, || {
         redis::Client::open(url.as_str())
             .and_then(|c| c.get_connection())

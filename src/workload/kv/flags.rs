@@ -2,6 +2,7 @@
 
 use super::keys::KeyLayout;
 use super::presets::{self, KvParams, TxnSize};
+use crate::engine::kv::Compression;
 use crate::workload::flags::{self, Flags, Shared};
 use anyhow::Result;
 use clap::Args;
@@ -37,6 +38,10 @@ pub struct KvFlags {
     /// Log buffer size, e.g. 8MB (0: the engine's default).
     #[arg(long, value_name = "SIZE", value_parser = flags::bytes::<u64>)]
     pub log_buffer: Option<u64>,
+    /// Block compression, instead of the engine's default (RocksDB: snappy): none, snappy, lz4
+    /// or zstd. Only engines that compress take it (rocksdb).
+    #[arg(long, value_name = "none|snappy|lz4|zstd", value_parser = Compression::parse)]
+    pub compression: Option<Compression>,
     /// Bulk read buffer, e.g. 4MB.
     #[arg(long, value_name = "SIZE", value_parser = flags::bytes::<usize>)]
     pub bulk_buffer: Option<usize>,
@@ -60,6 +65,7 @@ impl Flags for KvFlags {
         flags::set(&mut p.page_size, self.page_size);
         flags::set(&mut p.log_buffer_bytes, self.log_buffer);
         flags::set(&mut p.bulk_buffer_bytes, self.bulk_buffer);
+        p.compression = self.compression.or(p.compression);
         flags::set(&mut p.runs, shared.runs);
         flags::set(&mut p.threads, shared.threads("threads")?);
         Ok(p)

@@ -118,6 +118,15 @@ fn check(params: &KvParams, engines: &[Engine]) -> Result<()> {
                 );
             }
         }
+        if let Some(c) = params.compression {
+            if !engine.compressions().contains(&c) {
+                bail!(
+                    "engine '{}' does not compress its blocks: --compression {} is for rocksdb",
+                    engine.name(),
+                    c.name()
+                );
+            }
+        }
     }
     Ok(())
 }
@@ -136,6 +145,7 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
             cache_bytes: params.cache_bytes,
             page_size: params.page_size,
             log_buffer_bytes: params.log_buffer_bytes,
+            compression: params.compression,
             bulk_buffer_bytes: params.bulk_buffer_bytes,
             expected_records: params.records(),
             value_sizes: 1,

@@ -1,6 +1,7 @@
 //! The kv workload's parameters, and the presets that name the papers' exact parameters.
 
 use crate::durability::Durability;
+use crate::engine::kv::Compression;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
@@ -64,6 +65,8 @@ pub struct KvParams {
     pub cache_bytes: u64,
     pub page_size: u32,
     pub log_buffer_bytes: u64,
+    /// `--compression`; None: the engine's own default.
+    pub compression: Option<Compression>,
     pub bulk_buffer_bytes: usize,
 }
 
@@ -123,6 +126,7 @@ pub fn default_params() -> KvParams {
         cache_bytes: 0,
         page_size: 0,
         log_buffer_bytes: 0,
+        compression: None,
         bulk_buffer_bytes: 0,
     }
 }
@@ -182,6 +186,7 @@ pub fn preset(name: &str) -> Result<KvParams> {
             cache_bytes: 32 << 20,
             page_size: 32 << 10,
             log_buffer_bytes: 8 << 20,
+            compression: None,
             bulk_buffer_bytes: 4 << 20,
         }),
         other => bail!(

@@ -92,6 +92,7 @@ impl SessionStore {
                 cache_bytes: 0,
                 page_size: 0,
                 log_buffer_bytes: 0,
+                compression: None,
                 bulk_buffer_bytes: 0,
                 expected_records: o.records,
                 value_sizes: o.value_sizes,

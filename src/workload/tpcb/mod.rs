@@ -32,15 +32,23 @@ use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::time::Instant;
 
-/// The tables' DDL for table set `set` in `dialect` (its 64-bit integer type).
+/// The tables' DDL for table set `set` in `dialect` (its 64-bit integer type). On PostgreSQL
+/// the tables come without keys, which [`keys`] adds after the load, as pgbench -i does.
 fn schema(dialect: Dialect, set: usize) -> Vec<String> {
-    crate::workload::sql::filled(
-        include_str!("sql/schema.sql"),
-        &[
-            ("p", &prefix(set)),
-            ("bigint", &crate::workload::sql::bigint(dialect)),
-        ],
-    )
+    let text = match dialect {
+        Dialect::Postgres => include_str!("sql/postgres/schema.sql"),
+        _ => include_str!("sql/schema.sql"),
+    };
+    let bigint = crate::workload::sql::bigint(dialect);
+    crate::workload::sql::filled(text, &[("p", &prefix(set)), ("bigint", &bigint)])
+}
+
+/// The keys added once the rows are in; none where the schema makes them with the tables.
+fn keys(dialect: Dialect, set: usize) -> Vec<String> {
+    match dialect {
+        Dialect::Postgres => statements(include_str!("sql/postgres/keys.sql"), set),
+        _ => Vec::new(),
+    }
 }
 const DROP: &str = include_str!("sql/drop.sql");
 const TRANSACTION: &str = include_str!("sql/transaction.sql");
@@ -201,7 +209,7 @@ fn load(
             tables::create(db, set)?;
             if whole {
                 tables::load(params, db, set, 1..=params.branches)?;
-                tables::analyze(db, set)?;
+                tables::finish(db, set)?;
             }
         }
         if let Some(m) = meeting {
@@ -229,7 +237,7 @@ fn load(
     )?;
     if shard.is_first() {
         for set in 0..sets {
-            tables::analyze(db, set)?;
+            tables::finish(db, set)?;
         }
     }
     Ok(())

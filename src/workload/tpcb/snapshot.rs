@@ -14,7 +14,7 @@ pub(crate) fn statements() -> String {
         log.dialect = dialect;
         tables::create(&log, 0).unwrap();
         tables::load(&params, &log, 0, 1..=1).unwrap();
-        tables::analyze(&log, 0).unwrap();
+        tables::finish(&log, 0).unwrap();
         let _ = check_consistency(&log, 1);
         tables::drop_all(&log, 2).unwrap();
         for s in super::statements(TRANSACTION, 1) {

@@ -85,6 +85,7 @@ impl Records {
                 cache_bytes: 0,
                 page_size: 0,
                 log_buffer_bytes: 0,
+                compression: None,
                 bulk_buffer_bytes: 0,
                 expected_records: o.records,
                 value_sizes: 1,

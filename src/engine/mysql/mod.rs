@@ -1,6 +1,8 @@
 //! `mysql`: MariaDB or MySQL through the `mysql` crate. With `--url`, hakari works in the URL's
 //! database only if it is empty or marked as hakari's (`hakari_owner`); without one it starts a
-//! private server (src/server/mariadb.rs) configured for the durability level.
+//! private server (src/server/mariadb/) configured for the durability level.
+
+pub mod wire;
 
 use super::kv::Conflict;
 use super::sql::{
@@ -14,9 +16,10 @@ use crate::server::topology::{Connect, Topology};
 use crate::server::{Launched, PrivateServer};
 use anyhow::{anyhow, bail, Context, Result};
 use mysql::prelude::Queryable;
-use mysql::{Conn, Opts, Value};
+use mysql::{Conn, Value};
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use wire::Wire;
 
 /// A `mysql` crate error as a sentence: its `Display` wraps every error in a debug-like
 /// `MySqlError { ... }`.
@@ -64,24 +67,24 @@ impl SqlEngine for Mysql {
 /// its marker), else the database as given, nothing claimed or dropped.
 fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
     let flush = server::flush_setting(options.durability).map_err(|e| anyhow!(e))?;
-    let (opts, server) = match &options.url {
+    let (wire, server) = match &options.url {
         Some(url) => {
-            let opts =
-                Opts::from_url(url).map_err(|e| anyhow!("bad MySQL URL {}: {e}", redact(url)))?;
-            if opts.get_db_name().is_none() {
+            let wire = Wire::parse(url)?;
+            if wire.opts().get_db_name().is_none() {
                 bail!("the MySQL URL must name a database (mysql://user@host:port/DATABASE)");
             }
-            (opts, None)
+            (wire, None)
         }
         None => {
             let root = options.dir.parent().unwrap_or(&options.dir).to_path_buf();
             let s = server::PRIVATE
                 .start(&options.dir, &options.server_options(), &root)
                 .context("cannot start a private MariaDB server")?;
-            (Opts::from_url(&s.url)?, Some(s))
+            (Wire::parse(&s.url)?, Some(s))
         }
     };
-    let mut admin = Conn::new(opts.clone())
+    let mut admin = wire
+        .connect()
         .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&describe_error(&e))))?;
     if server.is_none() {
         // A server hakari did not start keeps its own setting: the level must match it.
@@ -106,19 +109,19 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
     let nodes = match (&server, options.topology) {
         (Some(s), Topology::Galera { connect, .. }) => {
             let urls = s.node_urls();
-            let opts: Vec<Opts> = urls
-                .iter()
-                .map(|u| Opts::from_url(u))
-                .collect::<Result<_, _>>()?;
-            match connect {
-                Connect::RoundRobin => opts,
-                Connect::First => opts[..1].to_vec(),
+            let mut wires: Vec<Wire> =
+                urls.iter().map(|u| Wire::parse(u)).collect::<Result<_>>()?;
+            if connect == Connect::First {
+                wires.truncate(1);
             }
+            wires
         }
-        _ => vec![opts.clone()],
+        _ => vec![Wire::parse(&url_of(&options.url, &server))?],
     };
+    let tls = wire.describe(&mut admin);
     Ok(Box::new(MysqlDatabase {
-        opts,
+        wire,
+        tls,
         nodes,
         next_node: AtomicUsize::new(0),
         server,
@@ -143,10 +146,21 @@ fn claim_database(c: &mut Conn) -> Result<bool> {
     Ok(!marked)
 }
 
+/// The URL hakari was given, or its private server's.
+fn url_of(given: &Option<String>, server: &Option<Launched>) -> String {
+    match (given, server) {
+        (Some(url), _) => url.clone(),
+        (None, Some(s)) => s.url.clone(),
+        (None, None) => String::new(),
+    }
+}
+
 struct MysqlDatabase {
-    opts: Opts,
+    wire: Wire,
+    /// How the connections reach the server ([`Wire::describe`]).
+    tls: String,
     /// The nodes new connections go to in turn (one but for a Galera cluster).
-    nodes: Vec<Opts>,
+    nodes: Vec<Wire>,
     next_node: AtomicUsize,
     server: Option<Launched>,
     created_marker: bool,
@@ -157,7 +171,7 @@ struct MysqlDatabase {
 impl SqlDatabase for MysqlDatabase {
     fn connect(&self) -> Result<Box<dyn SqlConnection>> {
         let node = self.next_node.fetch_add(1, Ordering::Relaxed) % self.nodes.len();
-        let mut conn = Conn::new(self.nodes[node].clone())
+        let mut conn = (self.nodes[node].connect())
             .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&describe_error(&e))))?;
         if self.server.as_ref().is_some_and(|s| !s.others.is_empty()) {
             // A Galera node applies other nodes' commits after they return: one causal read
@@ -175,8 +189,7 @@ impl SqlDatabase for MysqlDatabase {
         }))
     }
     fn version(&self) -> String {
-        Conn::new(self.opts.clone())
-            .ok()
+        (self.wire.connect().ok())
             .and_then(|mut c| {
                 c.query_first::<String, _>("SELECT VERSION()")
                     .ok()
@@ -185,11 +198,14 @@ impl SqlDatabase for MysqlDatabase {
             .unwrap_or_else(|| "unknown".into())
     }
     fn settings(&self) -> Vec<(String, String)> {
-        let mut out = vec![(
-            "server".into(),
-            crate::server::origin(self.server.is_some()).into(),
-        )];
-        if let Ok(mut c) = Conn::new(self.opts.clone()) {
+        let mut out = vec![
+            (
+                "server".into(),
+                crate::server::origin(self.server.is_some()).into(),
+            ),
+            ("tls".into(), self.tls.clone()),
+        ];
+        if let Ok(mut c) = self.wire.connect() {
             for v in [
                 "innodb_flush_log_at_trx_commit",
                 "innodb_buffer_pool_size",
@@ -212,7 +228,7 @@ impl SqlDatabase for MysqlDatabase {
     fn close(self: Box<Self>) -> Result<()> {
         if self.server.is_none() && self.created_marker {
             // Leave the database as found: the marker goes if nothing else of hakari's is left.
-            let mut c = Conn::new(self.opts.clone())?;
+            let mut c = self.wire.connect()?;
             let left: Vec<String> = c.query("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name <> 'hakari_owner'")?;
             if left.is_empty() {
                 c.query_drop("DROP TABLE hakari_owner")?;
@@ -228,7 +244,7 @@ impl SqlDatabase for MysqlDatabase {
         let mut out = Vec::new();
         for (i, node) in server.others.iter().enumerate() {
             let name = format!("Galera node {}", i + 2);
-            let mut conn = Conn::new(Opts::from_url(&node.url)?)
+            let mut conn = (Wire::parse(&node.url)?.connect())
                 .map_err(|e| anyhow!("cannot connect to {name}: {}", describe_error(&e)))?;
             // Reads on this session wait until the node has applied what the cluster committed.
             conn.query_drop("SET SESSION wsrep_sync_wait = 1")?;

@@ -2,21 +2,22 @@
 //! schema `hakari` inside that database (marked by a `hakari_owner` table); without one it starts
 //! a private server (src/server/postgres/) configured for the durability level.
 
+pub mod wire;
+
 use super::kv::Conflict;
 use super::sql::{
     Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions,
     SqlValue, Stmt, Visit,
 };
 use crate::durability::Durability;
-use crate::results::redact::redact;
 use crate::server::postgres as server;
 use crate::server::topology::Topology;
 use crate::server::{Launched, PrivateServer};
 use anyhow::{anyhow, bail, Context, Result};
 use postgres::types::{ToSql, Type};
-use postgres::{Client, NoTls, SimpleQueryMessage};
+use postgres::{Client, SimpleQueryMessage};
 use std::io::Write;
-use std::str::FromStr;
+use wire::Wire;
 
 pub struct Postgres;
 
@@ -57,21 +58,15 @@ impl SqlEngine for Postgres {
 fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn SqlDatabase>> {
     let session = session_commit(options)?;
     if let Some(url) = &options.url {
-        postgres::Config::from_str(url)
-            .map_err(|e| anyhow!("bad PostgreSQL URL {}: {e}", redact(url)))?;
+        Wire::parse(url)?;
     }
     let (url, server) = crate::server::given_or_started(&options.url, || {
         let root = options.dir.parent().unwrap_or(&options.dir);
         let started = server::PRIVATE.start(&options.dir, &options.server_options(), root);
         started.context("cannot start a private PostgreSQL server")
     })?;
-    let mut admin = Client::connect(&url, NoTls).map_err(|e| {
-        anyhow!(
-            "cannot connect to PostgreSQL at {}: {}",
-            redact(&url),
-            with_cause(&e)
-        )
-    })?;
+    let wire = Wire::parse(&url)?;
+    let mut admin = wire.open()?;
     if server.is_none() {
         check_level_on_foreign_server(&mut admin, options.durability)?;
     }
@@ -90,8 +85,11 @@ fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn Sq
             }
         }
     }
+    let tls = wire.describe(&mut admin);
     Ok(Box::new(PostgresDatabase {
         url,
+        wire,
+        tls,
         server,
         schema,
         synchronous_commit: session,
@@ -129,15 +127,6 @@ fn check_level_on_foreign_server(c: &mut Client, level: Durability) -> Result<()
     Ok(())
 }
 
-/// The error and its cause ("error connecting to server: Connection refused").
-fn with_cause(e: &postgres::Error) -> String {
-    use std::error::Error;
-    match e.source() {
-        Some(cause) => format!("{e}: {cause}"),
-        None => e.to_string(),
-    }
-}
-
 fn show(c: &mut Client, name: &str) -> Result<String> {
     Ok(c.query_one(&format!("SHOW {name}"), &[])?
         .get::<_, String>(0))
@@ -169,7 +158,11 @@ fn claim_schema(c: &mut Client) -> Result<()> {
 }
 
 struct PostgresDatabase {
+    /// The private server's URL, for its standbys.
     url: String,
+    wire: Wire,
+    /// How the connections reach the server ([`Wire::describe`]).
+    tls: String,
     server: Option<Launched>,
     /// hakari's own schema; None: the database as the user gave it.
     schema: Option<&'static str>,
@@ -180,13 +173,7 @@ struct PostgresDatabase {
 
 impl SqlDatabase for PostgresDatabase {
     fn connect(&self) -> Result<Box<dyn SqlConnection>> {
-        let mut client = Client::connect(&self.url, NoTls).map_err(|e| {
-            anyhow!(
-                "cannot connect to PostgreSQL at {}: {}",
-                redact(&self.url),
-                with_cause(&e)
-            )
-        })?;
+        let mut client = self.wire.open()?;
         if let Some(schema) = self.schema {
             client.batch_execute(&format!("SET search_path = {schema}"))?;
         }
@@ -200,8 +187,7 @@ impl SqlDatabase for PostgresDatabase {
         }))
     }
     fn version(&self) -> String {
-        Client::connect(&self.url, NoTls)
-            .ok()
+        (self.wire.connect().ok())
             .and_then(|mut c| show(&mut c, "server_version").ok())
             .unwrap_or_else(|| "unknown".into())
     }
@@ -216,8 +202,9 @@ impl SqlDatabase for PostgresDatabase {
                 "synchronous_commit (session)".into(),
                 self.synchronous_commit.into(),
             ),
+            ("tls".into(), self.tls.clone()),
         ];
-        if let Ok(mut c) = Client::connect(&self.url, NoTls) {
+        if let Ok(mut c) = self.wire.connect() {
             for name in [
                 "fsync",
                 "full_page_writes",
@@ -236,7 +223,7 @@ impl SqlDatabase for PostgresDatabase {
     fn close(self: Box<Self>) -> Result<()> {
         if let (None, Some(schema), false) = (&self.server, self.schema, self.shared) {
             // Everything in the schema is hakari's: the marker table said so when it was claimed.
-            let mut c = Client::connect(&self.url, NoTls)?;
+            let mut c = self.wire.open()?;
             c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))?;
         }
         drop(self.server);
