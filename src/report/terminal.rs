@@ -200,7 +200,7 @@ fn mapping_table(r: &RunResult) -> String {
             .into_iter()
             .take(if any_tls(r) { 5 } else { 4 })
             .collect(),
-        4,
+        if any_tls(r) { 5 } else { 4 },
     );
     for e in &r.engines {
         let mut row = vec![
