@@ -89,7 +89,7 @@ fn tls_server(server: &dyn PrivateServer, dir: &Path) -> (hakari::server::Launch
 
 /// Runs `args` with a fresh `--out`: the result file's engine settings on success, else the
 /// exit code and standard error (with no result file written).
-fn run(args: &[&str]) -> Result<std::collections::BTreeMap<String, String>, (i32, String)> {
+fn run(args: &[&str]) -> Outcome {
     let out = tempfile::tempdir().unwrap();
     let mut all = args.to_vec();
     all.extend(["--out", out.path().to_str().unwrap()]);
@@ -106,10 +106,7 @@ fn run(args: &[&str]) -> Result<std::collections::BTreeMap<String, String>, (i32
 }
 
 /// A refusal: exit 1, one error line saying `why`, no password.
-fn assert_refused(
-    got: Result<std::collections::BTreeMap<String, String>, (i32, String)>,
-    why: &str,
-) {
+fn assert_refused(got: Outcome, why: &str) {
     let (code, text) = got.expect_err("refused");
     assert_eq!(code, 1, "{text}");
     // One line of error (beside the progress line naming the configuration).
@@ -127,26 +124,43 @@ fn assert_refused(
     assert!(!text.contains("sekrit"), "{text}");
 }
 
-fn tpcb(url: &str, engine: &str) -> Vec<String> {
-    ["run", "tpcb", "--engine", engine, "--url", url]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(
-            [
-                "--accounts-per-branch",
-                "100",
-                "--transactions",
-                "5",
-                "--runs",
-                "1",
-            ]
-            .map(String::from),
-        )
-        .collect()
+/// What a run gives back: the engine's settings, or the exit code and standard error.
+type Outcome = Result<std::collections::BTreeMap<String, String>, (i32, String)>;
+
+/// A tiny tpcb on `engine` at `url`.
+fn tpcb(engine: &str, url: &str) -> Outcome {
+    run(&[
+        "run",
+        "tpcb",
+        "--engine",
+        engine,
+        "--url",
+        url,
+        "--accounts-per-branch",
+        "100",
+        "--transactions",
+        "5",
+        "--runs",
+        "1",
+    ])
 }
 
-fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
+/// A tiny ycsb on Redis at `url`.
+fn ycsb(url: &str) -> Outcome {
+    run(&[
+        "run",
+        "ycsb",
+        "--engine",
+        "redis",
+        "--url",
+        url,
+        "--durability",
+        "in-memory",
+        "--records",
+        "50",
+        "--operations",
+        "50",
+    ])
 }
 
 #[test]
@@ -166,25 +180,22 @@ fn postgres_takes_libpqs_sslmodes() {
         ("127.0.0.1", "sslmode=prefer".to_string()),
         ("127.0.0.1", "sslmode=allow".to_string()),
     ] {
-        let settings = run(&strs(&tpcb(&url(host, &query), "postgres"))).unwrap();
+        let settings = tpcb("postgres", &url(host, &query)).unwrap();
         let said = &settings["tls"];
         assert!(said.starts_with("TLSv1.3, "), "{query}: {said}");
     }
     assert_refused(
-        run(&strs(&tpcb(
+        tpcb(
+            "postgres",
             &url(
                 "127.0.0.1",
                 &format!("sslmode=verify-full&sslrootcert={ca}"),
             ),
-            "postgres",
-        ))),
+        ),
         "certificate",
     );
     assert_refused(
-        run(&strs(&tpcb(
-            &url("127.0.0.1", "sslmode=disable"),
-            "postgres",
-        ))),
+        tpcb("postgres", &url("127.0.0.1", "sslmode=disable")),
         "no encryption",
     );
 }
@@ -218,46 +229,26 @@ fn mysql_takes_its_ssl_modes() {
         ("127.0.0.1", "ssl-mode=REQUIRED".to_string()),
         ("127.0.0.1", String::new()),
     ] {
-        let settings = run(&strs(&tpcb(&url(host, &query), "mysql"))).unwrap();
+        let settings = tpcb("mysql", &url(host, &query)).unwrap();
         let said = &settings["tls"];
         assert!(said.starts_with("TLSv1.3, "), "{query}: {said}");
     }
     assert_refused(
-        run(&strs(&tpcb(
+        tpcb(
+            "mysql",
             &url(
                 "127.0.0.1",
                 &format!("ssl-mode=VERIFY_IDENTITY&ssl-ca={ca}"),
             ),
-            "mysql",
-        ))),
+        ),
         "certificate",
     );
     // MariaDB 10.11 answers plaintext under require_secure_transport with "Access denied" (its
     // own client gets the same), for the credentials that worked over TLS above.
     assert_refused(
-        run(&strs(&tpcb(
-            &url("127.0.0.1", "ssl-mode=DISABLED"),
-            "mysql",
-        ))),
+        tpcb("mysql", &url("127.0.0.1", "ssl-mode=DISABLED")),
         "access denied",
     );
-}
-
-fn ycsb(url: &str) -> Vec<String> {
-    [
-        "run",
-        "ycsb",
-        "--engine",
-        "redis",
-        "--url",
-        url,
-        "--durability",
-        "in-memory",
-    ]
-    .iter()
-    .chain(&["--records", "50", "--operations", "50"])
-    .map(|s| s.to_string())
-    .collect()
 }
 
 #[test]
@@ -275,26 +266,18 @@ fn redis_takes_rediss_with_its_ca() {
         .unwrap();
     let port = server.process.port;
     let ca = tls.ca.display().to_string();
-    let settings = run(&strs(&ycsb(&format!(
-        "rediss://localhost:{port}/?cacert={ca}"
-    ))))
-    .unwrap();
+    let settings = ycsb(&format!("rediss://localhost:{port}/?cacert={ca}")).unwrap();
     assert!(
         settings["tls"].contains("checked against cacert"),
         "{settings:?}"
     );
-    let settings = run(&strs(&ycsb(&format!(
-        "rediss://127.0.0.1:{port}/#insecure"
-    ))))
-    .unwrap();
+    let settings = ycsb(&format!("rediss://127.0.0.1:{port}/#insecure")).unwrap();
     assert!(settings["tls"].contains("not checked"), "{settings:?}");
     assert_refused(
-        run(&strs(&ycsb(&format!(
-            "rediss://:sekrit@127.0.0.1:{port}/?cacert={ca}"
-        )))),
+        ycsb(&format!("rediss://:sekrit@127.0.0.1:{port}/?cacert={ca}")),
         "certificate",
     );
-    let plain = run(&strs(&ycsb(&format!("redis://:sekrit@127.0.0.1:{port}/"))));
+    let plain = ycsb(&format!("redis://:sekrit@127.0.0.1:{port}/"));
     let (code, text) = plain.expect_err("plaintext to a TLS port is refused");
     assert_eq!(code, 1, "{text}");
     assert!(!text.contains("sekrit"), "{text}");
