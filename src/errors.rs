@@ -11,13 +11,33 @@ pub const EXIT_CODES: &str = "Exit codes:
   0    done
   1    error (one line on stderr; no result file that looks complete)
   2    bad usage (an unknown flag, a value that cannot be parsed, flags that do not fit)
-  3    a crash test found a broken durability promise
+  3    a crash test found a broken durability promise, or a tpcc run a broken consistency
+       condition
   4    a requirement (run --require) or the regression gate (compare --fail-if-worse) failed
   130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: the result file keeps
        what finished, marked interrupted; private servers are stopped and hakari's directories
        removed (a second signal does so at once). After SIGKILL the servers die with hakari, and
        the next run in the same place removes what was left.
 A closed pipe on stdout (hakari engines | head) ends output quietly, not with an error.";
+
+/// A run that found the database inconsistent (a TPC-C consistency condition broken): the
+/// run is marked failed and hakari exits 3, as for a broken durability promise.
+#[derive(Debug)]
+pub struct Inconsistent(pub String);
+
+impl std::fmt::Display for Inconsistent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Inconsistent {}
+
+/// Whether `e` or one of its causes is an [`Inconsistent`].
+pub fn is_inconsistent(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|c| c.downcast_ref::<Inconsistent>().is_some())
+}
 
 /// Bad usage found after parsing (flags that do not fit together or do not fit the workload):
 /// one line, exit 2, like the errors clap reports.

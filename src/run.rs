@@ -268,6 +268,7 @@ fn run_each<W: Workload>(
 ) -> Result<()> {
     let timing = &options.timing;
     let mut failed = Vec::new();
+    let mut inconsistent = false;
     // A closed loop, or each configuration once per rate.
     let rates: Vec<Option<f64>> = match timing.rates.as_slice() {
         [] => vec![None],
@@ -310,6 +311,7 @@ fn run_each<W: Workload>(
             Ok(()) => {}
             Err(e) if e.downcast_ref::<Interrupted>().is_some() => return Err(e),
             Err(e) => {
+                inconsistent |= crate::errors::is_inconsistent(&e);
                 let text = crate::errors::sentence(&e);
                 if runs.len() > 1 {
                     eprintln!("hakari: error: {text}");
@@ -319,13 +321,17 @@ fn run_each<W: Workload>(
             }
         }
     }
-    match failed.len() {
-        0 => Ok(()),
-        1 if runs.len() == 1 => bail!("{}", failed[0]),
-        n => bail!(
+    let text = match failed.len() {
+        0 => return Ok(()),
+        1 if runs.len() == 1 => failed[0].clone(),
+        n => format!(
             "{n} of {} configurations failed (see above; their errors are in the result file)",
             runs.len()
         ),
+    };
+    match inconsistent {
+        true => Err(anyhow::Error::new(crate::errors::Inconsistent(text))),
+        false => Err(anyhow::anyhow!(text)),
     }
 }
 
@@ -353,6 +359,11 @@ fn finish(
                 crate::signals::name(measure::interrupting_signal())
             )),
             measure::interrupted_exit_code(),
+        ),
+        Err(e) if crate::errors::is_inconsistent(e) => (
+            "failed",
+            Some(crate::errors::sentence(e)),
+            crate::errors::EXIT_BROKEN_PROMISE,
         ),
         Err(e) => ("failed", Some(crate::errors::sentence(e)), EXIT_ERROR),
     };

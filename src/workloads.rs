@@ -7,14 +7,15 @@ use crate::engine::{self, Takes};
 use crate::report::view::View;
 use crate::run::{self, RunOptions};
 use crate::workload::flags::{Flags, Shared};
-use crate::workload::{kv, script, session, tpcb, tpch, wisconsin, ycsb, Workload};
+use crate::workload::{kv, script, session, tpcb, tpcc, tpch, wisconsin, ycsb, Workload};
 use anyhow::Result;
 
 /// Every workload, in the order `hakari run --help` lists them.
-pub fn all() -> [Registered; 7] {
+pub fn all() -> [Registered; 8] {
     [
         Registered::of::<kv::flags::KvFlags>(),
         Registered::of::<tpcb::flags::TpcbFlags>(),
+        Registered::of::<tpcc::flags::TpccFlags>(),
         Registered::of::<session::flags::SessionFlags>(),
         Registered::of::<tpch::flags::TpchFlags>(),
         Registered::of::<wisconsin::flags::WisconsinFlags>(),
@@ -143,6 +144,6 @@ mod tests {
                 w.name
             );
         }
-        assert_eq!(super::paced(), "kv, tpcb, session, ycsb and script");
+        assert_eq!(super::paced(), "kv, tpcb, tpcc, session, ycsb and script");
     }
 }

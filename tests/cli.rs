@@ -524,6 +524,7 @@ fn run_help_lists_every_registered_workload_with_its_own_help() {
     for w in [
         "kv",
         "tpcb",
+        "tpcc",
         "session",
         "tpch",
         "wisconsin",
@@ -550,6 +551,6 @@ fn run_help_lists_every_registered_workload_with_its_own_help() {
     let script = script.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(script.contains("--init") && script.contains("creates tables only through --init"));
     assert!(script.contains("Example (pgbench's TPC-B") && script.contains("has no presets"));
-    let o = hakari(&["run", "tpcc"]);
+    let o = hakari(&["run", "tpce"]);
     assert_eq!(o.status.code(), Some(2), "an unknown workload is bad usage");
 }

@@ -1,7 +1,8 @@
 //! The odbc engine through Debian's real ODBC drivers for PostgreSQL, MariaDB and SQLite, each
 //! reaching a real database (private servers this test starts, a SQLite file): tpcb keeps its
 //! balances, wisconsin's answers agree with the native engine's in the same run, sessions come
-//! back byte for byte, and TPC-H at SF 0.01 matches TPC's answers. Bad connection strings, wrong
+//! back byte for byte, TPC-H at SF 0.01 matches TPC's answers, and tpcc's consistency
+//! conditions hold. Bad connection strings, wrong
 //! passwords and servers that are down end in one line naming the driver, exit 1, no password.
 
 mod common;
@@ -92,6 +93,20 @@ fn every_workload_through(url: &str, native: &str, native_url: Option<&str>, dia
         "42",
     ]);
     complete(&r, "tpch");
+
+    tpcc(url, &[]);
+}
+
+/// tpcc through the odbc engine at `url`: its conditions hold after the load and the run (the
+/// run fails otherwise) and New-Orders commit.
+fn tpcc(url: &str, more: &[&str]) {
+    let mut args = vec!["run", "tpcc", "--engine", "odbc", "--url", url];
+    args.extend(["--clients", "2", "--duration", "2", "--ramp-up", "0"]);
+    args.extend(more);
+    let r = run_ok(&args);
+    complete(&r, "tpcc");
+    let nopm = r.metrics.iter().find(|m| m.name == "NOPM").expect("NOPM");
+    assert!(nopm.value > 0.0, "{more:?}");
 }
 
 fn complete(r: &RunResult, what: &str) {
@@ -170,6 +185,7 @@ fn oracle_and_zen_sql_through_the_postgresql_driver() {
         let scans = r.measurements.iter().find(|m| m.step == "scan");
         assert!(scans.expect("scans").runs[0].ops > 0);
         odbc("tpch --engine odbc --sf 0.01 --validate --seed 42");
+        tpcc(&url, &["--dialect", dialect]);
     }
 }
 

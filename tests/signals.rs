@@ -295,3 +295,46 @@ fn a_second_sigterm_quits_at_once_and_still_leaves_nothing() {
     let r = hakari::results::store::read(&common::result_files(out.path())[0]).unwrap();
     assert_eq!(r.status, "interrupted");
 }
+
+/// SIGTERM while tpcc loads 8 warehouses: the load stops between warehouses (within seconds),
+/// not at its end (a quarter of a minute on), and nothing is left.
+#[test]
+fn sigterm_stops_a_tpcc_load_between_warehouses() {
+    let (data, out) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let args = [
+        "tpcc",
+        "--engine",
+        "postgres",
+        "--warehouses",
+        "8",
+        "--clients",
+        "2",
+    ];
+    let (mut child, log) = start(&args, data.path(), out.path());
+    let begun = Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("[1/1]")
+    {
+        assert!(begun.elapsed() < Duration::from_secs(60), "no start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    // SAFETY: signalling the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let signalled = Instant::now();
+    let status = child.wait().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(status.code(), Some(143), "{text}");
+    assert!(
+        !text.contains("adding keys"),
+        "the load ran to its end: {text}"
+    );
+    let took = signalled.elapsed();
+    assert!(
+        took < Duration::from_secs(10),
+        "stopped {took:?} after the signal: {text}"
+    );
+    let left = no_process_within(data.path(), Duration::from_secs(10));
+    assert!(left.is_empty(), "processes left: {left:?}");
+}

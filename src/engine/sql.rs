@@ -280,7 +280,8 @@ pub trait SqlConnection {
         false
     }
     /// Loads batches of '|'-delimited lines, each line ending in "|\n" as dbgen writes them
-    /// (ASCII text; no field holds '|', a backslash or a line break); returns lines loaded.
+    /// (ASCII text; no field holds '|', a backslash or a line break; `\N` is NULL, as COPY's
+    /// text format and LOAD DATA read it); returns lines loaded.
     fn bulk_load_delimited(
         &mut self,
         table: &str,

@@ -188,6 +188,11 @@ impl Worker<'_> {
         }
     }
 
+    /// Whether the unit just timed was counted (it ended after the warm-up).
+    pub fn counted(&self) -> bool {
+        self.slot.index >= 0
+    }
+
     pub fn retried(&mut self) {
         self.retries += 1;
     }

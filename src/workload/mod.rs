@@ -10,6 +10,7 @@ pub mod sql;
 #[cfg(test)]
 pub(crate) mod statement_log;
 pub mod tpcb;
+pub mod tpcc;
 pub mod tpch;
 pub mod wisconsin;
 pub mod ycsb;

@@ -304,7 +304,7 @@ impl SqlConnection for DuckdbConnection {
         make_fifo(&fifo)?;
         let sql = format!(
             "COPY {table} ({}) FROM '{}' (FORMAT csv, DELIMITER '|', HEADER false, \
-             AUTO_DETECT false)",
+             AUTO_DETECT false, NULLSTR '\\N')",
             columns.join(", "),
             fifo.display()
         );

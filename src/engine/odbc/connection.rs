@@ -280,6 +280,18 @@ impl SqlConnection for OdbcConnection {
         self.standalone(|c| c.run(stmt, args, visit))
     }
     fn begin(&mut self) -> Result<()> {
+        if self.dbms == Dbms::Sqlite {
+            // SQLite's driver begins DEFERRED: two writers that both read first deadlock on the
+            // lock upgrade, and one waits out the busy timeout. Take the write lock at BEGIN, as
+            // hakari's own sqlite engine does, in autocommit mode so the driver adds no BEGIN.
+            if self.manual_commit {
+                self.connection().set_autocommit(true).map_err(classify)?;
+                self.manual_commit = false;
+            }
+            self.execute("BEGIN IMMEDIATE")?;
+            self.in_transaction = true;
+            return Ok(());
+        }
         if !self.manual_commit {
             self.connection().set_autocommit(false).map_err(classify)?;
             self.manual_commit = true;
@@ -289,10 +301,20 @@ impl SqlConnection for OdbcConnection {
     }
     fn commit(&mut self) -> Result<()> {
         self.in_transaction = false;
+        if self.dbms == Dbms::Sqlite {
+            return self.execute("COMMIT").map(|_| ());
+        }
         self.connection().commit().map_err(classify)
     }
     fn rollback(&mut self) -> Result<()> {
         self.in_transaction = false;
+        if self.dbms == Dbms::Sqlite {
+            // A failed statement may have ended the transaction already: nothing to undo.
+            return match self.execute("ROLLBACK") {
+                Err(e) if e.to_string().contains("no transaction is active") => Ok(()),
+                other => other.map(|_| ()),
+            };
+        }
         self.connection().rollback().map_err(classify)
     }
     /// Arrays of multi-row INSERTs with text parameters, 1,000 rows a call; in one

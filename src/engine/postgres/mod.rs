@@ -2,6 +2,7 @@
 //! schema `hakari` inside that database (marked by a `hakari_owner` table); without one it starts
 //! a private server (src/server/postgres/) configured for the durability level.
 
+mod values;
 pub mod wire;
 
 use super::kv::Conflict;
@@ -14,9 +15,10 @@ use crate::server::postgres as server;
 use crate::server::topology::Topology;
 use crate::server::{Launched, PrivateServer};
 use anyhow::{anyhow, bail, Context, Result};
-use postgres::types::{ToSql, Type};
+use postgres::types::ToSql;
 use postgres::{Client, SimpleQueryMessage};
 use std::io::Write;
+use values::{copy_text, from_row, to_param};
 use wire::Wire;
 
 pub struct Postgres;
@@ -286,111 +288,6 @@ fn classify(e: postgres::Error) -> anyhow::Error {
             Some(db) => anyhow!("PostgreSQL: {}", db.message()),
             None => e.into(),
         },
-    }
-}
-
-/// A parameter converted to the type the server expects for it.
-fn to_param(v: &SqlValue, ty: &Type) -> Result<Box<dyn ToSql + Sync>> {
-    Ok(match (v, ty) {
-        (SqlValue::Null, _) => Box::new(None::<i64>),
-        (SqlValue::Int(i), t) if *t == Type::INT2 => Box::new(i16::try_from(*i)?),
-        (SqlValue::Int(i), t) if *t == Type::INT4 => Box::new(i32::try_from(*i)?),
-        (SqlValue::Int(i), t) if *t == Type::INT8 => Box::new(*i),
-        (SqlValue::Int(i), t) if *t == Type::FLOAT8 => Box::new(*i as f64),
-        (SqlValue::Int(i), t) if *t == Type::FLOAT4 => Box::new(*i as f32),
-        (SqlValue::Int(i), t) if *t == Type::TEXT || *t == Type::VARCHAR || *t == Type::BPCHAR => {
-            Box::new(i.to_string())
-        }
-        (SqlValue::Int(i), t) if *t == Type::BOOL => Box::new(*i != 0),
-        (SqlValue::Float(f), t) if *t == Type::FLOAT4 => Box::new(*f as f32),
-        (SqlValue::Float(f), t) if *t == Type::FLOAT8 => Box::new(*f),
-        (SqlValue::Text(s), t) if *t == Type::TEXT || *t == Type::VARCHAR || *t == Type::BPCHAR => {
-            Box::new(s.clone())
-        }
-        (SqlValue::Bytes(b), t) if *t == Type::BYTEA => Box::new(b.clone()),
-        // Any other pairing goes as text for the server to read (numeric, dates, a number
-        // into a text column's comparison), as psql and pgbench send every parameter.
-        (SqlValue::Int(i), _) => Box::new(AsText(i.to_string())),
-        (SqlValue::Float(f), _) => Box::new(AsText(f.to_string())),
-        (SqlValue::Text(s), _) => Box::new(AsText(s.clone())),
-        (SqlValue::Bytes(b), _) => Box::new(b.clone()),
-    })
-}
-
-/// A parameter sent in text format, read by the server as its type's input.
-#[derive(Debug)]
-struct AsText(String);
-
-impl ToSql for AsText {
-    fn to_sql(
-        &self,
-        _: &Type,
-        out: &mut postgres::types::private::BytesMut,
-    ) -> std::result::Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>>
-    {
-        out.extend_from_slice(self.0.as_bytes());
-        Ok(postgres::types::IsNull::No)
-    }
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-    fn encode_format(&self, _: &Type) -> postgres::types::Format {
-        postgres::types::Format::Text
-    }
-    postgres::types::to_sql_checked!();
-}
-
-fn from_row(row: &postgres::Row, i: usize) -> Result<SqlValue> {
-    let ty = row.columns()[i].type_();
-    let v = if *ty == Type::INT2 {
-        row.try_get::<_, Option<i16>>(i)?
-            .map(|v| SqlValue::Int(v as i64))
-    } else if *ty == Type::INT4 {
-        row.try_get::<_, Option<i32>>(i)?
-            .map(|v| SqlValue::Int(v as i64))
-    } else if *ty == Type::INT8 {
-        row.try_get::<_, Option<i64>>(i)?.map(SqlValue::Int)
-    } else if *ty == Type::FLOAT4 {
-        row.try_get::<_, Option<f32>>(i)?
-            .map(|v| SqlValue::Float(v as f64))
-    } else if *ty == Type::FLOAT8 {
-        row.try_get::<_, Option<f64>>(i)?.map(SqlValue::Float)
-    } else if *ty == Type::BYTEA {
-        row.try_get::<_, Option<Vec<u8>>>(i)?.map(SqlValue::Bytes)
-    } else if *ty == Type::BOOL {
-        row.try_get::<_, Option<bool>>(i)?
-            .map(|b| SqlValue::Int(b as i64))
-    } else {
-        row.try_get::<_, Option<String>>(i)
-            .map_err(|_| anyhow!("column type {ty} is not read by hakari's PostgreSQL engine through prepared queries"))?
-            .map(SqlValue::Text)
-    };
-    Ok(v.unwrap_or(SqlValue::Null))
-}
-
-/// Text as COPY's text format wants it.
-fn copy_text(v: &SqlValue, out: &mut Vec<u8>) {
-    match v {
-        SqlValue::Null => out.extend_from_slice(b"\\N"),
-        SqlValue::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
-        SqlValue::Float(f) => out.extend_from_slice(format!("{f:?}").as_bytes()),
-        SqlValue::Text(s) => {
-            for b in s.bytes() {
-                match b {
-                    b'\\' => out.extend_from_slice(b"\\\\"),
-                    b'\t' => out.extend_from_slice(b"\\t"),
-                    b'\n' => out.extend_from_slice(b"\\n"),
-                    b'\r' => out.extend_from_slice(b"\\r"),
-                    b => out.push(b),
-                }
-            }
-        }
-        SqlValue::Bytes(bytes) => {
-            out.extend_from_slice(b"\\\\x");
-            for b in bytes {
-                out.extend_from_slice(format!("{b:02x}").as_bytes());
-            }
-        }
     }
 }
 

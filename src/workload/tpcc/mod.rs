@@ -1,0 +1,488 @@
+//! TPC-C (revision 5.11), as the specification says where the open tools depart from it
+//! (`../shared/specs/tpcc.md`): terminals bound to a home warehouse, the 23-card deck, NURand
+//! with C-Load and C-Run, remote lines that update the supplying warehouse's stock, and the
+//! consistency conditions checked after every run. Its figures are tpmC-like (NOPM), never tpmC:
+//! these runs are not audited.
+//!
+//! One procedure per file (`new_order.rs` ... `stock_level.rs`), their SQL in
+//! `sql/transactions.sql`, the population in `population.rs`, the tables' life in `tables.rs`,
+//! the conditions in `check.rs` and `sql/checks.sql`.
+
+mod check;
+mod delivery;
+pub mod flags;
+mod money;
+mod new_order;
+mod order_status;
+mod payment;
+mod population;
+pub mod presets;
+mod random;
+mod statements;
+mod stock_level;
+mod tables;
+mod terminal;
+mod terminals;
+mod view;
+
+use crate::durability::Durability;
+use crate::engine::sql::{SqlConnection, SqlDatabase};
+use crate::engine::{Engine, Takes};
+use crate::errors::Inconsistent;
+use crate::measure::runner::StepOutcome;
+use crate::results::{MeasurementKey, Metric};
+use crate::workload::{sql_levels, Plan, RunContext, StepLength, Workload};
+use anyhow::{bail, Context, Result};
+use population::Population;
+use presets::TpccParams;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use random::Constants;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+use terminal::Kind;
+use terminals::{sum_retries, Tally, Terminals};
+
+/// Every table hakari makes for tpcc starts with this.
+pub const PREFIX: &str = "hakari_tpcc_";
+
+/// New-Orders a warehouse can take a minute with keying and think times on (§5.4.3's bound).
+const MAX_NOPM_PER_WAREHOUSE: f64 = 12.86;
+
+pub type Config = crate::workload::SqlConfig;
+
+impl Workload for TpccParams {
+    type Config = Config;
+    const NAME: &'static str = "tpcc";
+    const VIEW: &'static dyn crate::report::view::View = &view::TpccView;
+    const TAKES: Takes = Takes::Sql;
+    const PACED: bool = true;
+
+    #[cfg(test)]
+    fn statements() -> String {
+        use crate::engine::sql::Dialect;
+        let mut out = String::new();
+        for dialect in Dialect::ALL {
+            let all = (tables::schema(dialect).unwrap().into_iter())
+                .chain(tables::keys(dialect).unwrap())
+                .chain(statements::all_filled(dialect));
+            for s in all {
+                out.push_str(&format!(
+                    "tpcc {}: {}\n",
+                    dialect.name(),
+                    s.replace('\n', " ")
+                ));
+            }
+        }
+        for s in check::statements() {
+            out.push_str(&format!("tpcc check: {s}\n"));
+        }
+        out
+    }
+
+    fn step_length(&self) -> StepLength {
+        StepLength::Seconds(self.ramp_up_secs + self.duration_secs)
+    }
+
+    fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
+        if self.warehouses == 0 {
+            bail!("--warehouses must be at least 1");
+        }
+        if self.runs == 0 {
+            bail!("--runs must be at least 1");
+        }
+        if self.duration_secs <= 0.0 {
+            bail!("--duration must be more than 0 seconds");
+        }
+        if self.ramp_up_secs < 0.0 {
+            bail!("--ramp-up cannot be negative");
+        }
+        if self.client_counts().contains(&0) {
+            bail!("--clients must be at least 1");
+        }
+        sql_levels(engines, named, &self.default_durability)
+    }
+
+    fn start(&mut self, ctx: &mut RunContext) {
+        if let Some(note) = view::mix_note(self.weights) {
+            eprintln!("note: {note}");
+            ctx.recorder.note(note);
+        }
+    }
+
+    fn run_config(&mut self, config: &Config, ctx: &mut RunContext) -> Result<()> {
+        if self.think && ctx.timing.schedule.is_some() {
+            bail!("--think-times and --rate do not go together: the terminals' times set the pace");
+        }
+        let dir = ctx.config_dir(config)?;
+        let clients = self.client_counts();
+        let mut options = ctx.sql_options(
+            config.engine,
+            config.durability,
+            &dir,
+            clients.iter().copied().max().unwrap_or(1) + 1,
+        );
+        // Kept tables outlive the run: the engine leaves hakari's schema as it is.
+        options.shared |= self.keep;
+        let db = config.engine.open(&options)?;
+        let outcome = measure_config(self, *config, db.as_ref(), ctx);
+        // Drop the tables, unless asked to keep them.
+        let cleanup = match self.keep {
+            true => Ok(()),
+            false => tables::drop_all(db.as_ref()),
+        };
+        db.close()?;
+        outcome.and(cleanup)
+    }
+}
+
+fn measure_config(
+    p: &TpccParams,
+    config: Config,
+    db: &dyn SqlDatabase,
+    ctx: &mut RunContext,
+) -> Result<()> {
+    ctx.record_engine(
+        Engine::Sql(config.engine),
+        config.durability,
+        db.version(),
+        db.settings(),
+    );
+    let mut rng = ChaCha8Rng::seed_from_u64(ctx.seed ^ 0x7470_6363);
+    let load_constants = ready(p, config, db, ctx, &mut rng)?;
+    // Opened once the tables exist: Berkeley DB SQL refuses new connections after one older
+    // than the tables reads them (bench/bdbsql_new_connection.c).
+    let mut c = db.connect()?;
+    let run_constants = Constants::for_run(&load_constants, &mut rng);
+    ctx.recorder.note(format!(
+        "{config}: NURand's C for c_last {} at the load, {} in the runs (§2.1.6.1: they differ by {}); c_id {}, ol_i_id {}",
+        load_constants.c_last,
+        run_constants.c_last,
+        (run_constants.c_last - load_constants.c_last).abs(),
+        run_constants.c_id,
+        run_constants.ol_i_id
+    ));
+    for clients in p.client_counts() {
+        let mut outcomes = Vec::new();
+        let mut tallies = Vec::new();
+        let mut broken = None;
+        for run in 0..p.runs {
+            let label = format!("{config} {clients} terminal(s), run {}/{}", run + 1, p.runs);
+            let before = tables::next_order_sum(c.as_mut())?;
+            let tally = Tally::default();
+            let seed = ctx.seed ^ ((run as u64) << 40) ^ ((clients as u64) << 20);
+            let mut timing = ctx.timing.lasting(p.ramp_up_secs + p.duration_secs);
+            timing.warmup = timing
+                .warmup
+                .max(std::time::Duration::from_secs_f64(p.ramp_up_secs));
+            eprintln!(
+                "  {label}: {} s ramp-up, {} s measured",
+                p.ramp_up_secs, p.duration_secs
+            );
+            let terminals = Terminals {
+                p,
+                db,
+                constants: run_constants,
+                seed,
+                tally: &tally,
+            };
+            let started = Instant::now();
+            let outcome = terminals
+                .run(clients, &timing)
+                .with_context(|| label.clone())?;
+            let wall = started.elapsed().as_secs_f64();
+            let grew = tables::next_order_sum(c.as_mut())? - before;
+            let committed = tally.committed_new_orders.load(Ordering::Relaxed) as i64;
+            let when = format!("after run {}/{} at {clients} terminal(s)", run + 1, p.runs);
+            // The run's figures are recorded even when the database turns out inconsistent:
+            // the result is marked failed, with the broken conditions' numbers.
+            broken = if grew != committed {
+                Some(anyhow::Error::new(Inconsistent(format!(
+                    "{when}: the districts' next order ids grew by {grew} but the terminals committed {committed} New-Orders"
+                ))))
+            } else {
+                check_conditions(c.as_mut(), p.check.after_run(), &when, ctx, config).err()
+            };
+            outcomes.push(outcome);
+            tallies.push((tally, grew, wall));
+            if broken.is_some() {
+                break;
+            }
+        }
+        record(p, config, clients, ctx, &outcomes, &tallies)?;
+        if let Some(e) = broken {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Tables to run on: those an earlier run kept (with --keep, at the same scale), else made and
+/// loaded now and checked right after the load. Returns the load's NURand constants.
+fn ready(
+    p: &TpccParams,
+    config: Config,
+    db: &dyn SqlDatabase,
+    ctx: &mut RunContext,
+    rng: &mut ChaCha8Rng,
+) -> Result<Constants> {
+    let mut c = db.connect()?;
+    tables::check_connections(c.as_mut(), p.client_counts().into_iter().max().unwrap_or(1))?;
+    // Only a run with --keep looks for tables an earlier one kept; any other makes them afresh.
+    let kept = if p.keep {
+        tables::loaded(c.as_mut())
+    } else {
+        None
+    };
+    drop(c);
+    let (load_constants, loaded) = match kept {
+        Some(found) if found.warehouses != p.warehouses => bail!(
+            "the tpcc tables on this server hold {} warehouse(s), loaded at {}; --warehouses {} asks for another scale (run with --warehouses {} to use them, or drop the {PREFIX}* tables)",
+            found.warehouses,
+            found.loaded_at,
+            p.warehouses,
+            found.warehouses
+        ),
+        Some(found) => {
+            ctx.recorder.note(format!(
+                "{config}: ran on the tables an earlier run loaded at {} and kept ({} warehouse(s), C_LOAD for c_last {})",
+                found.loaded_at, found.warehouses, found.constants.c_last
+            ));
+            (found.constants, false)
+        }
+        None => {
+            let constants = Constants::draw(rng);
+            load(p, config, db, ctx, constants)?;
+            (constants, true)
+        }
+    };
+    if loaded {
+        let mut c = db.connect()?;
+        check_conditions(
+            c.as_mut(),
+            p.check.after_load(),
+            "right after the load",
+            ctx,
+            config,
+        )?;
+    }
+    Ok(load_constants)
+}
+
+/// Makes and loads the tables, timing the load as a step of its own.
+fn load(
+    p: &TpccParams,
+    config: Config,
+    db: &dyn SqlDatabase,
+    ctx: &mut RunContext,
+    constants: Constants,
+) -> Result<()> {
+    let loaded_at = chrono::Utc::now().format("%Y-%m-%d %H:%M:%S").to_string();
+    let population = Population {
+        dialect: db.connect()?.dialect(),
+        seed: ctx.seed,
+        constants,
+        now: loaded_at.clone(),
+    };
+    let started = Instant::now();
+    tables::create(db)?;
+    let rows = tables::load(db, &population, p.warehouses)?;
+    let rows_secs = started.elapsed().as_secs_f64();
+    eprintln!("  adding keys and indexes, gathering statistics");
+    tables::finish(db, p.warehouses, ctx.seed, &constants, &loaded_at)?;
+    let secs = started.elapsed().as_secs_f64();
+    let key = measurement_key(p, config, 1, "load");
+    ctx.measured(key, &[StepOutcome::whole(secs, rows)])?;
+    let per_minute = p.warehouses as f64 / secs * 60.0;
+    ctx.recorder.metric(Metric {
+        name: "warehouses/min loaded".into(),
+        value: per_minute,
+        unit: "warehouses/min".into(),
+        engine: Some(config.engine.name().into()),
+        note: Some(config.durability.to_string()),
+    });
+    ctx.recorder.note(format!(
+        "{config}: loaded {} warehouse(s), {} rows, in {} ({} rows/s, {:.1} warehouses/min); the rows took {}, keys, indexes and statistics {}",
+        p.warehouses,
+        crate::units::thousands(rows as f64),
+        crate::units::duration(secs),
+        crate::units::thousands(rows as f64 / secs),
+        per_minute,
+        crate::units::duration(rows_secs),
+        crate::units::duration(secs - rows_secs)
+    ));
+    Ok(())
+}
+
+/// Checks `conditions`; a broken one fails the run as inconsistent (exit 3).
+fn check_conditions(
+    c: &mut dyn SqlConnection,
+    conditions: &[u32],
+    when: &str,
+    ctx: &mut RunContext,
+    config: Config,
+) -> Result<()> {
+    if conditions.is_empty() {
+        return Ok(());
+    }
+    let started = Instant::now();
+    let broken = check::conditions(c, conditions)?;
+    let list = conditions
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if broken.is_empty() {
+        ctx.recorder.note(format!(
+            "{config}: consistency conditions {list} held {when} ({})",
+            crate::units::duration(started.elapsed().as_secs_f64())
+        ));
+        return Ok(());
+    }
+    let text: Vec<String> = broken.iter().map(|b| b.to_string()).collect();
+    Err(Inconsistent(format!("{when}: {}", text.join("; "))).into())
+}
+
+fn measurement_key(p: &TpccParams, config: Config, clients: usize, step: &str) -> MeasurementKey {
+    let mut c = BTreeMap::new();
+    c.insert("warehouses".into(), p.warehouses.into());
+    c.insert("think_times".into(), p.think.into());
+    if let Some(w) = p.weights {
+        c.insert("weights".into(), serde_json::json!(w));
+    }
+    MeasurementKey::new(config.engine.name(), config.durability, clients, step, c)
+}
+
+/// The runs at one terminal count: a measurement per transaction type and one for all, and the
+/// derived figures: NOPM beside the database's own count, TPM, the achieved shares.
+fn record(
+    p: &TpccParams,
+    config: Config,
+    clients: usize,
+    ctx: &mut RunContext,
+    outcomes: &[StepOutcome],
+    tallies: &[(Tally, i64, f64)],
+) -> Result<()> {
+    let minutes: f64 = outcomes.iter().map(|o| o.seconds).sum::<f64>() / 60.0;
+    let count = |k: Kind| -> u64 {
+        (outcomes.iter())
+            .map(|o| o.by_kind.get(k.index()).map_or(0, |h| h.len()))
+            .sum()
+    };
+    let total: u64 = Kind::ALL.iter().map(|&k| count(k)).sum();
+    let sum = |f: fn(&Tally) -> &AtomicU64| -> u64 {
+        tallies
+            .iter()
+            .map(|(t, ..)| f(t).load(Ordering::Relaxed))
+            .sum()
+    };
+    let who = format!("{}, {clients} terminals", config.durability);
+    let mut metric = |name: &str, value: f64, unit: &str| {
+        ctx.recorder.metric(Metric {
+            name: name.into(),
+            value,
+            unit: unit.into(),
+            engine: Some(config.engine.name().into()),
+            note: Some(who.clone()),
+        })
+    };
+    let nopm = count(Kind::NewOrder) as f64 / minutes;
+    metric("NOPM", nopm, "New-Orders/min");
+    metric("TPM", total as f64 / minutes, "transactions/min");
+    // HammerDB's figure: what the districts' next order ids grew by, over the whole run
+    // (ramp-up included: it is read before and after), rollbacks excluded.
+    let database: i64 = tallies.iter().map(|(_, d, _)| d).sum();
+    let whole_minutes = tallies.iter().map(|(.., wall)| wall).sum::<f64>() / 60.0;
+    metric(
+        "NOPM by the database",
+        database as f64 / whole_minutes,
+        "New-Orders/min",
+    );
+    if p.think {
+        let efficiency = 100.0 * nopm / (MAX_NOPM_PER_WAREHOUSE * p.warehouses as f64);
+        metric("efficiency", efficiency, "%");
+    }
+    let share = |part: u64, of: u64| {
+        if of == 0 {
+            0.0
+        } else {
+            100.0 * part as f64 / of as f64
+        }
+    };
+    for k in Kind::ALL {
+        metric(&format!("{} share", k.name()), share(count(k), total), "%");
+        metric(
+            &format!("{} retries", k.name()),
+            sum_retries(tallies, k) as f64,
+            "retries",
+        );
+        let p90 = view::percentile(outcomes, k.index(), 90.0);
+        metric(&format!("{} p90", k.name()), p90, "ms");
+    }
+    metric(
+        "New-Orders rolled back",
+        share(sum(|t| &t.rollbacks), count(Kind::NewOrder)),
+        "%",
+    );
+    metric(
+        "remote order lines",
+        share(sum(|t| &t.remote_lines), sum(|t| &t.lines)),
+        "%",
+    );
+    metric(
+        "remote payments",
+        share(sum(|t| &t.remote_payments), sum(|t| &t.payments)),
+        "%",
+    );
+    metric(
+        "customers by last name",
+        share(sum(|t| &t.by_name), sum(|t| &t.customer_lookups)),
+        "%",
+    );
+    let districts = 10 * sum(|t| &t.deliveries);
+    metric(
+        "districts skipped by Delivery",
+        share(sum(|t| &t.skipped_districts), districts),
+        "%",
+    );
+    for k in Kind::ALL {
+        let per_kind: Vec<StepOutcome> = (outcomes.iter())
+            .map(|o| o.share(o.by_kind.get(k.index())))
+            .collect();
+        ctx.measured(measurement_key(p, config, clients, k.name()), &per_kind)?;
+    }
+    ctx.measured(measurement_key(p, config, clients, "all"), outcomes)
+}
+
+/// The draw of a run seed's random stream is deterministic: used by tests of the draws.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_orders_roll_back_and_go_remote_about_as_often_as_the_spec_says() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let c = Constants::draw(&mut rng);
+        let (mut rollbacks, mut lines, mut remote) = (0, 0, 0);
+        let n = 20_000;
+        for _ in 0..n {
+            let x = new_order::draw(&mut rng, 2, 5, &c);
+            rollbacks += x.lines.iter().any(|l| l.item > 100_000) as u32;
+            lines += x.lines.len();
+            remote += x.lines.iter().filter(|l| l.supply != 2).count();
+            assert!((5..=15).contains(&x.lines.len()));
+        }
+        assert!((140..260).contains(&rollbacks), "{rollbacks}");
+        let remote_share = remote as f64 / lines as f64;
+        assert!((0.007..0.013).contains(&remote_share), "{remote_share}");
+        let payments: Vec<payment::Input> =
+            (0..n).map(|_| payment::draw(&mut rng, 2, 5, &c)).collect();
+        let remote = payments.iter().filter(|x| x.c_w != 2).count() as f64 / n as f64;
+        let by_name = payments.iter().filter(|x| x.customer.by_name()).count() as f64 / n as f64;
+        assert!((0.13..0.17).contains(&remote), "{remote}");
+        assert!((0.58..0.62).contains(&by_name), "{by_name}");
+        // One warehouse: nothing is remote.
+        assert!((0..1000).all(|_| payment::draw(&mut rng, 1, 1, &c).c_w == 1));
+    }
+}

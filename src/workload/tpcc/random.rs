@@ -1,0 +1,158 @@
+//! TPC-C's random values (§2.1.6, §4.3.2): NURand with a constant C per field, the C-Load/C-Run
+//! rule for customer last names, the syllable names, and the random strings of the population.
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// The constants C of NURand (§2.1.6), one per field that draws with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Constants {
+    /// For c_last, A = 255.
+    pub c_last: i64,
+    /// For c_id, A = 1023.
+    pub c_id: i64,
+    /// For ol_i_id, A = 8191.
+    pub ol_i_id: i64,
+}
+
+impl Constants {
+    /// The load's constants.
+    pub fn draw(rng: &mut impl Rng) -> Constants {
+        Constants {
+            c_last: rng.random_range(0..=255),
+            c_id: rng.random_range(0..=1023),
+            ol_i_id: rng.random_range(0..=8191),
+        }
+    }
+
+    /// A run's constants for tables loaded with `load`: c_last's must differ from the load's by
+    /// 65..=119, but not 96 or 112 (§2.1.6.1), so that the names a run asks for are not the
+    /// ones the load favoured; drawn until it does.
+    pub fn for_run(load: &Constants, rng: &mut impl Rng) -> Constants {
+        let c_last = loop {
+            let c = rng.random_range(0..=255);
+            if run_delta_allowed((c - load.c_last).abs()) {
+                break c;
+            }
+        };
+        Constants {
+            c_last,
+            c_id: rng.random_range(0..=1023),
+            ol_i_id: rng.random_range(0..=8191),
+        }
+    }
+}
+
+/// §2.1.6.1: |C_RUN - C_LOAD| for c_last.
+pub fn run_delta_allowed(delta: i64) -> bool {
+    (65..=119).contains(&delta) && delta != 96 && delta != 112
+}
+
+/// NURand(A, x, y) = (((random(0, A) | random(x, y)) + C) % (y - x + 1)) + x.
+pub fn nurand(rng: &mut impl Rng, a: i64, x: i64, y: i64, c: i64) -> i64 {
+    (((rng.random_range(0..=a) | rng.random_range(x..=y)) + c) % (y - x + 1)) + x
+}
+
+const SYLLABLES: [&str; 10] = [
+    "BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING",
+];
+
+/// The last name of number `n` (0..=999): its three digits' syllables (§4.3.2.3).
+pub fn last_name(n: i64) -> String {
+    let n = n as usize;
+    [n / 100, n / 10 % 10, n % 10]
+        .iter()
+        .map(|&d| SYLLABLES[d])
+        .collect()
+}
+
+/// A customer's last name drawn in a run: NURand(255, 0, 999) with the run's C.
+pub fn run_last_name(rng: &mut impl Rng, c: &Constants) -> String {
+    last_name(nurand(rng, 255, 0, 999, c.c_last))
+}
+
+const ALPHANUMERIC: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+/// A random a-string of `min..=max` characters (§4.3.2.2).
+pub fn astring(rng: &mut impl Rng, min: usize, max: usize) -> String {
+    let n = rng.random_range(min..=max);
+    (0..n)
+        .map(|_| ALPHANUMERIC[rng.random_range(0..ALPHANUMERIC.len())] as char)
+        .collect()
+}
+
+/// A random n-string (digits) of `min..=max` characters.
+pub fn nstring(rng: &mut impl Rng, min: usize, max: usize) -> String {
+    let n = rng.random_range(min..=max);
+    (0..n)
+        .map(|_| char::from(b'0' + rng.random_range(0..10u8)))
+        .collect()
+}
+
+/// A zip code: four random digits and "11111" (§4.3.2.7).
+pub fn zip(rng: &mut impl Rng) -> String {
+    nstring(rng, 4, 4) + "11111"
+}
+
+/// i_data or s_data: an a-string of 26..=50, and in 10% of rows "ORIGINAL" at a random place.
+pub fn data(rng: &mut impl Rng) -> String {
+    let mut s = astring(rng, 26, 50);
+    if rng.random_range(0..10) == 0 {
+        let at = rng.random_range(0..=s.len() - 8);
+        s.replace_range(at..at + 8, "ORIGINAL");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn last_names_are_the_syllables_of_their_digits() {
+        assert_eq!(last_name(0), "BARBARBAR");
+        assert_eq!(last_name(371), "PRICALLYOUGHT");
+        assert_eq!(last_name(999), "EINGEINGEING");
+    }
+
+    #[test]
+    fn nurand_stays_in_range_and_favours_some_values() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut counts = vec![0u32; 1000];
+        for _ in 0..200_000 {
+            let v = nurand(&mut rng, 255, 0, 999, 123);
+            assert!((0..=999).contains(&v));
+            counts[v as usize] += 1;
+        }
+        // Uniform would put 200 in each; NURand's OR skews it several-fold.
+        let (min, max) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+        assert!(*max > 4 * *min.max(&1), "min {min} max {max}");
+    }
+
+    #[test]
+    fn run_constants_keep_the_distance_from_the_load() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..1000 {
+            let load = Constants::draw(&mut rng);
+            let run = Constants::for_run(&load, &mut rng);
+            let d = (run.c_last - load.c_last).abs();
+            assert!((65..=119).contains(&d) && d != 96 && d != 112, "{d}");
+        }
+        assert!(!run_delta_allowed(96) && !run_delta_allowed(112) && !run_delta_allowed(64));
+        assert!(run_delta_allowed(65) && run_delta_allowed(119));
+    }
+
+    #[test]
+    fn data_holds_original_in_about_one_row_in_ten() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let n = 20_000;
+        let original = (0..n)
+            .filter(|_| data(&mut rng).contains("ORIGINAL"))
+            .count();
+        assert!((1_700..2_300).contains(&original), "{original}");
+        let s = zip(&mut rng);
+        assert!(s.len() == 9 && s.ends_with("11111"));
+    }
+}

@@ -1,0 +1,10 @@
+DROP TABLE IF EXISTS {p}warehouse;
+DROP TABLE IF EXISTS {p}district;
+DROP TABLE IF EXISTS {p}customer;
+DROP TABLE IF EXISTS {p}history;
+DROP TABLE IF EXISTS {p}new_order;
+DROP TABLE IF EXISTS {p}orders;
+DROP TABLE IF EXISTS {p}order_line;
+DROP TABLE IF EXISTS {p}item;
+DROP TABLE IF EXISTS {p}stock;
+DROP TABLE IF EXISTS {p}meta;

@@ -1,0 +1,331 @@
+//! tpcc's tables: found from an earlier run (`--keep`) or made afresh, loaded warehouse by
+//! warehouse through each engine's bulk path, keyed and analysed after, and marked loaded in the
+//! meta table last, so that a load cut short never looks complete.
+
+use super::money;
+use super::population::{rows_per_warehouse, Population, COLUMNS};
+use super::random::Constants;
+use super::PREFIX;
+use crate::engine::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlValue};
+use crate::measure::progress::Progress;
+use crate::workload::sql::{filled, Named};
+use anyhow::{bail, Context, Result};
+use std::fmt::Display;
+
+const SCHEMA: &str = include_str!("sql/schema.sql");
+const KEYS: &str = include_str!("sql/keys.sql");
+const DROP: &str = include_str!("sql/drop.sql");
+
+/// Every table, in the order they are created and keyed.
+pub const TABLES: [&str; 9] = [
+    "warehouse",
+    "district",
+    "customer",
+    "history",
+    "new_order",
+    "orders",
+    "order_line",
+    "item",
+    "stock",
+];
+
+/// The keys after the tables' own: the two secondary indexes.
+const INDEXES: [&str; 2] = ["customer_name", "orders_customer"];
+
+fn placeholders(dialect: Dialect) -> Vec<(&'static str, String)> {
+    // MySQL's TIMESTAMP may fill itself in on insert and update (the first one of a table,
+    // without explicit_defaults_for_timestamp): DATETIME stays as written.
+    let timestamp = match dialect {
+        Dialect::Mysql => "DATETIME",
+        _ => "TIMESTAMP",
+    };
+    let mut v = vec![("p", PREFIX.to_string()), ("timestamp", timestamp.into())];
+    v.extend(
+        money::column_types(dialect)
+            .iter()
+            .map(|(n, t)| (*n, t.to_string())),
+    );
+    v
+}
+
+fn read(text: &str, dialect_text: Option<&str>, dialect: Dialect) -> Named {
+    let values = placeholders(dialect);
+    let refs: Vec<(&str, &dyn Display)> = values
+        .iter()
+        .map(|(n, v)| (*n, v as &dyn Display))
+        .collect();
+    Named::read(text, dialect_text, &refs)
+}
+
+/// Whether `dialect`'s tables are made with their primary keys (so only the two indexes
+/// come after the load).
+fn keyed_tables(dialect: Dialect) -> bool {
+    dialect == Dialect::Mysql
+}
+
+/// The CREATE TABLE statements of `dialect`, the meta table's last; on a dialect that makes
+/// its tables with their keys, each with the primary key `keys.sql` gives it.
+pub fn schema(dialect: Dialect) -> Result<Vec<String>> {
+    let named = read(SCHEMA, None, dialect);
+    let keys = read(KEYS, None, dialect);
+    (TABLES.iter().chain(&["meta"]))
+        .map(|t| {
+            let create = named.get(t)?;
+            match (keyed_tables(dialect), keys.get(t)) {
+                (true, Ok(key)) => {
+                    let columns = key
+                        .split_once("PRIMARY KEY")
+                        .map(|(_, c)| c.trim())
+                        .context("a primary key in keys.sql")?;
+                    let body = create.trim_end().trim_end_matches(')').trim_end();
+                    Ok(format!("{body},\n  PRIMARY KEY {columns}\n)"))
+                }
+                _ => Ok(create.to_string()),
+            }
+        })
+        .collect()
+}
+
+/// The keys and indexes of `dialect`, made once the rows are in.
+pub fn keys(dialect: Dialect) -> Result<Vec<String>> {
+    // Neither SQLite nor DuckDB adds a primary key to a table that exists: both take the
+    // unique indexes of SQLite's file.
+    let own = match dialect {
+        Dialect::Sqlite | Dialect::Duckdb => Some(include_str!("sql/sqlite/keys.sql")),
+        _ => None,
+    };
+    let named = read(KEYS, own, dialect);
+    let tables: &[&str] = if keyed_tables(dialect) { &[] } else { &TABLES };
+    (tables.iter().filter(|t| **t != "history").chain(&INDEXES))
+        .map(|t| named.get(t).map(str::to_string))
+        .collect()
+}
+
+pub fn drop_statements() -> Vec<String> {
+    filled(DROP, &[("p", &PREFIX)])
+}
+
+/// What an earlier run left: the meta row of tables loaded whole.
+pub struct Loaded {
+    pub warehouses: u64,
+    pub constants: Constants,
+    pub loaded_at: String,
+}
+
+/// The meta row of tables a run loaded whole and kept; None when there are none (or a load
+/// was cut short: the meta row is written last).
+pub fn loaded(c: &mut dyn SqlConnection) -> Option<Loaded> {
+    let sql = format!("SELECT warehouses, c_last, c_id, ol_i_id, loaded_at FROM {PREFIX}meta");
+    let rows = c.query(&sql).ok()?;
+    let row = rows.first()?;
+    let int = |i: usize| super::statements::int(row, i).ok();
+    Some(Loaded {
+        warehouses: int(0)? as u64,
+        constants: Constants {
+            c_last: int(1)?,
+            c_id: int(2)?,
+            ol_i_id: int(3)?,
+        },
+        loaded_at: super::statements::text(row, 4),
+    })
+}
+
+/// The tables made afresh (dropping any hakari left behind).
+pub fn create(db: &dyn SqlDatabase) -> Result<()> {
+    let mut c = db.connect()?;
+    let dialect = c.dialect();
+    for stmt in drop_statements().iter().chain(&schema(dialect)?) {
+        c.execute(stmt)
+            .with_context(|| format!("setting up: {stmt}"))?;
+    }
+    Ok(())
+}
+
+/// Loads `warehouses` warehouses (and the items) into the empty tables; returns rows loaded.
+/// On a server the warehouses are spread over loaders, one connection each; an embedded engine
+/// takes one writer at a time, so it gets one.
+pub fn load(db: &dyn SqlDatabase, population: &Population, warehouses: u64) -> Result<u64> {
+    let streams = streams(population.dialect, warehouses);
+    let progress = Progress::new(
+        &format!("loading {warehouses} warehouse(s)"),
+        warehouses * rows_per_warehouse(),
+    );
+    let outcome = std::thread::scope(|scope| {
+        let loaders: Vec<_> = (0..streams)
+            .map(|s| {
+                let progress = &progress;
+                scope.spawn(move || -> Result<u64> {
+                    let mut c = db.connect()?;
+                    let mut rows = 0;
+                    if s == 0 {
+                        rows += load_table(c.as_mut(), population, "item", 0)?;
+                    }
+                    // Loader s takes warehouses s+1, s+1+streams, ...
+                    for w in (s + 1..=warehouses).step_by(streams as usize) {
+                        // A signal stops a long load between warehouses, not after it.
+                        if crate::measure::interrupted() {
+                            return Err(anyhow::anyhow!(crate::measure::Interrupted));
+                        }
+                        for (table, _) in COLUMNS.iter().filter(|(t, _)| *t != "item") {
+                            rows += load_table(c.as_mut(), population, table, w as i64)?;
+                        }
+                        progress.add(rows_per_warehouse());
+                    }
+                    Ok(rows)
+                })
+            })
+            .collect();
+        let mut rows = 0;
+        for loader in loaders {
+            rows += loader.join().expect("a loader thread panicked")?;
+        }
+        Ok(rows)
+    });
+    progress.finish();
+    outcome
+}
+
+/// How many connections load (or key) at once: on a server one per core of this machine, where
+/// the server usually is, at most `parts`; an embedded engine takes one writer at a time.
+fn streams(dialect: Dialect, parts: u64) -> u64 {
+    match dialect {
+        Dialect::Postgres | Dialect::Mysql => std::thread::available_parallelism()
+            .map_or(1, |n| n.get() as u64)
+            .min(parts),
+        _ => 1,
+    }
+}
+
+fn load_table(
+    c: &mut dyn SqlConnection,
+    population: &Population,
+    table: &str,
+    w: i64,
+) -> Result<u64> {
+    let columns = COLUMNS
+        .iter()
+        .find(|(t, _)| *t == table)
+        .map(|(_, c)| *c)
+        .context("a table of the population")?;
+    let name = format!("{PREFIX}{table}");
+    let mut rows = population.rows(table, w);
+    let loaded = match c.loads_delimited() {
+        // The loader that parses text itself (COPY, LOAD DATA LOCAL INFILE) takes it as text.
+        true => c.bulk_load_delimited(&name, columns, &mut delimited(&mut rows)),
+        false => c.bulk_load(&name, columns, &mut rows),
+    };
+    loaded.with_context(|| format!("loading {table} of warehouse {w}"))
+}
+
+/// Rows as batches of '|'-delimited lines, each ending "|\n", NULL as `\N` (the population's
+/// text holds no '|', backslash or line break).
+fn delimited<'a>(rows: &'a mut dyn Iterator<Item = Row>) -> impl Iterator<Item = String> + 'a {
+    use std::fmt::Write;
+    let mut rows = rows.peekable();
+    std::iter::from_fn(move || {
+        rows.peek()?;
+        let mut batch = String::with_capacity(1 << 16);
+        for row in rows.by_ref().take(500) {
+            for v in &row {
+                match v {
+                    SqlValue::Null => batch.push_str("\\N"),
+                    SqlValue::Int(i) => write!(batch, "{i}").expect("writing to a String"),
+                    SqlValue::Float(f) => write!(batch, "{f}").expect("writing to a String"),
+                    SqlValue::Text(t) => batch.push_str(t),
+                    SqlValue::Bytes(b) => batch.push_str(&String::from_utf8_lossy(b)),
+                }
+                batch.push('|');
+            }
+            batch.push('\n');
+        }
+        Some(batch)
+    })
+}
+
+/// The keys, the planner's statistics, then the meta row that marks the tables loaded whole.
+pub fn finish(
+    db: &dyn SqlDatabase,
+    warehouses: u64,
+    seed: u64,
+    constants: &Constants,
+    loaded_at: &str,
+) -> Result<()> {
+    let mut c = db.connect()?;
+    let dialect = c.dialect();
+    // The keys, then each table's statistics: on a server, as many at once as there are
+    // loaders (a key is built by one backend, one core).
+    let keys = keys(dialect)?;
+    let tasks = keys.len() + TABLES.len();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..streams(dialect, tasks as u64))
+            .map(|_| {
+                let (keys, next) = (&keys, &next);
+                scope.spawn(move || -> Result<()> {
+                    let mut c = db.connect()?;
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if let Some(stmt) = keys.get(i) {
+                            c.execute(stmt)
+                                .with_context(|| format!("adding the keys: {stmt}"))?;
+                        } else if let Some(table) = TABLES.get(i - keys.len()) {
+                            let table = format!("{PREFIX}{table}");
+                            crate::workload::sql::gather_statistics(c.as_mut(), &table)?;
+                        } else {
+                            return Ok(());
+                        }
+                    }
+                })
+            })
+            .collect();
+        (workers.into_iter()).try_for_each(|w| w.join().expect("a finishing thread panicked"))
+    })?;
+    let meta = format!(
+        "INSERT INTO {PREFIX}meta (warehouses, seed, c_last, c_id, ol_i_id, loaded_at) VALUES ({warehouses}, '{seed}', {}, {}, {}, '{loaded_at}')",
+        constants.c_last, constants.c_id, constants.ol_i_id
+    );
+    c.execute(&meta).context("marking the tables loaded")?;
+    Ok(())
+}
+
+pub fn drop_all(db: &dyn SqlDatabase) -> Result<()> {
+    let mut c = db.connect()?;
+    for stmt in drop_statements() {
+        c.execute(&stmt)?;
+    }
+    Ok(())
+}
+
+/// The sum of every district's next order id: the database's own count of New-Orders.
+pub fn next_order_sum(c: &mut dyn SqlConnection) -> Result<i64> {
+    let rows = c.query(&format!("SELECT SUM(d_next_o_id) FROM {PREFIX}district"))?;
+    let row = rows.first().context("SUM(d_next_o_id) returned no row")?;
+    match row.first() {
+        Some(SqlValue::Float(f)) => Ok(*f as i64),
+        _ => super::statements::int(row, 0),
+    }
+}
+
+/// More terminals than the server takes connections: refused before the run.
+pub fn check_connections(c: &mut dyn SqlConnection, terminals: usize) -> Result<()> {
+    let sql = match c.statistics_dialect() {
+        Dialect::Postgres => "SELECT CAST(current_setting('max_connections') AS INTEGER) - CAST(current_setting('superuser_reserved_connections') AS INTEGER)",
+        Dialect::Mysql => "SELECT @@max_connections",
+        _ => return Ok(()),
+    };
+    let Some(limit) = c
+        .query(sql)
+        .ok()
+        .and_then(|rows| rows.first().and_then(|r| super::statements::int(r, 0).ok()))
+    else {
+        return Ok(());
+    };
+    // hakari itself holds one more connection while the terminals run.
+    if terminals as i64 + 1 > limit {
+        bail!(
+            "{terminals} terminals need {} connections; the server takes {limit} (raise max_connections, or give fewer --clients)",
+            terminals + 1
+        );
+    }
+    Ok(())
+}
