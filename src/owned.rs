@@ -58,20 +58,47 @@ pub fn directory_removed(dir: &Path) {
         .retain(|d| d != dir);
 }
 
-/// Ends every private server still running (SIGKILL to each one's whole process tree) and
-/// removes every directory hakari made: the way out when there is no time to stop cleanly.
+/// Ends every private server still running (SIGKILL to each one's whole process tree, and to
+/// every other process hakari started, such as an initdb half-way) and removes every directory
+/// hakari made: the way out when there is no time to stop cleanly.
 pub fn end_all() {
     for path in std::mem::take(&mut *RESULT_FILES.lock().unwrap_or_else(|e| e.into_inner())) {
         mark_interrupted(&path);
     }
-    let pids = std::mem::take(&mut *PROCESSES.lock().unwrap_or_else(|e| e.into_inner()));
-    for pid in pids {
-        kill_tree(pid);
+    let servers = std::mem::take(&mut *PROCESSES.lock().unwrap_or_else(|e| e.into_inner()));
+    let me = std::process::id() as i32;
+    // A server may fork between the listing and the kill: list and kill until none is left.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let alive: Vec<i32> = (servers.iter().copied())
+            .flat_map(|pid| process::descendants(pid).into_iter().chain([pid]))
+            .chain(process::descendants(me))
+            .filter(|&p| p != me && running(p))
+            .collect();
+        if alive.is_empty() || std::time::Instant::now() > deadline {
+            break;
+        }
+        for &p in &alive {
+            // SAFETY: a process hakari started (or one of its children): a plain kill(2).
+            unsafe { libc::kill(p, libc::SIGKILL) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    // Only then the directories: a process still writing would leave one half-removed.
     let dirs = std::mem::take(&mut *DIRECTORIES.lock().unwrap_or_else(|e| e.into_inner()));
     for dir in dirs {
-        let _ = std::fs::remove_dir_all(dir);
+        for _ in 0..20 {
+            if std::fs::remove_dir_all(&dir).is_ok() || !dir.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
+}
+
+/// Whether `pid` still runs (a zombie, which only waits to be reaped, does not).
+fn running(pid: i32) -> bool {
+    !matches!(process::state_of(pid), None | Some('Z') | Some('X'))
 }
 
 /// Marks a result file "interrupted" as it stands on disk (the configurations it holds are the

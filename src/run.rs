@@ -183,7 +183,7 @@ fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
     };
     if !W::SHARDED {
         return usage(format!(
-            "--shard does not apply to {}: it is for tpcb (each client machine writes its own branches) and ycsb (each inserts its own records)",
+            "--shard does not apply to {}: it is for tpcb (each client machine writes its own branches), tpcc (each runs the terminals of its own warehouses) and ycsb (each inserts its own records)",
             W::NAME
         ));
     }

@@ -1,6 +1,6 @@
 //! Loopback clusters started for real: PostgreSQL standbys and a MariaDB Galera cluster run
-//! tpcb; after each run every other node must hold the primary's balances (tpcb checks it), and
-//! no server process may outlive the run.
+//! tpcb and tpcc; after each run every other node must hold the primary's balances (tpcb checks
+//! it) or its orders, stock and payments (tpcc does), and no server process may outlive the run.
 
 mod common;
 use common::{hakari, run_ok, stderr};
@@ -122,6 +122,53 @@ fn a_galera_cluster_of_three_runs_tpcb_and_every_node_agrees() {
             .any(|n| n.contains("Galera node 2, Galera node 3 held the primary's balances")),
         "{:?}",
         r.notes
+    );
+}
+
+/// tpcc at one warehouse on a cluster: it completes, its conditions hold, and every other node
+/// holds what the primary holds (`nodes`, as tpcc's note names them).
+fn tpcc_on_a_cluster(engine: &str, extra: &[&str], nodes: &str) {
+    let data = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "run",
+        "tpcc",
+        "--engine",
+        engine,
+        "--warehouses",
+        "1",
+        "--clients",
+        "2",
+        "--duration",
+        "3",
+        "--ramp-up",
+        "0",
+        "--data-dir",
+        data.path().to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let r = run_ok(&args);
+    assert_eq!(r.status, "complete");
+    let held = format!("{nodes} held what the primary held");
+    assert!(r.notes.iter().any(|n| n.contains(&held)), "{:?}", r.notes);
+    assert!(
+        (r.notes.iter()).any(|n| n.contains("consistency conditions 1, 2, 3, 4")),
+        "{:?}",
+        r.notes
+    );
+    assert!(processes_in(data.path()).is_empty());
+}
+
+#[test]
+fn tpcc_on_a_postgres_standby_leaves_it_holding_the_primarys_orders() {
+    tpcc_on_a_cluster("postgres", &["--replicas", "1"], "standby1");
+}
+
+#[test]
+fn tpcc_on_a_galera_cluster_leaves_every_node_holding_the_same() {
+    tpcc_on_a_cluster(
+        "mysql",
+        &["--cluster", "galera:3"],
+        "Galera node 2, Galera node 3",
     );
 }
 

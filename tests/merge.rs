@@ -1,4 +1,4 @@
-//! Several clients making one run: hakari processes, each a shard of a tpcb or ycsb run against
+//! Several clients making one run: hakari processes, each a shard of a tpcb, tpcc or ycsb run against
 //! one private PostgreSQL, started together with --start-at, then merged. The merged histogram
 //! must be the one built from the clients' own interval histograms in the shared window, and
 //! its operations their sum; what the shards write must not overlap.
@@ -69,6 +69,24 @@ fn run_shards(dir: &Path, url: &str, count: usize, args: &[&str]) -> Vec<std::pa
     outs.iter().map(|o| only_result(o)).collect()
 }
 
+/// `hakari merge` of the clients' `files` (their interval logs in `dir`/hlog) into
+/// `dir`/merged.json, which it returns once the merge has succeeded.
+fn merge(dir: &Path, files: &[std::path::PathBuf]) -> std::path::PathBuf {
+    let merged = dir.join("merged.json");
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let hlog = dir.join("hlog");
+    args.extend([
+        "--hlog",
+        hlog.to_str().unwrap(),
+        "-o",
+        merged.to_str().unwrap(),
+    ]);
+    let o = hakari(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    merged
+}
+
 /// How many tables of hakari's the server at `url` still holds.
 fn tables_left(url: &str) -> i64 {
     let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
@@ -89,17 +107,7 @@ fn two_shards_started_together_merge_into_one_result() {
     let tpcb = ["tpcb", "--clients", "2", "--duration", "3", "--runs", "1"];
     let scale = ["--scale", "2", "--accounts-per-branch", "100"];
     let files = run_shards(dir.path(), &url, 2, &[&tpcb[..], &scale].concat());
-    let merged_file = dir.path().join("merged.json");
-    let o = hakari(&[
-        "merge",
-        files[0].to_str().unwrap(),
-        files[1].to_str().unwrap(),
-        "--hlog",
-        hlog.to_str().unwrap(),
-        "-o",
-        merged_file.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let merged_file = merge(dir.path(), &files);
     let merged = hakari::results::store::read(&merged_file).unwrap();
     assert_eq!(merged.merged_from.len(), 2);
     for c in &merged.merged_from {
@@ -175,6 +183,61 @@ fn two_shards_started_together_merge_into_one_result() {
     );
 }
 
+/// Two tpcc clients, each running the terminals of its own warehouse: each checks that its
+/// warehouse's districts grew by exactly the New-Orders its terminals committed (a terminal at
+/// the other's warehouse would break that for both), shard 1 checks the conditions once both
+/// have stopped, and the merged result gives NOPM from the shared window.
+#[test]
+fn two_tpcc_shards_run_their_own_warehouses_and_shard_1_checks_them_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let tpcc = [
+        "tpcc",
+        "--warehouses",
+        "2",
+        "--clients",
+        "2",
+        "--duration",
+        "4",
+        "--ramp-up",
+        "0",
+    ];
+    let files = run_shards(dir.path(), &url, 2, &tpcc);
+    let results: Vec<_> = (files.iter())
+        .map(|f| hakari::results::store::read(f).unwrap())
+        .collect();
+    let held = |r: &hakari::results::RunResult| {
+        (r.notes.iter())
+            .any(|n| n.contains("consistency conditions 1, 2, 3, 4") && n.contains("after run 1/1"))
+    };
+    assert!(held(&results[0]), "{:?}", results[0].notes);
+    assert!(!held(&results[1]), "{:?}", results[1].notes);
+    assert!(
+        (results[1].notes.iter()).any(|n| n.contains("shard 1 checks the consistency conditions")),
+        "{:?}",
+        results[1].notes
+    );
+    assert_eq!(
+        tables_left(&url),
+        0,
+        "shard 1 dropped the tables once both were done"
+    );
+    let merged_file = merge(dir.path(), &files);
+    let o = hakari(&["show", merged_file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shown = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(shown.contains("(merged from 2 shards"), "{shown}");
+    // engine, durability, terminals, warehouses, NOPM, TPM: both shards' terminals, figures.
+    let row: Vec<&str> = (shown.lines())
+        .find(|l| l.starts_with("postgres"))
+        .unwrap_or_else(|| panic!("{shown}"))
+        .split_whitespace()
+        .collect();
+    assert_eq!(row[2..4], ["4", "2"], "{shown}");
+    assert!(row[4] != "-" && row[5] != "-", "{shown}");
+}
+
 #[test]
 fn a_shard_needs_a_shared_server_a_start_and_a_workload_that_splits() {
     let cases: &[(&[&str], &str)] = &[
@@ -194,6 +257,7 @@ fn a_shard_needs_a_shared_server_a_start_and_a_workload_that_splits() {
         (&["kv", "--shard", "1/2"], "tpcb"),
         (&["ycsb", "--load", "all"], "--shard"),
         (&["tpcb", "--shard", "3/2"], "i/N"),
+        (&["tpch", "--shard", "1/2"], "tpcc (each runs"),
         (&["tpcb", "--start-at", "tomorrow"], "not a time like"),
         // An impossible date is refused, not taken for March 3rd.
         (

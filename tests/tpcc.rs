@@ -75,6 +75,56 @@ fn tpcc_runs_on_berkeley_db_sql() {
     assert!(metric(&r, "bdb-sql", "NOPM") > 0.0);
 }
 
+/// Two warehouse counts and two terminal counts in one run: each count loaded afresh and
+/// measured, and the page draws NOPM against terminals and against warehouses.
+#[test]
+fn nopm_against_terminals_and_warehouses_is_charted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let args = [
+        "run",
+        "tpcc",
+        "--warehouses",
+        "1,2",
+        "--clients",
+        "1,2",
+        "--duration",
+        "1",
+        "--ramp-up",
+        "0",
+        "--check",
+        "required",
+        "--out",
+        out,
+    ];
+    let o = hakari(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = hakari::results::store::read(&common::only_result(dir.path())).unwrap();
+    let mut runs: Vec<(String, usize)> = (r.measurements.iter())
+        .filter(|m| m.step == "all")
+        .map(|m| (m.config["warehouses"].to_string(), m.threads))
+        .collect();
+    runs.sort();
+    let expected = [("1", 1), ("1", 2), ("2", 1), ("2", 2)].map(|(w, t)| (w.to_string(), t));
+    assert_eq!(runs, expected);
+    let loads = (r.measurements.iter()).filter(|m| m.step == "load").count();
+    assert_eq!(loads, 2, "each warehouse count loaded afresh");
+    let page = dir.path().join("report.html");
+    let o = hakari(&["report", out, "-o", page.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    for title in [
+        "tpcc: NOPM against terminals",
+        "tpcc: NOPM against warehouses",
+    ] {
+        assert!(html.contains(title), "no chart '{title}'");
+    }
+    assert!(
+        html.contains("sqlite sync, 2 warehouse(s)"),
+        "a line per warehouse count"
+    );
+}
+
 #[test]
 fn a_planted_inconsistency_fails_condition_1_with_exit_code_3() {
     let dir = tempfile::tempdir().unwrap();
@@ -159,7 +209,7 @@ fn bad_input_is_one_line_and_a_nonzero_exit() {
     for (args, says) in [
         (
             &["--warehouses", "0"][..],
-            "--warehouses must be at least 1",
+            "--warehouses 0: the number of warehouses must be at least 1",
         ),
         (
             &["--weights", "50,50,5,0,0"][..],
@@ -172,6 +222,10 @@ fn bad_input_is_one_line_and_a_nonzero_exit() {
         (
             &["--think-times", "--rate", "10"][..],
             "--think-times and --rate",
+        ),
+        (
+            &["--warehouses", "1,2", "--keep"][..],
+            "--keep keeps the tables of one scale",
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();

@@ -97,6 +97,10 @@ pub struct MergedClient {
     pub environment: environment::Environment,
     /// Its first step's start minus `--start-at`, in milliseconds.
     pub start_offset_ms: Option<f64>,
+    /// Its own derived figures (tpcc's NOPM), each over its own measured time: kept beside the
+    /// merged steps, which cover only the window all clients were counting in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<Metric>,
 }
 
 /// One `--require` threshold after the run: whether every figure it selects keeps it.

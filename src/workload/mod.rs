@@ -6,6 +6,7 @@ pub mod flags;
 pub mod kv;
 pub mod script;
 pub mod session;
+pub mod shards;
 pub mod sql;
 #[cfg(test)]
 pub(crate) mod statement_log;

@@ -7,7 +7,6 @@
 
 pub mod flags;
 pub mod presets;
-mod shards;
 #[cfg(test)]
 pub(crate) mod snapshot;
 mod tables;
@@ -22,12 +21,12 @@ use crate::measure::runner::{run_step, StepOutcome, Worker};
 use crate::measure::timing::Timing;
 use crate::results::MeasurementKey;
 use crate::shard::Shard;
+use crate::workload::shards::{self, Stage};
 use crate::workload::{sql_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use presets::{Test, TpcbParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shards::Stage;
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::time::Instant;
@@ -125,7 +124,12 @@ fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Resu
     // The shards of one configuration of one run know each other by the planned start.
     let meeting = ctx.shard.filter(|s| s.count > 1).map(|shard| {
         let at = (ctx.timing.start_at).map_or(0.0, crate::results::time::unix_seconds);
-        shards::Meeting::new(db.as_ref(), shard, format!("{at:.3} {config}"))
+        shards::Meeting::new(
+            db.as_ref(),
+            shard,
+            format!("{at:.3} {config}"),
+            "hakari_tpcb_",
+        )
     });
     let outcome = measure_config(params, config, db.as_ref(), max_sets, meeting.as_ref(), ctx);
     if let (Err(_), Some(m)) = (&outcome, &meeting) {

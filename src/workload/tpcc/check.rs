@@ -2,7 +2,8 @@
 //! rows that break its condition, and a broken one is reported with its figures.
 
 use super::PREFIX;
-use crate::engine::sql::{SqlConnection, SqlValue};
+use crate::engine::sql::{SqlConnection, SqlDatabase, SqlValue};
+use crate::errors::Inconsistent;
 use crate::workload::sql::Named;
 use anyhow::{Context, Result};
 
@@ -68,6 +69,34 @@ pub fn conditions(c: &mut dyn SqlConnection, conditions: &[u32]) -> Result<Vec<B
     Ok(broken)
 }
 
+/// Every other node of a cluster, once it has applied every commit, holds what the primary
+/// (`c`) holds: the same sums of next order ids, YTDs, balances and stock, the same row counts.
+/// Returns the nodes checked (none without a cluster).
+pub fn replicas(db: &dyn SqlDatabase, c: &mut dyn SqlConnection) -> Result<Vec<String>> {
+    let others = db.replicas()?;
+    if others.is_empty() {
+        return Ok(Vec::new());
+    }
+    let named = Named::read(CHECKS, None, &[("p", &PREFIX)]);
+    let sql = named.get("replica")?;
+    let figures = |c: &mut dyn SqlConnection| -> Result<String> {
+        Ok(c.query(sql)?.iter().map(|r| show(r)).collect())
+    };
+    let here = figures(c)?;
+    let mut checked = Vec::new();
+    for (node, mut replica) in others {
+        let there = figures(replica.as_mut()).with_context(|| node.clone())?;
+        if there != here {
+            return Err(Inconsistent(format!(
+                "{node} does not hold what the primary holds once it has applied every commit: {there} there, {here} on the primary (next order ids, w_ytd, c_balance, s_ytd, then orders, new_order, order_line, history rows)"
+            ))
+            .into());
+        }
+        checked.push(node);
+    }
+    Ok(checked)
+}
+
 fn show(row: &[SqlValue]) -> String {
     let cells: Vec<String> = row
         .iter()
@@ -87,6 +116,8 @@ fn show(row: &[SqlValue]) -> String {
 pub fn statements() -> Vec<String> {
     let named = Named::read(CHECKS, None, &[("p", &PREFIX)]);
     (1..=12)
-        .map(|n| named.get(&n.to_string()).unwrap().to_string())
+        .map(|n| n.to_string())
+        .chain(["replica".to_string()])
+        .map(|n| named.get(&n).unwrap().to_string())
         .collect()
 }

@@ -8,8 +8,9 @@ use clap::Args;
 #[derive(Args, Clone, Debug)]
 pub struct TpccFlags {
     /// Warehouses (default 1). Each holds ~500,000 rows (~70 MB) besides the 100,000 items.
-    #[arg(long, value_name = "N")]
-    pub warehouses: Option<u64>,
+    /// Several (1,4,16) load and measure each in turn, for NOPM against warehouses.
+    #[arg(long, value_name = "N[,N...]")]
+    pub warehouses: Option<String>,
     /// Measured seconds of each run (default 20; spec: 600, hammerdb: 300).
     #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f64>,
@@ -43,7 +44,12 @@ impl Flags for TpccFlags {
     const EXAMPLES: &'static str = "Examples:\n  hakari run tpcc                                  1 warehouse on SQLite, 20 s\n  hakari run tpcc --engine postgres --warehouses 10 --clients 8\n  hakari run tpcc --engine mysql --url mysql://u:p@db/test --warehouses 100 --keep\n  hakari run tpcc --preset spec --engine postgres --warehouses 2";
     fn workload(&self, shared: &Shared) -> Result<TpccParams> {
         let mut p = shared.start_from(presets::preset, presets::default_params)?;
-        flags::set(&mut p.warehouses, self.warehouses);
+        if let Some(text) = &self.warehouses {
+            let counts = crate::units::parse_counts(text, "warehouses")
+                .map_err(|e| anyhow::anyhow!("--warehouses {text}: {e}"))?;
+            p.warehouse_counts = (counts.into_iter()).map(|w| w as u64).collect();
+            p.warehouses = p.warehouse_counts[0];
+        }
         flags::set(&mut p.duration_secs, self.duration);
         flags::set(&mut p.ramp_up_secs, self.ramp_up);
         p.think |= self.think_times;

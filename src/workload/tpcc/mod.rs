@@ -10,6 +10,7 @@
 
 mod check;
 mod delivery;
+mod figures;
 pub mod flags;
 mod money;
 mod new_order;
@@ -30,7 +31,9 @@ use crate::engine::sql::{SqlConnection, SqlDatabase};
 use crate::engine::{Engine, Takes};
 use crate::errors::Inconsistent;
 use crate::measure::runner::StepOutcome;
-use crate::results::{MeasurementKey, Metric};
+use crate::results::Metric;
+use crate::shard::Shard;
+use crate::workload::shards::{Meeting, Stage};
 use crate::workload::{sql_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use population::Population;
@@ -38,11 +41,10 @@ use presets::TpccParams;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use random::Constants;
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::ops::RangeInclusive;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
-use terminal::Kind;
-use terminals::{sum_retries, Tally, Terminals};
+use terminals::{Tally, Terminals};
 
 /// Every table hakari makes for tpcc starts with this.
 pub const PREFIX: &str = "hakari_tpcc_";
@@ -58,6 +60,7 @@ impl Workload for TpccParams {
     const VIEW: &'static dyn crate::report::view::View = &view::TpccView;
     const TAKES: Takes = Takes::Sql;
     const PACED: bool = true;
+    const SHARDED: bool = true;
 
     #[cfg(test)]
     fn statements() -> String {
@@ -86,8 +89,11 @@ impl Workload for TpccParams {
     }
 
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
-        if self.warehouses == 0 {
+        if self.warehouse_counts.contains(&0) {
             bail!("--warehouses must be at least 1");
+        }
+        if self.keep && self.warehouse_counts.len() > 1 {
+            bail!("--keep keeps the tables of one scale: give one --warehouses count");
         }
         if self.runs == 0 {
             bail!("--runs must be at least 1");
@@ -115,32 +121,74 @@ impl Workload for TpccParams {
         if self.think && ctx.timing.schedule.is_some() {
             bail!("--think-times and --rate do not go together: the terminals' times set the pace");
         }
+        homes(self, ctx.shard.unwrap_or(Shard::WHOLE))?;
         let dir = ctx.config_dir(config)?;
-        let clients = self.client_counts();
-        let mut options = ctx.sql_options(
-            config.engine,
-            config.durability,
-            &dir,
-            clients.iter().copied().max().unwrap_or(1) + 1,
-        );
+        let largest = TpccParams {
+            warehouses: self.warehouse_counts.iter().copied().max().unwrap_or(1),
+            ..self.clone()
+        };
+        let clients = largest.client_counts().into_iter().max().unwrap_or(1);
+        let mut options = ctx.sql_options(config.engine, config.durability, &dir, clients + 1);
         // Kept tables outlive the run: the engine leaves hakari's schema as it is.
         options.shared |= self.keep;
         let db = config.engine.open(&options)?;
-        let outcome = measure_config(self, *config, db.as_ref(), ctx);
-        // Drop the tables, unless asked to keep them.
-        let cleanup = match self.keep {
-            true => Ok(()),
-            false => tables::drop_all(db.as_ref()),
+        // The shards of one configuration of one run know each other by the planned start.
+        let meeting = ctx.shard.filter(|s| s.count > 1).map(|shard| {
+            let at = (ctx.timing.start_at).map_or(0.0, crate::results::time::unix_seconds);
+            Meeting::new(db.as_ref(), shard, format!("{at:.3} {config}"), PREFIX)
+        });
+        // Each warehouse count on tables loaded afresh (a shard runs one).
+        let mut outcome = Ok(());
+        for &warehouses in &self.warehouse_counts {
+            let p = TpccParams {
+                warehouses,
+                ..self.clone()
+            };
+            outcome = measure_config(&p, *config, db.as_ref(), meeting.as_ref(), ctx);
+            if outcome.is_err() {
+                break;
+            }
+        }
+        if let (Err(_), Some(m)) = (&outcome, &meeting) {
+            m.abandon();
+        }
+        let finished = meeting.as_ref().map_or(Ok(()), |m| m.finish());
+        // Drop the tables (shard 1's to drop, once every shard is done), unless asked to keep them.
+        let cleanup = match self.keep || !ctx.shard.is_none_or(|s| s.is_first()) {
+            true => finished,
+            false => finished.and_then(|()| tables::drop_all(db.as_ref())),
         };
         db.close()?;
         outcome.and(cleanup)
     }
 }
 
+/// With `--shard`: this shard's part of the warehouses (its terminals' homes), and what a
+/// split run cannot do.
+fn homes(p: &TpccParams, shard: Shard) -> Result<RangeInclusive<u64>> {
+    let Some(homes) = shard.part(p.warehouses) else {
+        bail!(
+            "--shard {shard} needs at least {} warehouses, one per shard; there are {}",
+            shard.count,
+            p.warehouses
+        );
+    };
+    if shard.count > 1
+        && (p.runs > 1 || p.client_counts().len() > 1 || p.warehouse_counts.len() > 1)
+    {
+        bail!("--shard {shard}: tpcc splits one run at one terminal count and scale (shard 1 checks the conditions once every shard has stopped); give one --clients and one --warehouses value, and --runs 1");
+    }
+    if shard.load_all {
+        bail!("--shard {shard} --load all: tpcc's load is shard 1's (it already spreads the warehouses over a loader per core); leave --load out");
+    }
+    Ok(homes)
+}
+
 fn measure_config(
     p: &TpccParams,
     config: Config,
     db: &dyn SqlDatabase,
+    meeting: Option<&Meeting>,
     ctx: &mut RunContext,
 ) -> Result<()> {
     ctx.record_engine(
@@ -149,8 +197,26 @@ fn measure_config(
         db.version(),
         db.settings(),
     );
+    let shard = ctx.shard.unwrap_or(Shard::WHOLE);
+    let homes = homes(p, shard)?;
     let mut rng = ChaCha8Rng::seed_from_u64(ctx.seed ^ 0x7470_6363);
-    let load_constants = ready(p, config, db, ctx, &mut rng)?;
+    // Shard 1 (or a client alone) loads; the other shards wait for its tables.
+    let load_constants = match (meeting, shard.is_first()) {
+        (Some(m), false) => {
+            eprintln!("  shard {shard}: waiting for shard 1 to load the tables");
+            m.wait_for(Stage::Loaded, "shard 1 did not load the tables for this --start-at (start it with the same --start-at and --url)")?;
+            let found = tables::loaded(db.connect()?.as_mut())
+                .context("shard 1 said the tables were loaded, but they are not")?;
+            found.constants
+        }
+        _ => {
+            let constants = ready(p, config, db, ctx, &mut rng)?;
+            if let Some(m) = meeting {
+                m.list(Stage::Loaded)?;
+            }
+            constants
+        }
+    };
     // Opened once the tables exist: Berkeley DB SQL refuses new connections after one older
     // than the tables reads them (bench/bdbsql_new_connection.c).
     let mut c = db.connect()?;
@@ -163,15 +229,53 @@ fn measure_config(
         run_constants.c_id,
         run_constants.ol_i_id
     ));
-    for clients in p.client_counts() {
+    // The shards' terminals start together, at the instant shard 1 names once all is loaded.
+    let planned = ctx.timing.start_at;
+    if let Some(m) = meeting {
+        ctx.timing.start_at = Some(m.run_start(planned)?);
+    }
+    let measured = measure_runs(
+        p,
+        config,
+        db,
+        c.as_mut(),
+        run_constants,
+        homes,
+        meeting,
+        ctx,
+    );
+    ctx.timing.start_at = planned;
+    measured
+}
+
+/// The runs at each terminal count on the loaded tables, each checked after it.
+#[allow(clippy::too_many_arguments)]
+fn measure_runs(
+    p: &TpccParams,
+    config: Config,
+    db: &dyn SqlDatabase,
+    c: &mut dyn SqlConnection,
+    constants: Constants,
+    homes: RangeInclusive<u64>,
+    meeting: Option<&Meeting>,
+    ctx: &mut RunContext,
+) -> Result<()> {
+    let shard = ctx.shard.unwrap_or(Shard::WHOLE);
+    // Ten terminals a warehouse, unless --clients says otherwise: a shard's of its own part.
+    let counts = (p.clients.clone()).unwrap_or_else(|| vec![10 * homes.clone().count()]);
+    let mut replicas = Vec::new();
+    for clients in counts {
         let mut outcomes = Vec::new();
         let mut tallies = Vec::new();
         let mut broken = None;
         for run in 0..p.runs {
             let label = format!("{config} {clients} terminal(s), run {}/{}", run + 1, p.runs);
-            let before = tables::next_order_sum(c.as_mut())?;
+            let before = tables::next_order_sum(c, &homes)?;
             let tally = Tally::default();
-            let seed = ctx.seed ^ ((run as u64) << 40) ^ ((clients as u64) << 20);
+            let seed = ctx.seed
+                ^ ((run as u64) << 40)
+                ^ ((clients as u64) << 20)
+                ^ ((shard.index as u64) << 52);
             let mut timing = ctx.timing.lasting(p.ramp_up_secs + p.duration_secs);
             timing.warmup = timing
                 .warmup
@@ -183,16 +287,18 @@ fn measure_config(
             let terminals = Terminals {
                 p,
                 db,
-                constants: run_constants,
+                constants,
                 seed,
                 tally: &tally,
+                homes: homes.clone(),
             };
             let started = Instant::now();
             let outcome = terminals
                 .run(clients, &timing)
                 .with_context(|| label.clone())?;
             let wall = started.elapsed().as_secs_f64();
-            let grew = tables::next_order_sum(c.as_mut())? - before;
+            // Only this run's terminals write their home warehouses' districts.
+            let grew = tables::next_order_sum(c, &homes)? - before;
             let committed = tally.committed_new_orders.load(Ordering::Relaxed) as i64;
             let when = format!("after run {}/{} at {clients} terminal(s)", run + 1, p.runs);
             // The run's figures are recorded even when the database turns out inconsistent:
@@ -202,7 +308,9 @@ fn measure_config(
                     "{when}: the districts' next order ids grew by {grew} but the terminals committed {committed} New-Orders"
                 ))))
             } else {
-                check_conditions(c.as_mut(), p.check.after_run(), &when, ctx, config).err()
+                after_run(c, p, db, meeting, &when, ctx, config)
+                    .map(|nodes| replicas = nodes)
+                    .err()
             };
             outcomes.push(outcome);
             tallies.push((tally, grew, wall));
@@ -210,12 +318,44 @@ fn measure_config(
                 break;
             }
         }
-        record(p, config, clients, ctx, &outcomes, &tallies)?;
+        figures::record(p, config, clients, ctx, &outcomes, &tallies)?;
         if let Some(e) = broken {
             return Err(e);
         }
     }
+    if !replicas.is_empty() {
+        ctx.recorder.note(format!(
+            "{config} on {}: after every run, {} held what the primary held once they had applied every commit",
+            ctx.topology(),
+            replicas.join(", ")
+        ));
+    }
     Ok(())
+}
+
+/// The conditions after a run, once every shard has stopped (shard 1 checks them for all),
+/// then every other node of a cluster against the primary; returns the nodes checked.
+fn after_run(
+    c: &mut dyn SqlConnection,
+    p: &TpccParams,
+    db: &dyn SqlDatabase,
+    meeting: Option<&Meeting>,
+    when: &str,
+    ctx: &mut RunContext,
+    config: Config,
+) -> Result<Vec<String>> {
+    if let Some(m) = meeting {
+        m.mark(Stage::Done)?;
+        if !m.shard.is_first() {
+            ctx.recorder.note(format!(
+                "{config}: shard 1 checks the consistency conditions once every shard has stopped"
+            ));
+            return Ok(Vec::new());
+        }
+        m.wait_for(Stage::Done, "the other shards did not finish their runs")?;
+    }
+    check_conditions(c, p.check.after_run(), when, ctx, config)?;
+    check::replicas(db, c)
 }
 
 /// Tables to run on: those an earlier run kept (with --keep, at the same scale), else made and
@@ -292,7 +432,7 @@ fn load(
     eprintln!("  adding keys and indexes, gathering statistics");
     tables::finish(db, p.warehouses, ctx.seed, &constants, &loaded_at)?;
     let secs = started.elapsed().as_secs_f64();
-    let key = measurement_key(p, config, 1, "load");
+    let key = figures::measurement_key(p, config, 1, "load");
     ctx.measured(key, &[StepOutcome::whole(secs, rows)])?;
     let per_minute = p.warehouses as f64 / secs * 60.0;
     ctx.recorder.metric(Metric {
@@ -342,117 +482,6 @@ fn check_conditions(
     }
     let text: Vec<String> = broken.iter().map(|b| b.to_string()).collect();
     Err(Inconsistent(format!("{when}: {}", text.join("; "))).into())
-}
-
-fn measurement_key(p: &TpccParams, config: Config, clients: usize, step: &str) -> MeasurementKey {
-    let mut c = BTreeMap::new();
-    c.insert("warehouses".into(), p.warehouses.into());
-    c.insert("think_times".into(), p.think.into());
-    if let Some(w) = p.weights {
-        c.insert("weights".into(), serde_json::json!(w));
-    }
-    MeasurementKey::new(config.engine.name(), config.durability, clients, step, c)
-}
-
-/// The runs at one terminal count: a measurement per transaction type and one for all, and the
-/// derived figures: NOPM beside the database's own count, TPM, the achieved shares.
-fn record(
-    p: &TpccParams,
-    config: Config,
-    clients: usize,
-    ctx: &mut RunContext,
-    outcomes: &[StepOutcome],
-    tallies: &[(Tally, i64, f64)],
-) -> Result<()> {
-    let minutes: f64 = outcomes.iter().map(|o| o.seconds).sum::<f64>() / 60.0;
-    let count = |k: Kind| -> u64 {
-        (outcomes.iter())
-            .map(|o| o.by_kind.get(k.index()).map_or(0, |h| h.len()))
-            .sum()
-    };
-    let total: u64 = Kind::ALL.iter().map(|&k| count(k)).sum();
-    let sum = |f: fn(&Tally) -> &AtomicU64| -> u64 {
-        tallies
-            .iter()
-            .map(|(t, ..)| f(t).load(Ordering::Relaxed))
-            .sum()
-    };
-    let who = format!("{}, {clients} terminals", config.durability);
-    let mut metric = |name: &str, value: f64, unit: &str| {
-        ctx.recorder.metric(Metric {
-            name: name.into(),
-            value,
-            unit: unit.into(),
-            engine: Some(config.engine.name().into()),
-            note: Some(who.clone()),
-        })
-    };
-    let nopm = count(Kind::NewOrder) as f64 / minutes;
-    metric("NOPM", nopm, "New-Orders/min");
-    metric("TPM", total as f64 / minutes, "transactions/min");
-    // HammerDB's figure: what the districts' next order ids grew by, over the whole run
-    // (ramp-up included: it is read before and after), rollbacks excluded.
-    let database: i64 = tallies.iter().map(|(_, d, _)| d).sum();
-    let whole_minutes = tallies.iter().map(|(.., wall)| wall).sum::<f64>() / 60.0;
-    metric(
-        "NOPM by the database",
-        database as f64 / whole_minutes,
-        "New-Orders/min",
-    );
-    if p.think {
-        let efficiency = 100.0 * nopm / (MAX_NOPM_PER_WAREHOUSE * p.warehouses as f64);
-        metric("efficiency", efficiency, "%");
-    }
-    let share = |part: u64, of: u64| {
-        if of == 0 {
-            0.0
-        } else {
-            100.0 * part as f64 / of as f64
-        }
-    };
-    for k in Kind::ALL {
-        metric(&format!("{} share", k.name()), share(count(k), total), "%");
-        metric(
-            &format!("{} retries", k.name()),
-            sum_retries(tallies, k) as f64,
-            "retries",
-        );
-        let p90 = view::percentile(outcomes, k.index(), 90.0);
-        metric(&format!("{} p90", k.name()), p90, "ms");
-    }
-    metric(
-        "New-Orders rolled back",
-        share(sum(|t| &t.rollbacks), count(Kind::NewOrder)),
-        "%",
-    );
-    metric(
-        "remote order lines",
-        share(sum(|t| &t.remote_lines), sum(|t| &t.lines)),
-        "%",
-    );
-    metric(
-        "remote payments",
-        share(sum(|t| &t.remote_payments), sum(|t| &t.payments)),
-        "%",
-    );
-    metric(
-        "customers by last name",
-        share(sum(|t| &t.by_name), sum(|t| &t.customer_lookups)),
-        "%",
-    );
-    let districts = 10 * sum(|t| &t.deliveries);
-    metric(
-        "districts skipped by Delivery",
-        share(sum(|t| &t.skipped_districts), districts),
-        "%",
-    );
-    for k in Kind::ALL {
-        let per_kind: Vec<StepOutcome> = (outcomes.iter())
-            .map(|o| o.share(o.by_kind.get(k.index())))
-            .collect();
-        ctx.measured(measurement_key(p, config, clients, k.name()), &per_kind)?;
-    }
-    ctx.measured(measurement_key(p, config, clients, "all"), outcomes)
 }
 
 /// The draw of a run seed's random stream is deterministic: used by tests of the draws.

@@ -47,6 +47,9 @@ impl Check {
 #[derive(Clone, Debug, Serialize)]
 pub struct TpccParams {
     pub preset: Option<&'static str>,
+    /// `--warehouses`: each count loaded afresh and measured in turn.
+    pub warehouse_counts: Vec<u64>,
+    /// The warehouses of the tables measured now: one of `warehouse_counts`.
     pub warehouses: u64,
     /// Terminals (clients) per run: each count its own measurement. None: 10 per warehouse.
     pub clients: Option<Vec<usize>>,
@@ -80,6 +83,7 @@ pub const PRESETS: [&str; 2] = ["spec", "hammerdb"];
 pub fn default_params() -> TpccParams {
     TpccParams {
         preset: None,
+        warehouse_counts: vec![1],
         warehouses: 1,
         clients: None,
         runs: 1,

@@ -11,6 +11,7 @@ use crate::measure::progress::Progress;
 use crate::workload::sql::{filled, Named};
 use anyhow::{bail, Context, Result};
 use std::fmt::Display;
+use std::ops::RangeInclusive;
 
 const SCHEMA: &str = include_str!("sql/schema.sql");
 const KEYS: &str = include_str!("sql/keys.sql");
@@ -296,9 +297,14 @@ pub fn drop_all(db: &dyn SqlDatabase) -> Result<()> {
     Ok(())
 }
 
-/// The sum of every district's next order id: the database's own count of New-Orders.
-pub fn next_order_sum(c: &mut dyn SqlConnection) -> Result<i64> {
-    let rows = c.query(&format!("SELECT SUM(d_next_o_id) FROM {PREFIX}district"))?;
+/// The sum of the next order ids of the districts of warehouses `homes`: the database's own
+/// count of the New-Orders their terminals committed.
+pub fn next_order_sum(c: &mut dyn SqlConnection, homes: &RangeInclusive<u64>) -> Result<i64> {
+    let rows = c.query(&format!(
+        "SELECT SUM(d_next_o_id) FROM {PREFIX}district WHERE d_w_id BETWEEN {} AND {}",
+        homes.start(),
+        homes.end()
+    ))?;
     let row = rows.first().context("SUM(d_next_o_id) returned no row")?;
     match row.first() {
         Some(SqlValue::Float(f)) => Ok(*f as i64),

@@ -4,6 +4,7 @@
 
 use rand::seq::SliceRandom;
 use rand::Rng;
+use std::ops::RangeInclusive;
 
 /// The five transactions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,16 +77,17 @@ pub struct Terminal {
 }
 
 impl Terminal {
-    /// Terminal `index` of a run over `warehouses`: terminals go round the warehouses, so each
-    /// warehouse gets its share, and round the districts within one.
-    pub fn new(index: usize, warehouses: u64, weights: Option<[u32; 5]>) -> Terminal {
-        let w = warehouses as usize;
+    /// Terminal `index` of a run whose terminals live in warehouses `homes` (all of them, or a
+    /// shard's part): terminals go round those warehouses, so each gets its share, and round the
+    /// districts within one.
+    pub fn new(index: usize, homes: &RangeInclusive<u64>, weights: Option<[u32; 5]>) -> Terminal {
+        let w = (homes.end() - homes.start() + 1) as usize;
         let deck = Kind::ALL
             .iter()
             .flat_map(|&k| std::iter::repeat_n(k, k.cards()))
             .collect::<Vec<_>>();
         Terminal {
-            warehouse: (index % w) as i64 + 1,
+            warehouse: (index % w) as i64 + *homes.start() as i64,
             district: (index / w % 10) as i64 + 1,
             dealt: deck.len(),
             deck,
@@ -140,7 +142,7 @@ mod tests {
     #[test]
     fn every_pass_of_the_deck_deals_the_mix_exactly() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let mut t = Terminal::new(0, 1, None);
+        let mut t = Terminal::new(0, &(1..=1), None);
         for _ in 0..3 {
             let mut counts = [0; 5];
             for _ in 0..23 {
@@ -154,7 +156,7 @@ mod tests {
     fn terminals_spread_over_warehouses_and_districts() {
         let places: Vec<(i64, i64)> = (0..20)
             .map(|i| {
-                let t = Terminal::new(i, 2, None);
+                let t = Terminal::new(i, &(1..=2), None);
                 (t.warehouse, t.district)
             })
             .collect();
@@ -168,7 +170,7 @@ mod tests {
     #[test]
     fn weights_draw_their_shares_and_think_times_are_capped() {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
-        let mut t = Terminal::new(0, 1, Some([50, 50, 0, 0, 0]));
+        let mut t = Terminal::new(0, &(1..=1), Some([50, 50, 0, 0, 0]));
         let new_orders = (0..10_000)
             .filter(|_| t.next(&mut rng) == Kind::NewOrder)
             .count();

@@ -14,6 +14,7 @@ use crate::measure::timing::Timing;
 use anyhow::Result;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -46,6 +47,8 @@ pub struct Terminals<'a> {
     pub constants: Constants,
     pub seed: u64,
     pub tally: &'a Tally,
+    /// The terminals' home warehouses: all of them, or this shard's part (`--shard`).
+    pub homes: RangeInclusive<u64>,
 }
 
 /// One terminal's connection, statements, place and random stream.
@@ -84,7 +87,7 @@ impl Terminals<'_> {
                 Ok(Client {
                     conn,
                     st,
-                    terminal: Terminal::new(i, self.p.warehouses, self.p.weights),
+                    terminal: Terminal::new(i, &self.homes, self.p.weights),
                     rng: ChaCha8Rng::seed_from_u64(
                         self.seed ^ (i as u64).wrapping_mul(0x9E37_79B9),
                     ),

@@ -1,9 +1,11 @@
 //! The tpcc view: NOPM first (tpmC-like, never tpmC), then each transaction type's share and
-//! latency against §5.2.5.4's limits, the shares the terminals achieved, and the load.
+//! latency against §5.2.5.4's limits, the shares the terminals achieved, and the load; on the
+//! page, NOPM against terminals and against warehouses.
 
 use super::terminal::Kind;
 use crate::measure::latency::new_histogram;
 use crate::measure::runner::StepOutcome;
+use crate::report::chart::{self, AxisKind, Labels, LineSeries};
 use crate::report::parts;
 use crate::report::table::Table;
 use crate::report::view::{Part, Verdict, View};
@@ -28,6 +30,7 @@ impl View for TpccView {
             .filter(|t| !t.is_empty())
             .collect(),
         )];
+        all.push(Part::html(charts(r)));
         all.extend(parts::timing(r));
         all
     }
@@ -56,13 +59,80 @@ impl View for TpccView {
     }
 }
 
+/// The page's charts of NOPM against terminals (a line per engine, level and warehouse count)
+/// and against warehouses (a line per engine, level and terminal count), each drawn when some
+/// line has more than one point.
+fn charts(r: &RunResult) -> (String, usize) {
+    // (engine and level, warehouses, terminals, NOPM)
+    let points: Vec<(String, f64, f64, f64)> = (runs(r).into_iter())
+        .filter_map(|m| {
+            let w = m.config.get("warehouses")?.as_f64()?;
+            let who = format!("{} {}", m.engine, m.durability);
+            Some((who, w, m.threads as f64, metric(r, m, "NOPM")?))
+        })
+        .collect();
+    let (mut out, mut drawn) = (String::new(), 0);
+    for (title, x, against_terminals) in [
+        ("tpcc: NOPM against terminals", "terminals", true),
+        ("tpcc: NOPM against warehouses", "warehouses", false),
+    ] {
+        let mut lines: Vec<LineSeries> = Vec::new();
+        let mut ticks = Vec::new();
+        for (who, w, t, nopm) in &points {
+            let (name, at) = match against_terminals {
+                true => (format!("{who}, {w} warehouse(s)"), *t),
+                false => (format!("{who}, {t} terminals"), *w),
+            };
+            ticks.push(at);
+            match lines.iter_mut().find(|l| l.name == name) {
+                Some(l) => l.points.push((at, *nopm, 0.0)),
+                None => lines.push(LineSeries {
+                    name,
+                    points: vec![(at, *nopm, 0.0)],
+                    published: false,
+                }),
+            }
+        }
+        if !lines.iter().any(|l| l.points.len() > 1) {
+            continue;
+        }
+        for l in &mut lines {
+            l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        ticks.sort_by(f64::total_cmp);
+        ticks.dedup();
+        let labels = Labels {
+            title,
+            x,
+            y: "NOPM (New-Orders per minute)",
+        };
+        out.push_str(&chart::lines(
+            &labels,
+            &lines,
+            AxisKind::Linear,
+            AxisKind::Linear,
+            &ticks,
+        ));
+        drawn += 1;
+    }
+    (out, drawn)
+}
+
 /// The measurements of whole runs ("all"), one per engine, level and terminal count.
 fn runs(r: &RunResult) -> Vec<&Measurement> {
     r.measurements.iter().filter(|m| m.step == "all").collect()
 }
 
+/// How a run's metrics name it: level, terminals and warehouses (as `figures::record` does).
 fn who(m: &Measurement) -> String {
-    format!("{}, {} terminals", m.durability, m.threads)
+    let warehouses = m
+        .config
+        .get("warehouses")
+        .map_or(String::new(), |w| w.to_string());
+    format!(
+        "{}, {} terminals, {warehouses} warehouse(s)",
+        m.durability, m.threads
+    )
 }
 
 fn metric(r: &RunResult, m: &Measurement, name: &str) -> Option<f64> {
@@ -74,6 +144,32 @@ fn metric(r: &RunResult, m: &Measurement, name: &str) -> Option<f64> {
                 && x.note.as_deref() == Some(&who)
         })
         .map(|x| x.value)
+        .or_else(|| per_minute(r, m, name))
+}
+
+/// For the shards' results merged (`hakari merge`), which keep no figures of the whole: TPM
+/// from the merged run's operations (the window every shard was counting in), NOPM the sum of
+/// the shards' own (each over its measured time, which the shared `--start-at` lines up).
+fn per_minute(r: &RunResult, m: &Measurement, name: &str) -> Option<f64> {
+    if r.merged_from.is_empty() {
+        return None;
+    }
+    match name {
+        "TPM" => Some(m.ops_per_sec_mean * 60.0),
+        "NOPM" => {
+            let level = format!("{}, ", m.durability);
+            let shards = (r.merged_from.iter()).filter_map(|c| {
+                (c.metrics.iter()).find(|x| {
+                    x.name == name
+                        && x.engine.as_deref() == Some(&m.engine)
+                        && x.note.as_deref().is_some_and(|n| n.starts_with(&level))
+                })
+            });
+            let values: Vec<f64> = shards.map(|x| x.value).collect();
+            (values.len() == r.merged_from.len()).then(|| values.iter().sum())
+        }
+        _ => None,
+    }
 }
 
 fn nopm_table(r: &RunResult) -> Table {
@@ -92,8 +188,12 @@ fn nopm_table(r: &RunResult) -> Table {
     if think {
         headers.push("efficiency".into());
     }
+    let merged = match r.merged_from.len() {
+        0 => String::new(),
+        n => format!(" (merged from {n} shards: NOPM the sum of theirs, TPM their shared window)"),
+    };
     let mut t = Table::new(
-        format!("tpcc: NOPM, New-Orders per minute ({NOT_TPMC}); TPM, all transactions; by the database: Δ sum(d_next_o_id) over the whole run"),
+        format!("tpcc: NOPM, New-Orders per minute ({NOT_TPMC}); TPM, all transactions; by the database: Δ sum(d_next_o_id) over the whole run{merged}"),
         headers,
         4,
     );
@@ -222,13 +322,9 @@ fn load_table(r: &RunResult) -> Table {
         3,
     );
     for m in r.measurements.iter().filter(|m| m.step == "load") {
-        let per_minute = (r.metrics.iter())
-            .find(|x| {
-                x.name == "warehouses/min loaded"
-                    && x.engine.as_deref() == Some(&m.engine)
-                    && x.note.as_deref() == Some(&m.durability)
-            })
-            .map_or("-".into(), |x| format!("{:.1}", x.value));
+        let warehouses = m.config.get("warehouses").and_then(|w| w.as_f64());
+        let per_minute =
+            warehouses.map_or("-".into(), |w| format!("{:.1}", w / m.seconds_mean * 60.0));
         t.row(vec![
             m.engine.clone(),
             m.durability.clone(),

@@ -24,3 +24,5 @@ SELECT c_w_id, c_d_id, c_id, c_balance, COALESCE(o.total, 0), COALESCE(h.total, 
 SELECT o.o_w_id, o.o_d_id, o.n, COALESCE(n.n, 0) FROM (SELECT o_w_id, o_d_id, COUNT(*) AS n FROM {p}orders GROUP BY o_w_id, o_d_id) o LEFT JOIN (SELECT no_w_id, no_d_id, COUNT(*) AS n FROM {p}new_order GROUP BY no_w_id, no_d_id) n ON n.no_w_id = o.o_w_id AND n.no_d_id = o.o_d_id WHERE o.n - COALESCE(n.n, 0) <> 2100;
 -- [12]
 SELECT c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, COALESCE(o.total, 0) FROM {p}customer LEFT JOIN (SELECT o_w_id, o_d_id, o_c_id, SUM(ol_amount) AS total FROM {p}orders, {p}order_line WHERE ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id AND ol_delivery_d IS NOT NULL GROUP BY o_w_id, o_d_id, o_c_id) o ON o.o_w_id = c_w_id AND o.o_d_id = c_d_id AND o.o_c_id = c_id WHERE c_balance + c_ytd_payment <> COALESCE(o.total, 0);
+-- [replica]
+SELECT (SELECT SUM(d_next_o_id) FROM {p}district), (SELECT SUM(w_ytd) FROM {p}warehouse), (SELECT SUM(c_balance) FROM {p}customer), (SELECT SUM(s_ytd) FROM {p}stock), (SELECT COUNT(*) FROM {p}orders), (SELECT COUNT(*) FROM {p}new_order), (SELECT COUNT(*) FROM {p}order_line), (SELECT COUNT(*) FROM {p}history);

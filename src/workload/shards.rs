@@ -1,10 +1,10 @@
-//! tpcb split over several client machines (`--shard i/N`). The shards meet in a table of
-//! their own: shard 1 creates the tables and lists the run's shards; the others wait for that
-//! list before their first step. With `--load all` each then loads its own branches and marks
-//! itself loaded, and all wait until every shard is. Each marks itself done after its last
-//! step; shard 1 drops the tables once every shard is done, so that no client loses its tables
-//! while it still runs. A shard that fails marks itself failed, and the others stop waiting for
-//! it at once.
+//! A SQL workload split over several client machines (`--shard i/N`: tpcb's branches, tpcc's
+//! warehouses). The shards meet in a table of their own beside the workload's (`<prefix>shards`):
+//! shard 1 creates the tables and lists the run's shards; the others wait for that list before
+//! their first step. With `--load all` each then loads its own part and marks itself loaded, and
+//! all wait until every shard is. Each marks itself done after its last step; shard 1 drops the
+//! tables once every shard is done, so that no client loses its tables while it still runs. A
+//! shard that fails marks itself failed, and the others stop waiting for it at once.
 
 use crate::engine::sql::{SqlConnection, SqlDatabase, SqlValue};
 use crate::shard::{wait_for_others, Shard};
@@ -27,38 +27,48 @@ pub enum Stage {
     Failed = -1,
 }
 
-fn section(name: &str) -> Vec<String> {
-    crate::workload::sql::section(SQL, name)
-}
-
 /// One configuration's shards, known to each other by `run` (the planned start and the
 /// configuration).
 pub struct Meeting<'d> {
     db: &'d dyn SqlDatabase,
     pub shard: Shard,
     run: String,
+    /// The workload's table prefix (`hakari_tpcb_`), which the meeting's table takes too.
+    prefix: &'static str,
     /// Whether this shard (shard 1) has listed the run.
     listed: Cell<bool>,
 }
 
 impl<'d> Meeting<'d> {
-    pub fn new(db: &'d dyn SqlDatabase, shard: Shard, run: String) -> Meeting<'d> {
+    pub fn new(
+        db: &'d dyn SqlDatabase,
+        shard: Shard,
+        run: String,
+        prefix: &'static str,
+    ) -> Meeting<'d> {
         Meeting {
             db,
             shard,
             run,
+            prefix,
             listed: Cell::new(false),
         }
+    }
+
+    /// The statements of section `name`, the meeting's table named.
+    fn section(&self, name: &str) -> Vec<String> {
+        let text = crate::workload::sql::fill(SQL, &[("p", &self.prefix)]);
+        crate::workload::sql::section(&text, name)
     }
 
     /// Shard 1, once the tables exist: lists every shard of the run at `stage`.
     pub fn list(&self, stage: Stage) -> Result<()> {
         self.listed.set(true);
         let mut c = self.db.connect()?;
-        for s in section("create") {
+        for s in self.section("create") {
             c.execute(&s)?;
         }
-        let insert = c.prepare(&section("list")[0])?;
+        let insert = c.prepare(&self.section("list")[0])?;
         for i in 1..=self.shard.count {
             // Shard 1 failing lists only itself as failed; the others fail when they see it.
             let stage = match (stage, i) {
@@ -78,7 +88,7 @@ impl<'d> Meeting<'d> {
     /// Moves this shard on to `stage`.
     pub fn mark(&self, stage: Stage) -> Result<()> {
         let mut c = self.db.connect()?;
-        let mark = c.prepare(&section("mark")[0])?;
+        let mark = c.prepare(&self.section("mark")[0])?;
         let params = [
             SqlValue::Int(stage as i64),
             SqlValue::Text(self.run.clone()),
@@ -103,7 +113,7 @@ impl<'d> Meeting<'d> {
     /// while there is no answer yet, as `c` (a connection of each look's own: shard 1 may be
     /// dropping the list and making it afresh) reads it.
     fn count(&self, c: &mut dyn SqlConnection, query: &str, stage: Option<Stage>) -> Option<i64> {
-        let query = c.prepare(&section(query)[0]).ok()?;
+        let query = c.prepare(&self.section(query)[0]).ok()?;
         let mut n = None;
         let mut params = vec![SqlValue::Text(self.run.clone())];
         params.extend(stage.map(|s| SqlValue::Int(s as i64)));
@@ -144,7 +154,7 @@ impl<'d> Meeting<'d> {
             let at = planned.map_or(soon, |p| p.max(soon));
             let ms = at.duration_since(UNIX_EPOCH)?.as_millis() as i64;
             let mut c = self.db.connect()?;
-            let go = c.prepare(&section("go")[0])?;
+            let go = c.prepare(&self.section("go")[0])?;
             c.exec_prepared(go, &[SqlValue::Int(ms), SqlValue::Text(self.run.clone())])?;
             return Ok(at);
         }
@@ -170,7 +180,7 @@ impl<'d> Meeting<'d> {
         if self.shard.is_first() {
             self.wait_for(Stage::Done, "the other shards did not finish")?;
             let mut c = self.db.connect()?;
-            for s in section("drop") {
+            for s in self.section("drop") {
                 c.execute(&s)?;
             }
         }

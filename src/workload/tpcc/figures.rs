@@ -1,0 +1,137 @@
+//! A terminal count's figures: a measurement per transaction type and one for all, NOPM beside
+//! the database's own count, TPM, each type's share, p90 and retries, and the achieved shares.
+
+use super::presets::TpccParams;
+use super::terminal::Kind;
+use super::terminals::{sum_retries, Tally};
+use super::{Config, MAX_NOPM_PER_WAREHOUSE};
+use crate::measure::runner::StepOutcome;
+use crate::results::{MeasurementKey, Metric};
+use crate::workload::RunContext;
+use anyhow::Result;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub fn measurement_key(
+    p: &TpccParams,
+    config: Config,
+    clients: usize,
+    step: &str,
+) -> MeasurementKey {
+    let mut c = BTreeMap::new();
+    c.insert("warehouses".into(), p.warehouses.into());
+    c.insert("think_times".into(), p.think.into());
+    if let Some(w) = p.weights {
+        c.insert("weights".into(), serde_json::json!(w));
+    }
+    MeasurementKey::new(config.engine.name(), config.durability, clients, step, c)
+}
+
+/// The runs at one terminal count: a measurement per transaction type and one for all, and the
+/// derived figures: NOPM beside the database's own count, TPM, the achieved shares.
+pub fn record(
+    p: &TpccParams,
+    config: Config,
+    clients: usize,
+    ctx: &mut RunContext,
+    outcomes: &[StepOutcome],
+    tallies: &[(Tally, i64, f64)],
+) -> Result<()> {
+    let minutes: f64 = outcomes.iter().map(|o| o.seconds).sum::<f64>() / 60.0;
+    let count = |k: Kind| -> u64 {
+        (outcomes.iter())
+            .map(|o| o.by_kind.get(k.index()).map_or(0, |h| h.len()))
+            .sum()
+    };
+    let total: u64 = Kind::ALL.iter().map(|&k| count(k)).sum();
+    let sum = |f: fn(&Tally) -> &AtomicU64| -> u64 {
+        tallies
+            .iter()
+            .map(|(t, ..)| f(t).load(Ordering::Relaxed))
+            .sum()
+    };
+    let who = format!(
+        "{}, {clients} terminals, {} warehouse(s)",
+        config.durability, p.warehouses
+    );
+    let mut metric = |name: &str, value: f64, unit: &str| {
+        ctx.recorder.metric(Metric {
+            name: name.into(),
+            value,
+            unit: unit.into(),
+            engine: Some(config.engine.name().into()),
+            note: Some(who.clone()),
+        })
+    };
+    let nopm = count(Kind::NewOrder) as f64 / minutes;
+    metric("NOPM", nopm, "New-Orders/min");
+    metric("TPM", total as f64 / minutes, "transactions/min");
+    // HammerDB's figure: what the districts' next order ids grew by, over the whole run
+    // (ramp-up included: it is read before and after), rollbacks excluded.
+    let database: i64 = tallies.iter().map(|(_, d, _)| d).sum();
+    let whole_minutes = tallies.iter().map(|(.., wall)| wall).sum::<f64>() / 60.0;
+    metric(
+        "NOPM by the database",
+        database as f64 / whole_minutes,
+        "New-Orders/min",
+    );
+    if p.think {
+        let efficiency = 100.0 * nopm / (MAX_NOPM_PER_WAREHOUSE * p.warehouses as f64);
+        metric("efficiency", efficiency, "%");
+    }
+    for k in Kind::ALL {
+        metric(
+            &format!("{} share", k.name()),
+            percent(count(k), total),
+            "%",
+        );
+        metric(
+            &format!("{} retries", k.name()),
+            sum_retries(tallies, k) as f64,
+            "retries",
+        );
+        let p90 = super::view::percentile(outcomes, k.index(), 90.0);
+        metric(&format!("{} p90", k.name()), p90, "ms");
+    }
+    metric(
+        "New-Orders rolled back",
+        percent(sum(|t| &t.rollbacks), count(Kind::NewOrder)),
+        "%",
+    );
+    metric(
+        "remote order lines",
+        percent(sum(|t| &t.remote_lines), sum(|t| &t.lines)),
+        "%",
+    );
+    metric(
+        "remote payments",
+        percent(sum(|t| &t.remote_payments), sum(|t| &t.payments)),
+        "%",
+    );
+    metric(
+        "customers by last name",
+        percent(sum(|t| &t.by_name), sum(|t| &t.customer_lookups)),
+        "%",
+    );
+    let districts = 10 * sum(|t| &t.deliveries);
+    metric(
+        "districts skipped by Delivery",
+        percent(sum(|t| &t.skipped_districts), districts),
+        "%",
+    );
+    for k in Kind::ALL {
+        let per_kind: Vec<StepOutcome> = (outcomes.iter())
+            .map(|o| o.share(o.by_kind.get(k.index())))
+            .collect();
+        ctx.measured(measurement_key(p, config, clients, k.name()), &per_kind)?;
+    }
+    ctx.measured(measurement_key(p, config, clients, "all"), outcomes)
+}
+
+/// `part` as a percentage of `of` (0 when there is none of it).
+fn percent(part: u64, of: u64) -> f64 {
+    match of {
+        0 => 0.0,
+        _ => 100.0 * part as f64 / of as f64,
+    }
+}
