@@ -218,10 +218,16 @@ fn check_same_run(clients: &[Client]) -> Result<()> {
             timing(&c.result),
             timing(&first.result),
         )?;
-        // The timed steps, as their interval logs name them: a step timed whole that one shard
-        // made alone (shard 1's tpcc load) is not part of the run they made together.
-        let steps = |c: &Client| c.log.keys().cloned().collect::<Vec<_>>().join(" ");
-        differ("its timed steps", steps(c), steps(first))?;
+        // The steps with a latency per operation: a step timed whole that one shard made alone
+        // (shard 1's tpcc load) is not part of the run they made together.
+        let steps = |r: &RunResult| {
+            (r.measurements.iter())
+                .filter(|m| m.latency.is_some())
+                .map(|m| run_tag(&key_of(m), None, 0))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        differ("its timed steps", steps(&c.result), steps(&first.result))?;
     }
     if let Some(missing) = seen.iter().position(|s| !s) {
         bail!("shard {}/{count} is missing", missing + 1);

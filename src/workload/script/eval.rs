@@ -82,6 +82,7 @@ pub fn check(e: &Expr, vars: &[Option<Known>]) -> Result<Known, String> {
             None => Err(format!("undefined variable :{name}")),
         },
         Expr::Call(Func::Debug, args) => check(&args[0], vars),
+        Expr::Call(Func::And | Func::Or | Func::Case, _) => check_lazily(e, vars),
         Expr::Call(f, args) => {
             let known = (args.iter())
                 .map(|a| check(a, vars))
@@ -112,6 +113,32 @@ pub fn check(e: &Expr, vars: &[Option<Known>]) -> Result<Known, String> {
                 _ => Known::Any,
             })
         }
+    }
+}
+
+/// AND, OR and CASE, which pgbench evaluates lazily: a branch not taken is never evaluated, so
+/// an error in it (a division by zero) is no error. When every variable it reads is known and
+/// it draws nothing, it is evaluated as the run will evaluate it; otherwise which branch runs is
+/// not known before the run, and an error is left to the run that takes its branch.
+fn check_lazily(e: &Expr, vars: &[Option<Known>]) -> Result<Known, String> {
+    if !reads_only_known(e, vars) {
+        return Ok(Known::Any);
+    }
+    let values: Vec<Option<Value>> = (vars.iter())
+        .map(|k| match k {
+            Some(Known::Value(v)) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    eval(e, &values, &mut Prng::seeded(0)).map(Known::Value)
+}
+
+/// Whether `e` reads only variables whose values are known and draws no random number.
+fn reads_only_known(e: &Expr, vars: &[Option<Known>]) -> bool {
+    match e {
+        Expr::Const(_) => true,
+        Expr::Var { slot, .. } => matches!(vars.get(*slot), Some(Some(Known::Value(_)))),
+        Expr::Call(f, args) => !is_random(*f) && args.iter().all(|a| reads_only_known(a, vars)),
     }
 }
 
@@ -247,7 +274,11 @@ fn apply(f: Func, args: &[Value], rng: &mut Prng) -> Result<Value, String> {
             v => Value::Double(double(v)?.abs()),
         },
         Debug => {
-            eprintln!("debug: {} {}", args[0].type_name(), args[0]);
+            // As pgbench prints it: the type, then the value (NULL is only "null").
+            match &args[0] {
+                Value::Null => eprintln!("debug: null"),
+                v => eprintln!("debug: {} {v}", v.type_name()),
+            }
             args[0].clone()
         }
         Double => Value::Double(double(&args[0])?),

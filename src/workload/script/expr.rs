@@ -126,6 +126,8 @@ fn error<T>(at: usize, message: impl Into<String>) -> Result<T, ExprError> {
 #[derive(Clone, Debug, PartialEq)]
 enum Token {
     Int(i64),
+    /// 9223372036854775808: out of range but after a minus, as pgbench reads INT64_MIN.
+    MaxIntPlusOne,
     Double(f64),
     Word(String),
     Var(String),
@@ -229,6 +231,7 @@ fn number(rest: &str, at: usize) -> Result<(usize, Token), ExprError> {
     } else {
         match text.parse::<i64>() {
             Ok(v) => Ok((n, Token::Int(v))),
+            Err(_) if text == "9223372036854775808" => Ok((n, Token::MaxIntPlusOne)),
             Err(_) => error(at, format!("integer constant {text} is out of range")),
         }
     }
@@ -254,6 +257,7 @@ pub fn parse(text: &str) -> Result<Expr, ExprError> {
 fn describe(t: &Token) -> String {
     match t {
         Token::Int(i) => format!("number {i}"),
+        Token::MaxIntPlusOne => "integer constant 9223372036854775808, out of range".into(),
         Token::Double(d) => format!("number {d}"),
         Token::Word(w) => format!("'{w}'"),
         Token::Var(v) => format!("variable :{v}"),
@@ -373,10 +377,19 @@ impl Parser {
 
     fn expr_at_depth(&mut self, min: u8) -> Result<Expr, ExprError> {
         let mut left = self.prefix()?;
+        let mut previous = None;
         while let Some((power, f, swapped)) = self.infix() {
             if power < min {
                 break;
             }
+            // Comparisons and IS do not chain in pgbench's grammar: `1 < 2 < 3` is an error.
+            if (power == COMPARE || power == IS) && previous == Some(power) {
+                return error(
+                    self.at(),
+                    "syntax error: comparisons do not chain (write a < b AND b < c)",
+                );
+            }
+            previous = Some(power);
             let word = match self.next() {
                 Token::Word(w) => w.to_ascii_lowercase(),
                 _ => String::new(),
@@ -440,6 +453,11 @@ impl Parser {
                 Ok(e)
             }
             Token::Op("+") => self.expr(UNARY),
+            // -9223372036854775808 is INT64_MIN, though its digits alone are out of range.
+            Token::Op("-") if matches!(self.peek(), Token::MaxIntPlusOne) => {
+                self.next();
+                Ok(Expr::Const(Value::Int(i64::MIN)))
+            }
             Token::Op("-") => Ok(call(
                 Func::Sub,
                 vec![Expr::Const(Value::Int(0)), self.expr(UNARY)?],

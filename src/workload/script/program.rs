@@ -61,8 +61,17 @@ impl Program {
                 steps: parse::parse(&s.name, &s.text)?,
             })
         };
+        let scripts: Vec<Script> = scripts.iter().map(read).collect::<Result<_, _>>()?;
+        // As pgbench: a script with nothing to run (empty, or only comments) is refused.
+        if let Some(empty) = scripts.iter().find(|s| s.steps.is_empty()) {
+            return Err(ScriptError {
+                file: empty.name.clone(),
+                at: Position { line: 1, column: 1 },
+                message: "empty command list: the script has no command to run".into(),
+            });
+        }
         let mut program = Program {
-            scripts: scripts.iter().map(read).collect::<Result<_, _>>()?,
+            scripts,
             init: init.map(read).transpose()?,
             cleanup: cleanup.map(read).transpose()?,
             names: Vec::new(),

@@ -74,8 +74,37 @@ impl std::fmt::Display for Value {
             Value::Null => write!(f, "null"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
-            Value::Double(d) => write!(f, "{d}"),
+            Value::Double(d) => write!(f, "{}", double_text(*d)),
             Value::Text(t) => write!(f, "{t}"),
         }
+    }
+}
+
+/// A double as pgbench prints it: C's `%.15g` (15 significant digits, trailing zeros cut, an
+/// exponent of at least two digits below 1e-4 and from 1e15), and PostgreSQL's Infinity,
+/// -Infinity and NaN.
+pub fn double_text(d: f64) -> String {
+    if d.is_nan() {
+        return "NaN".into();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    const DIGITS: i32 = 15;
+    // The exponent after rounding to 15 significant digits decides the form, as in C.
+    let scientific = format!("{:.*e}", DIGITS as usize - 1, d);
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let trim = |s: &str| -> String {
+        match s.contains('.') {
+            true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+            false => s.to_string(),
+        }
+    };
+    if !(-4..DIGITS).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
+    } else {
+        trim(&format!("{:.*}", (DIGITS - 1 - exponent) as usize, d))
     }
 }
