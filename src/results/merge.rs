@@ -70,7 +70,7 @@ pub fn merge(files: &[PathBuf], hlog_dirs: &[PathBuf]) -> Result<RunResult> {
     )];
     if !unlogged.is_empty() {
         merged.notes.push(format!(
-            "left out: {} (shares of a step, with no interval series of their own to cut to the shared window; their operations are in the step's figures, and each client's own result has them)",
+            "left out: {} (shares of a step, or a step one client timed whole such as a load: no interval series of their own to cut to the shared window; each client's own result has them)",
             unlogged.join(", ")
         ));
     }

@@ -296,7 +296,9 @@ fn shares_table(r: &RunResult) -> Table {
         headers,
         2,
     );
-    for m in runs(r) {
+    // A merged result keeps only each shard's own shares: they are in the shards' results.
+    let merged = !r.merged_from.is_empty();
+    for m in runs(r).into_iter().filter(|_| !merged) {
         let mut row = vec![m.engine.clone(), m.threads.to_string()];
         row.extend(
             (figures.iter())
