@@ -188,3 +188,271 @@ fn what_pgbench_refuses_before_its_run_hakari_refuses_too() {
         );
     }
 }
+
+/// `scripts` run `per_client` times by each of `clients` clients with `seed`, through pgbench
+/// and through hakari: every `debug()` line of each, sorted (clients run side by side), and
+/// pgbench's per-transaction log lines (client, script) when `threads` gives it a thread per
+/// client. One pgbench thread by default: its threads write their lines into one another.
+fn seeded(
+    dir: &Path,
+    url: &str,
+    scripts: &[&str],
+    (seed, clients, per_client): (u64, usize, u64),
+    threads: bool,
+) -> (Vec<String>, Vec<String>, Vec<(usize, usize)>) {
+    let (seed, clients, per_client) = (
+        seed.to_string(),
+        clients.to_string(),
+        per_client.to_string(),
+    );
+    let logs = dir.join("logs");
+    let _ = std::fs::remove_dir_all(&logs);
+    std::fs::create_dir_all(&logs).unwrap();
+    let mut theirs = std::process::Command::new(pgbench());
+    theirs.args(["-n", "-c", &clients, "-t", &per_client]);
+    theirs.args(["-j", if threads { &clients } else { "1" }]);
+    theirs.arg(format!("--random-seed={seed}"));
+    theirs.args(["-l", "--log-prefix", logs.join("log").to_str().unwrap()]);
+    let out = dir.join("out");
+    let mut ours = vec!["run", "script", "--out", out.to_str().unwrap()];
+    ours.extend([
+        "--seed",
+        &seed,
+        "--clients",
+        &clients,
+        "--transactions",
+        &per_client,
+    ]);
+    for s in scripts {
+        theirs.args(["-f", s]);
+        ours.extend(["--file", s]);
+    }
+    let o = theirs.arg(url).output().unwrap();
+    assert!(o.status.success(), "pgbench: {}", stderr(&o));
+    let mut theirs = debugged(&stderr(&o));
+    let o = hakari(&ours);
+    assert!(o.status.success(), "hakari: {}", stderr(&o));
+    let mut ours = debugged(&stderr(&o));
+    theirs.sort();
+    ours.sort();
+    // pgbench's log: "client transaction time script epoch microseconds" per transaction.
+    let mut chosen = Vec::new();
+    for file in std::fs::read_dir(&logs).unwrap().flatten() {
+        for line in std::fs::read_to_string(file.path()).unwrap().lines() {
+            let f: Vec<usize> = line.split(' ').map(|x| x.parse().unwrap()).collect();
+            chosen.push((f[0], f[3]));
+        }
+    }
+    chosen.sort();
+    (theirs, ours, chosen)
+}
+
+/// The same seed gives pgbench's draws: each client's random functions, `:default_seed` (and
+/// so `hash` and `permute` without a seed), `:random_seed`, and which script each transaction
+/// runs, for several seeds and numbers of clients.
+#[test]
+fn the_same_seed_draws_what_pgbench_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let draws = dir.path().join("draws.sql");
+    std::fs::write(
+        &draws,
+        "\\set a debug(random(10, 19))\n\
+         \\set b debug(random(-1000000, 1000000000000))\n\
+         \\set c debug(random_exponential(1, 1000, 2.5))\n\
+         \\set d debug(random_gaussian(1, 1000, 3.0))\n\
+         \\set e debug(random_zipfian(1, 1000, 1.07))\n\
+         \\set f debug(random_zipfian(1, 100, 3))\n\
+         \\set g debug(hash(:a))\n\
+         \\set h debug(hash_fnv1a(:b))\n\
+         \\set i debug(permute(:a, 1000))\n\
+         \\set j debug(:default_seed)\n\
+         \\set k debug(:random_seed)\n\
+         \\set l debug(:client_id * 1000 + random(1, 999))\n",
+    )
+    .unwrap();
+    let draws = draws.to_str().unwrap();
+    for (seed, clients) in [(5432, 1), (1, 3), (987654321012, 2), (0, 4)] {
+        let (theirs, ours, _) = seeded(dir.path(), &url, &[draws], (seed, clients, 3), false);
+        assert_eq!(theirs.len(), 12 * 3 * clients, "pgbench printed {theirs:?}");
+        assert_eq!(ours, theirs, "seed {seed}, {clients} client(s)");
+    }
+    // Which script each transaction runs, drawn by weight from each thread's own generator:
+    // hakari's debug() lines say (client, script), pgbench's log the same.
+    let (a, b) = (dir.path().join("a.sql"), dir.path().join("b.sql"));
+    std::fs::write(&a, "\\set s debug(:client_id * 10 + 0)\n").unwrap();
+    std::fs::write(&b, "\\set s debug(:client_id * 10 + 1)\n").unwrap();
+    let a = format!("{}@3", a.to_str().unwrap());
+    let b = format!("{}@1", b.to_str().unwrap());
+    for (seed, clients) in [(7, 1), (42, 3)] {
+        let (_, ours, theirs) = seeded(dir.path(), &url, &[&a, &b], (seed, clients, 20), true);
+        let mut ours: Vec<(usize, usize)> = (ours.iter())
+            .map(|l| l.trim_start_matches("int ").parse::<usize>().unwrap())
+            .map(|v| (v / 10, v % 10))
+            .collect();
+        ours.sort();
+        assert_eq!(theirs.len(), 20 * clients);
+        assert_eq!(ours, theirs, "seed {seed}, {clients} client(s)");
+    }
+}
+
+/// `\if` blocks, `\gset` and `\aset` (with prefixes), and NULL and untyped values bound to a
+/// statement: pgbench and hakari on the same PostgreSQL print the same `debug()` values.
+#[test]
+fn conditionals_and_stored_results_run_as_in_pgbench() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let script = dir.path().join("meta.sql");
+    std::fs::write(
+        &script,
+        "\\set z 1\n\
+         \\if :z = 0\n\\set a debug(10)\n\\elif :z = 1\n\\set a debug(20)\n\
+         \\if :a > 100\n\\set b debug(1 / 0)\n\\else\n\\set b debug(21)\n\\endif\n\
+         \\else\n\\set a debug(30)\n\\endif\n\
+         \\IF false\n\\set c debug(40)\n\\ENDIF\n\
+         SELECT 7 AS seven, 2.5 AS half, 'x1' AS word \\gset\n\
+         \\set s debug(:seven * 2)\n\\set h debug(:half + 1)\n\
+         SELECT 3 AS one UNION ALL SELECT 4 \\aset p_\n\
+         \\set t debug(:p_one)\n\
+         SELECT 1 AS one WHERE false \\aset q_\n\
+         \\set v0 NULL\n\\set v1 5\n\
+         SELECT (:v0)::int IS NULL AS unset, :v1 AS five \\gset\n\
+         \\if :unset\n\\set u debug(:five)\n\\else\n\\set u debug(-1)\n\\endif\n",
+    )
+    .unwrap();
+    let o = through_pgbench(&url, &script);
+    assert!(o.status.success(), "pgbench: {}", stderr(&o));
+    let theirs = debugged(&stderr(&o));
+    let out = dir.path().join("out");
+    let o = hakari(&[
+        "run",
+        "script",
+        "--engine",
+        "postgres",
+        "--url",
+        &url,
+        "--file",
+        script.to_str().unwrap(),
+        "--transactions",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "hakari: {}", stderr(&o));
+    let ours = debugged(&stderr(&o));
+    assert_eq!(theirs.len(), 6, "pgbench printed {theirs:?}");
+    assert_eq!(ours, theirs);
+}
+
+/// Broken conditional blocks and `\gset` where pgbench refuses it: refused by both before the
+/// run, hakari in one line.
+#[test]
+fn broken_blocks_are_refused_as_pgbench_refuses_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let cases = [
+        ("\\endif\n", "\\endif without matching \\if"),
+        ("\\if true\n\\set a 1\n", "\\if without matching \\endif"),
+        (
+            "\\if true\n\\else\n\\else\n\\endif\n",
+            "\\else after \\else",
+        ),
+        (
+            "\\if true\n\\else\n\\elif false\n\\endif\n",
+            "\\elif after \\else",
+        ),
+        ("\\set a 1\n\\gset\n", "\\gset must follow an SQL command"),
+        (
+            "SELECT 1 \\gset\n\\gset\n",
+            "\\gset must follow an SQL command",
+        ),
+    ];
+    for (i, (text, says)) in cases.iter().enumerate() {
+        let script = dir.path().join(format!("broken{i}.sql"));
+        std::fs::write(&script, text).unwrap();
+        let o = through_pgbench(&url, &script);
+        assert!(!o.status.success(), "pgbench took {text:?}");
+        assert!(
+            stderr(&o).contains(says),
+            "pgbench on {text:?}: {}",
+            stderr(&o)
+        );
+        let out = dir.path().join("out");
+        let o = through_hakari(&script, &out, false);
+        assert!(!o.status.success(), "hakari took {text:?}");
+        let text_err = stderr(&o);
+        assert!(text_err.contains(says), "{text:?}: {text_err}");
+        assert_eq!(text_err.trim().lines().count(), 1, "{text:?}: {text_err}");
+    }
+}
+
+/// The history rows a run of pgbench's built-in `script` left, after a fresh `pgbench -i`.
+fn history(url: &str, run: &dyn Fn()) -> String {
+    let o = std::process::Command::new(pgbench())
+        .args(["-i", "-q", "-s", "2", url])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "pgbench -i: {}", stderr(&o));
+    run();
+    let o = std::process::Command::new("psql")
+        .args([url, "-AtXc"])
+        .arg(
+            "SELECT string_agg(concat_ws(':', tid, bid, aid, delta), ' ' ORDER BY mtime, aid) \
+             || ' / ' || (SELECT sum(abalance) FROM pgbench_accounts) FROM pgbench_history",
+        )
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "psql: {}", stderr(&o));
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// `--builtin` runs pgbench's own built-in scripts, `:scale` read from its tables: with the same
+/// seed, hakari leaves the rows pgbench leaves.
+#[test]
+fn builtin_scripts_leave_what_pgbench_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let out = dir.path().join("out");
+    for builtin in ["tpcb-like", "simple-update"] {
+        let theirs = history(&url, &|| {
+            let o = std::process::Command::new(pgbench())
+                .args(["-n", "-b", builtin, "-t", "25", "--random-seed=11", &url])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "pgbench: {}", stderr(&o));
+        });
+        let ours = history(&url, &|| {
+            let o = hakari(&[
+                "run",
+                "script",
+                "--builtin",
+                builtin,
+                "--engine",
+                "postgres",
+                "--url",
+                &url,
+                "--transactions",
+                "25",
+                "--seed",
+                "11",
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "hakari: {}", stderr(&o));
+        });
+        assert_eq!(theirs.split(' ').count(), 25 + 2, "{theirs}");
+        assert_eq!(ours, theirs, "{builtin}");
+    }
+    // A prefix names one script, as pgbench's -b takes it; an ambiguous one is refused.
+    let o = hakari(&["run", "script", "--builtin", "s", "--engine", "sqlite"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("names 2 built-in scripts"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -190,14 +190,11 @@ fn scripts() -> &'static [String] {
                 std::fs::read_to_string(fixture(&path)).unwrap()
             })
             .collect();
-        use hakari::workload::flags::Flags;
-        let help = <hakari::workload::script::flags::ScriptFlags as Flags>::EXAMPLES;
-        let example: Vec<&str> = (help.lines().skip(1))
-            .take_while(|l| !l.trim().is_empty())
-            .map(|l| l.strip_prefix("  ").unwrap_or(l))
-            .collect();
-        assert!(example.len() > 5, "the --help example moved: {help}");
-        out.push(example.join("\n") + "\n");
+        // pgbench's built-in scripts, as --builtin runs them.
+        for name in ["tpcb-like", "simple-update", "select-only"] {
+            let path = format!("src/workload/script/builtin/{name}.sql");
+            out.push(std::fs::read_to_string(fixture(&path)).unwrap());
+        }
         out.push(
             r#"-- every kind of statement and expression
 \set n 10 * :scale
@@ -240,6 +237,7 @@ fn plan_script(text: String) -> Result<(), String> {
         transactions: None,
         max_tries: 1,
         runs: 1,
+        builtin: false,
     };
     params
         .plan(&[], None)

@@ -267,6 +267,11 @@ pub trait SqlConnection {
     fn run_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
         self.query_prepared(stmt, params, &mut |_| {})
     }
+    /// The names of a prepared query's result columns (a script's `\gset` names its variables
+    /// after them).
+    fn columns(&mut self, _stmt: Stmt) -> Result<Vec<String>> {
+        anyhow::bail!("this engine does not name a query's columns to hakari (\\gset and \\aset need them; postgres, mysql and sqlite do)")
+    }
     fn begin(&mut self) -> Result<()>;
     fn commit(&mut self) -> Result<()>;
     fn rollback(&mut self) -> Result<()>;

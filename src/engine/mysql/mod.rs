@@ -379,6 +379,13 @@ impl SqlConnection for MysqlConnection {
         }
         Ok(rows.len() as u64)
     }
+    fn columns(&mut self, stmt: Stmt) -> Result<Vec<String>> {
+        let s = self.statements.get(stmt)?;
+        Ok(s.columns()
+            .iter()
+            .map(|c| c.name_str().into_owned())
+            .collect())
+    }
     fn begin(&mut self) -> Result<()> {
         self.conn.query_drop("BEGIN").map_err(classify)?;
         self.in_transaction = true;

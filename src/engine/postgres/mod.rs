@@ -376,6 +376,10 @@ impl SqlConnection for PostgresConnection {
         }
         Ok(rows.len() as u64)
     }
+    fn columns(&mut self, stmt: Stmt) -> Result<Vec<String>> {
+        let s = self.statement(stmt)?;
+        Ok(s.columns().iter().map(|c| c.name().to_string()).collect())
+    }
     fn begin(&mut self) -> Result<()> {
         self.client.batch_execute("BEGIN").map_err(classify)
     }

@@ -8,7 +8,8 @@ use postgres::types::{ToSql, Type};
 /// A parameter converted to the type the server expects for it.
 pub(super) fn to_param(v: &SqlValue, ty: &Type) -> Result<Box<dyn ToSql + Sync>> {
     Ok(match (v, ty) {
-        (SqlValue::Null, _) => Box::new(None::<i64>),
+        // NULL fits any type, as pgbench's NULL parameter does (a typed None would not).
+        (SqlValue::Null, _) => Box::new(AsText(None)),
         (SqlValue::Int(i), t) if *t == Type::INT2 => Box::new(i16::try_from(*i)?),
         (SqlValue::Int(i), t) if *t == Type::INT4 => Box::new(i32::try_from(*i)?),
         (SqlValue::Int(i), t) if *t == Type::INT8 => Box::new(*i),
@@ -26,16 +27,16 @@ pub(super) fn to_param(v: &SqlValue, ty: &Type) -> Result<Box<dyn ToSql + Sync>>
         (SqlValue::Bytes(b), t) if *t == Type::BYTEA => Box::new(b.clone()),
         // Any other pairing goes as text for the server to read (numeric, dates, a number
         // into a text column's comparison), as psql and pgbench send every parameter.
-        (SqlValue::Int(i), _) => Box::new(AsText(i.to_string())),
-        (SqlValue::Float(f), _) => Box::new(AsText(f.to_string())),
-        (SqlValue::Text(s), _) => Box::new(AsText(s.clone())),
+        (SqlValue::Int(i), _) => Box::new(AsText(Some(i.to_string()))),
+        (SqlValue::Float(f), _) => Box::new(AsText(Some(f.to_string()))),
+        (SqlValue::Text(s), _) => Box::new(AsText(Some(s.clone()))),
         (SqlValue::Bytes(b), _) => Box::new(b.clone()),
     })
 }
 
-/// A parameter sent in text format, read by the server as its type's input.
+/// A parameter sent in text format, read by the server as its type's input (None: NULL).
 #[derive(Debug)]
-struct AsText(String);
+struct AsText(Option<String>);
 
 impl ToSql for AsText {
     fn to_sql(
@@ -44,8 +45,13 @@ impl ToSql for AsText {
         out: &mut postgres::types::private::BytesMut,
     ) -> std::result::Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>>
     {
-        out.extend_from_slice(self.0.as_bytes());
-        Ok(postgres::types::IsNull::No)
+        match &self.0 {
+            Some(text) => {
+                out.extend_from_slice(text.as_bytes());
+                Ok(postgres::types::IsNull::No)
+            }
+            None => Ok(postgres::types::IsNull::Yes),
+        }
     }
     fn accepts(_: &Type) -> bool {
         true

@@ -157,6 +157,11 @@ impl SqlConnection for SqliteConnection {
         }
         Ok(n)
     }
+    fn columns(&mut self, stmt: Stmt) -> Result<Vec<String>> {
+        let sql = self.statements.get(stmt)?.to_string();
+        let s = self.conn.prepare_cached(&sql).map_err(classify)?;
+        Ok(s.column_names().into_iter().map(String::from).collect())
+    }
     fn begin(&mut self) -> Result<()> {
         // IMMEDIATE takes the write lock up front, so two writers never deadlock on an upgrade.
         self.conn

@@ -2,10 +2,11 @@
 //! transaction control through the engine, and retries of a whole script after a
 //! serialization failure or deadlock (with the same random draws, as pgbench retries).
 
-use super::eval::eval;
-use super::parse::{Amount, Command, Control, Step};
+use super::branch;
+use super::eval::{eval, truth};
+use super::parse::{Amount, Command, Control, Step, Store};
 use super::program::{Program, Script};
-use super::random::Prng;
+use super::random::{Prng, Seeding};
 use super::value::Value;
 use crate::engine::kv::is_conflict;
 use crate::engine::sql::{SqlConnection, SqlValue, Stmt};
@@ -32,7 +33,10 @@ pub struct Client<'p> {
     /// The prepared statement of each SQL step, by script and step (None: run unprepared).
     statements: Vec<Vec<Option<Stmt>>>,
     vars: Vec<Option<Value>>,
-    pub rng: Prng,
+    /// Draws of the random functions (pgbench's client generator).
+    rng: Prng,
+    /// Draws of which script runs next (pgbench's thread generator for the choice).
+    pub choice: Prng,
     in_transaction: bool,
     params: Vec<SqlValue>,
     /// (part, nanoseconds) of each statement of the last script run.
@@ -43,15 +47,17 @@ impl<'p> Client<'p> {
     /// A client for `--init` and `--cleanup`: number 0, nothing prepared ahead (the tables
     /// its statements name may not exist yet).
     pub fn untimed(program: &'p Program, conn: Box<dyn SqlConnection>) -> Client<'p> {
-        Client::with(program, conn, 0, 0, Vec::new())
+        let seeding = Seeding::new(program.seed, 1, program.default_seed.is_some());
+        Client::with(program, conn, 0, &seeding, Vec::new())
     }
 
-    /// A client numbered `id` with its statements of the measured scripts prepared.
+    /// A client numbered `id` with its statements of the measured scripts prepared, drawing
+    /// what pgbench's client `id` draws under `seeding`.
     pub fn new(
         program: &'p Program,
         mut conn: Box<dyn SqlConnection>,
         id: usize,
-        seed: u64,
+        seeding: &Seeding,
     ) -> Result<Client<'p>> {
         let mut statements = Vec::new();
         for script in &program.scripts {
@@ -68,24 +74,28 @@ impl<'p> Client<'p> {
             }
             statements.push(of);
         }
-        Ok(Client::with(program, conn, id, seed, statements))
+        Ok(Client::with(program, conn, id, seeding, statements))
     }
 
     fn with(
         program: &'p Program,
         conn: Box<dyn SqlConnection>,
         id: usize,
-        seed: u64,
+        seeding: &Seeding,
         statements: Vec<Vec<Option<Stmt>>>,
     ) -> Client<'p> {
         let mut vars = program.initial.clone();
         vars[program.client_id] = Some(Value::Int(id as i64));
+        if let (Some(slot), Some(seed)) = (program.default_seed, seeding.default_seed) {
+            vars[slot] = Some(Value::Int(seed));
+        }
         Client {
             program,
             conn,
             statements,
             vars,
-            rng: Prng::seeded(seed),
+            rng: seeding.functions[id].clone(),
+            choice: seeding.choices[id].clone(),
             in_transaction: false,
             params: Vec::new(),
             part_times: Vec::new(),
@@ -137,7 +147,16 @@ impl<'p> Client<'p> {
     }
 
     fn attempt(&mut self, script: &Script, measured: Option<usize>) -> Result<()> {
-        for (i, step) in script.steps.iter().enumerate() {
+        let mut i = 0;
+        while let Some(step) = script.steps.get(i) {
+            if let Command::Branch(_) = step.command {
+                let (vars, rng) = (&self.vars, &mut self.rng);
+                i = branch::next(&script.steps, i, |cond| {
+                    eval(cond, vars, rng).map(|v| truth(&v))
+                })
+                .map_err(|e| anyhow!("{}:{}: {e}", script.name, step.at.line))?;
+                continue;
+            }
             let started = Instant::now();
             let prepared = measured.and_then(|m| self.statements[m][i]);
             self.step(step, prepared)
@@ -149,6 +168,7 @@ impl<'p> Client<'p> {
                 self.part_times
                     .push((part, started.elapsed().as_nanos() as u64));
             }
+            i += 1;
         }
         Ok(())
     }
@@ -169,6 +189,8 @@ impl<'p> Client<'p> {
                 };
                 std::thread::sleep(Duration::from_micros(n.max(0) as u64 * micros));
             }
+            // Conditionals are stepped through in `attempt`.
+            Command::Branch(_) => {}
             Command::Sql(sql) => {
                 let described = |e: anyhow::Error| match is_conflict(&e) {
                     true => e,
@@ -197,17 +219,42 @@ impl<'p> Client<'p> {
                         }
                         let stmt = match prepared {
                             Some(stmt) => stmt,
-                            None if sql.params.is_empty() => {
+                            None if sql.params.is_empty() && sql.store.is_none() => {
                                 self.conn.execute(&sql.text).map_err(described)?;
                                 return Ok(());
                             }
                             None => self.conn.prepare(&sql.text).map_err(described)?,
                         };
-                        self.conn
-                            .run_prepared(stmt, &self.params)
-                            .map_err(described)?;
+                        match &sql.store {
+                            None => self.conn.run_prepared(stmt, &self.params).map(drop),
+                            Some(store) => self.store(stmt, store),
+                        }
+                        .map_err(described)?;
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Client<'_> {
+    /// Runs query `stmt` under `\gset` or `\aset`: its row's columns into the variables of
+    /// their names (the last row under `\aset`, nothing when it has none). pgbench keeps them as
+    /// text, NULL as an empty string; typed values read the same in expressions.
+    fn store(&mut self, stmt: Stmt, store: &Store) -> Result<()> {
+        let columns = self.conn.columns(stmt)?;
+        let mut last = None;
+        let rows = (self.conn).query_prepared(stmt, &self.params, &mut |row| {
+            last = Some(row.to_vec());
+        })?;
+        if !store.any_rows && rows != 1 {
+            anyhow::bail!("\\gset: expected one row, got {rows}");
+        }
+        for (name, value) in columns.iter().zip(last.unwrap_or_default()) {
+            let name = format!("{}{name}", store.prefix);
+            if let Some(&slot) = self.program.slots.get(&name) {
+                self.vars[slot] = Some(Value::stored(value));
             }
         }
         Ok(())

@@ -172,7 +172,7 @@ fn check_partly_known(f: Func, known: &[Known]) -> Result<(), String> {
     Ok(())
 }
 
-fn truth(v: &Value) -> bool {
+pub fn truth(v: &Value) -> bool {
     match v {
         Value::Null => false,
         Value::Bool(b) => *b,

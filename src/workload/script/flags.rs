@@ -13,9 +13,14 @@ pub struct ScriptFlags {
         long = "file",
         short = 'f',
         value_name = "FILE[@WEIGHT]",
-        required = true
+        required_unless_present = "builtin"
     )]
     pub files: Vec<String>,
+    /// One of pgbench's built-in scripts, as its -b: tpcb-like, simple-update or select-only (or
+    /// a prefix naming one), with an optional weight; repeat for several. They run on the tables
+    /// `pgbench -i` makes, and :scale is read from pgbench_branches unless --set gives it.
+    #[arg(long, short = 'b', value_name = "NAME[@WEIGHT]")]
+    pub builtin: Vec<String>,
     /// A variable for the scripts, as pgbench's -D (repeat for several); :scale is 1 unless set.
     #[arg(long = "set", short = 'D', value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -40,25 +45,62 @@ pub struct ScriptFlags {
     pub max_tries: Option<u64>,
 }
 
+/// pgbench's built-in scripts by name (`builtin/`: the statements `pgbench --show-script`
+/// prints).
+const BUILTIN: [(&str, &str); 3] = [
+    ("tpcb-like", include_str!("builtin/tpcb-like.sql")),
+    ("simple-update", include_str!("builtin/simple-update.sql")),
+    ("select-only", include_str!("builtin/select-only.sql")),
+];
+
+/// Reads `NAME[@WEIGHT]` of `--builtin`: a name or a prefix of exactly one, as pgbench's -b.
+fn builtin(arg: &str) -> Result<ScriptFile> {
+    let (name, weight) = weighted("--builtin", arg)?;
+    let found: Vec<_> = BUILTIN
+        .iter()
+        .filter(|(n, _)| n.starts_with(name))
+        .collect();
+    let names = || BUILTIN.map(|(n, _)| n).join(", ");
+    match found[..] {
+        [(n, text)] if !name.is_empty() => Ok(ScriptFile {
+            file: n.to_string(),
+            weight,
+            text: text.to_string(),
+        }),
+        [] | [_] => bail!("--builtin {arg}: no such built-in script ({})", names()),
+        _ => bail!(
+            "--builtin {arg}: names {} built-in scripts ({})",
+            found.len(),
+            names()
+        ),
+    }
+}
+
 /// Reads `FILE[@WEIGHT]`.
 fn script_file(arg: &str) -> Result<ScriptFile> {
-    let (file, weight) = match arg.rsplit_once('@') {
-        Some((file, w)) if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) => {
-            let weight: u64 = w
-                .parse()
-                .with_context(|| format!("--file {arg}: the weight is too large"))?;
-            (file, weight)
-        }
-        _ => (arg, 1),
-    };
-    if weight == 0 {
-        bail!("--file {arg}: a weight must be at least 1");
-    }
+    let (file, weight) = weighted("--file", arg)?;
     Ok(ScriptFile {
         file: file.to_string(),
         weight,
         text: read(file)?,
     })
+}
+
+/// `WHAT[@WEIGHT]`, the weight 1 when not given.
+fn weighted<'a>(flag: &str, arg: &'a str) -> Result<(&'a str, u64)> {
+    let (file, weight) = match arg.rsplit_once('@') {
+        Some((file, w)) if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) => {
+            let weight: u64 = w
+                .parse()
+                .with_context(|| format!("{flag} {arg}: the weight is too large"))?;
+            (file, weight)
+        }
+        _ => (arg, 1),
+    };
+    if weight == 0 {
+        bail!("{flag} {arg}: a weight must be at least 1");
+    }
+    Ok((file, weight))
 }
 
 fn read(file: &str) -> Result<String> {
@@ -69,26 +111,17 @@ impl Flags for ScriptFlags {
     type Workload = ScriptParams;
     const ABOUT: &'static str =
         "Your own transactions: script files in pgbench's syntax (\\set with pgbench's \
-        expressions, \\sleep, :variables bound as parameters), run by N clients on any SQL engine.";
+        expressions, \\if, \\gset, \\sleep, :variables bound as parameters), or pgbench's \
+        built-in scripts, run by N clients on any SQL engine; --seed N draws as pgbench's \
+        --random-seed=N.";
     const MORE: &'static str = "A script runs on your own tables, as you asked: with --url, hakari works in that database \
         as it is, and creates, changes and drops nothing there but what your scripts do. It \
         creates tables only through --init and drops them only through --cleanup, both run \
         once, untimed. Without --url, the engine is a fresh database of hakari's (embedded, or a \
         private server) and --init must create what the scripts use.";
-    const EXAMPLES: &'static str = "Example (pgbench's TPC-B, written to tpcb.sql):
-  \\set aid random(1, 100000 * :scale)
-  \\set bid random(1, 1 * :scale)
-  \\set tid random(1, 10 * :scale)
-  \\set delta random(-5000, 5000)
-  BEGIN;
-  UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-  SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-  UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-  UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-  INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-  END;
-
-  hakari run script --file tpcb.sql --engine postgres --url postgres://user@host/db --clients 8 --duration 60
+    const EXAMPLES: &'static str = "Examples:
+  hakari run script --builtin tpcb-like --engine postgres --url postgres://user@host/db --clients 8 --duration 60 --seed 5432
+  hakari run script --file mine.sql --engine postgres --url postgres://user@host/db --clients 8
   hakari run script --file a.sql@9 --file b.sql@1 --engine mysql,sqlite --set scale=10 --init init.sql --cleanup drop.sql";
     fn workload(&self, shared: &Shared) -> Result<ScriptParams> {
         if shared.preset.is_some() {
@@ -115,9 +148,10 @@ impl Flags for ScriptFlags {
                 .transpose()
         };
         Ok(ScriptParams {
-            scripts: (self.files.iter())
-                .map(|f| script_file(f))
+            scripts: (self.files.iter().map(|f| script_file(f)))
+                .chain(self.builtin.iter().map(|b| builtin(b)))
                 .collect::<Result<_>>()?,
+            builtin: !self.builtin.is_empty(),
             init: untimed(&self.init)?,
             cleanup: untimed(&self.cleanup)?,
             set,

@@ -7,6 +7,7 @@
 //! A script runs on the user's own tables, as the user asked: hakari creates and drops
 //! nothing there, except through `--init` and `--cleanup`, which run once, untimed.
 
+mod branch;
 mod client;
 mod eval;
 mod expr;
@@ -18,7 +19,7 @@ mod value;
 mod view;
 
 use crate::durability::Durability;
-use crate::engine::sql::SqlDatabase;
+use crate::engine::sql::{SqlDatabase, SqlValue};
 use crate::engine::{Engine, Takes};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
@@ -28,6 +29,7 @@ use crate::workload::{preferred_levels, Plan, RunContext, SqlConfig, StepLength,
 use anyhow::{bail, Context, Result};
 use client::{Client, Exhausted};
 use program::{Program, Source};
+use random::Seeding;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -57,6 +59,8 @@ pub struct ScriptParams {
     /// Tries of a script that loses a conflict, the first included.
     pub max_tries: u64,
     pub runs: usize,
+    /// Whether pgbench's built-in scripts are among them (`:scale` then comes from the tables).
+    pub builtin: bool,
 }
 
 fn source(f: &ScriptFile) -> Source {
@@ -68,11 +72,14 @@ fn source(f: &ScriptFile) -> Source {
 }
 
 impl ScriptParams {
-    /// The scripts parsed and checked, with the run's seed.
-    fn program(&self, seed: u64) -> Result<Program> {
+    /// The scripts parsed and checked, with the run's seed (and `:scale` read from the tables,
+    /// for pgbench's built-in scripts).
+    fn program(&self, seed: u64, scale: Option<i64>) -> Result<Program> {
         let scripts: Vec<Source> = self.scripts.iter().map(source).collect();
+        let scale = scale.map(|n| ("scale".to_string(), Value::Int(n)));
         let set: Vec<(String, Value)> = (self.set.iter())
             .map(|(n, v)| (n.clone(), Value::typed(v)))
+            .chain(scale)
             .collect();
         let init = self.init.as_ref().map(source);
         let cleanup = self.cleanup.as_ref().map(source);
@@ -83,6 +90,22 @@ impl ScriptParams {
             &set,
             seed,
         )?)
+    }
+
+    /// `:scale` as pgbench finds it for its built-in scripts: the rows of pgbench_branches,
+    /// unless `--set` gives it or no built-in script runs.
+    fn tables_scale(&self, db: &dyn SqlDatabase) -> Result<Option<i64>> {
+        if !self.builtin || self.set.iter().any(|(name, _)| name == "scale") {
+            return Ok(None);
+        }
+        let rows = (db.connect()?.query("SELECT count(*) FROM pgbench_branches")).context(
+            "--builtin runs on pgbench's tables (pgbench -i makes them), and reads :scale from \
+             pgbench_branches (or give it with --set scale=N)",
+        )?;
+        match rows.first().and_then(|r| r.first()) {
+            Some(SqlValue::Int(n)) if *n > 0 => Ok(Some(*n)),
+            _ => bail!("pgbench_branches is empty: --builtin needs the tables pgbench -i makes"),
+        }
     }
 
     /// `a.sql@9 b.sql@1`, for tables.
@@ -120,7 +143,7 @@ impl Workload for ScriptParams {
         if self.max_tries == 0 {
             bail!("--max-tries must be at least 1");
         }
-        self.program(0)?;
+        self.program(0, None)?;
         preferred_levels(
             engines,
             named,
@@ -136,7 +159,6 @@ impl Workload for ScriptParams {
     }
 
     fn run_config(&mut self, config: &SqlConfig, ctx: &mut RunContext) -> Result<()> {
-        let program = self.program(ctx.seed)?;
         let dir = ctx.config_dir(config)?;
         let db = config.engine.open_as_given(&ctx.sql_options(
             config.engine,
@@ -144,6 +166,7 @@ impl Workload for ScriptParams {
             &dir,
             self.clients.iter().copied().max().unwrap_or(1),
         ))?;
+        let program = self.program(ctx.seed, self.tables_scale(db.as_ref())?)?;
         ctx.record_engine(
             Engine::Sql(config.engine),
             config.durability,
@@ -196,7 +219,8 @@ impl ScriptParams {
                     Some(_) => ctx.timing.clone(),
                     None => ctx.timing.lasting(self.duration_secs),
                 };
-                let seed = ctx.seed ^ ((run as u64) << 40) ^ ((clients as u64) << 20);
+                // Run k draws as pgbench with --random-seed=seed+k-1: the first is pgbench's.
+                let seed = ctx.seed.wrapping_add(run as u64);
                 let run = Run { clients, seed };
                 let outcome = self
                     .run_clients(program, db, run, &timing, &progress)
@@ -219,20 +243,18 @@ impl ScriptParams {
         let stopped: Mutex<Vec<String>> = Mutex::new(Vec::new());
         let failed = AtomicU64::new(0);
         let total_weight = program.total_weight();
+        let seeding = Seeding::new(seed, clients, program.default_seed.is_some());
         let outcome = run_step(
             clients,
             timing,
             progress,
-            |i| {
-                let client_seed = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                Client::new(program, db.connect()?, i, client_seed)
-            },
+            |i| Client::new(program, db.connect()?, i, &seeding),
             |client: &mut Client, worker: &mut Worker| {
                 let mut done = 0u64;
                 while worker.more() && self.transactions.is_none_or(|n| done < n) {
                     let script = match program.scripts.len() {
                         1 => 0,
-                        _ => program.pick(client.rng.u64_range(0, total_weight - 1)),
+                        _ => program.pick(client.choice.u64_range(0, total_weight - 1)),
                     };
                     match worker.timed_as(script, 1, || client.run(script, self.max_tries)) {
                         Ok(retries) => {

@@ -55,6 +55,38 @@ pub struct Sql {
     /// The variables bound to the placeholders, in order.
     pub params: Vec<VarRef>,
     pub control: Option<Control>,
+    /// `\gset` or `\aset` after it: its result's columns stored in variables.
+    pub store: Option<Store>,
+}
+
+/// A conditional; where each goes is worked out after the file is read (`branch::link`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Branch {
+    /// `\if cond`: when false, on to step `next` (its block's next `\elif`, `\else`, `\endif`).
+    If {
+        cond: Expr,
+        next: usize,
+    },
+    /// `\elif cond`: tried when the branches above it were false; when false, on to `next`.
+    /// Reached from the end of the branch above it, on past `end` (the block's `\endif`).
+    Elif {
+        cond: Expr,
+        next: usize,
+        end: usize,
+    },
+    /// `\else`: reached from the end of the branch above it, on past `end`.
+    Else {
+        end: usize,
+    },
+    Endif,
+}
+
+/// Where a query's result goes: variables named after its columns, `prefix` before each name;
+/// under `\gset` the one row it must return, under `\aset` its last row, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Store {
+    pub prefix: String,
+    pub any_rows: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -70,6 +102,8 @@ pub enum Command {
         amount: Amount,
         micros: u64,
     },
+    /// `\if`, `\elif`, `\else`, `\endif`.
+    Branch(Branch),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -260,6 +294,7 @@ fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
         shown,
         params,
         control,
+        store: None,
     }))
 }
 
@@ -362,7 +397,8 @@ fn meta(c: &mut Cursor, steps: &mut Vec<Step>) -> Result<(), ScriptError> {
     // Where byte `i` of the arguments is in the file.
     let pos = |i: usize| from[i.min(from.len() - 1)];
     let first_arg = args.len() - args.trim_start().len();
-    let command = match word.to_ascii_lowercase().as_str() {
+    let word = word.to_ascii_lowercase();
+    let command = match word.as_str() {
         "set" => {
             let rest = &args[first_arg..];
             let name_len = rest.find(char::is_whitespace).unwrap_or(rest.len());
@@ -390,11 +426,29 @@ fn meta(c: &mut Cursor, steps: &mut Vec<Step>) -> Result<(), ScriptError> {
             Command::Set { target, expr }
         }
         "sleep" => sleep(c, &args, &pos)?,
-        "if" | "elif" | "else" | "endif" => {
-            return c.error(
-                at,
-                format!("\\{word} is not supported by hakari's scripts (\\set and \\sleep are)"),
-            )
+        "if" | "elif" => {
+            let text = &args[first_arg..];
+            if text.trim().is_empty() {
+                return c.error(pos(first_arg), format!("\\{word} needs a condition"));
+            }
+            let cond = expr::parse(text).or_else(|e| c.error(pos(first_arg + e.at), e.message))?;
+            Command::Branch(match word.as_str() {
+                "if" => Branch::If { cond, next: 0 },
+                _ => Branch::Elif {
+                    cond,
+                    next: 0,
+                    end: 0,
+                },
+            })
+        }
+        "else" | "endif" => {
+            if !args.trim().is_empty() {
+                return c.error(pos(first_arg), "unexpected argument");
+            }
+            Command::Branch(match word.as_str() {
+                "else" => Branch::Else { end: 0 },
+                _ => Branch::Endif,
+            })
         }
         "shell" | "setshell" => {
             return c.error(
@@ -402,7 +456,8 @@ fn meta(c: &mut Cursor, steps: &mut Vec<Step>) -> Result<(), ScriptError> {
                 format!("\\{word} is not supported: hakari runs no shell commands from scripts"),
             )
         }
-        "gset" | "aset" | "startpipeline" | "syncpipeline" | "endpipeline" => {
+        "gset" | "aset" => return store(c, steps, &word, at, &args[first_arg..], pos(first_arg)),
+        "startpipeline" | "syncpipeline" | "endpipeline" => {
             return c.error(
                 at,
                 format!("\\{word} is not supported by hakari's scripts (\\set and \\sleep are)"),
@@ -411,6 +466,40 @@ fn meta(c: &mut Cursor, steps: &mut Vec<Step>) -> Result<(), ScriptError> {
         _ => return c.error(at, format!("unknown meta-command '\\{word}'")),
     };
     steps.push(Step { at, command });
+    Ok(())
+}
+
+/// `\gset [prefix]` or `\aset [prefix]` (`word`), at `at`: attached to the statement before it,
+/// as pgbench attaches it.
+fn store(
+    c: &Cursor,
+    steps: &mut [Step],
+    word: &str,
+    at: Position,
+    prefix: &str,
+    prefix_at: Position,
+) -> Result<(), ScriptError> {
+    let prefix = prefix.trim();
+    if !prefix.bytes().all(is_name_char) {
+        return c.error(
+            prefix_at,
+            format!("\\{word} takes one prefix, found '{prefix}'"),
+        );
+    }
+    // After the statement just before it, once.
+    let last = steps.last_mut().map(|s| &mut s.command);
+    let Some(Command::Sql(sql)) =
+        last.filter(|c| !matches!(c, Command::Sql(s) if s.store.is_some()))
+    else {
+        return c.error(at, format!("\\{word} must follow an SQL command"));
+    };
+    if sql.control.is_some() {
+        return c.error(at, format!("\\{word} must follow a query"));
+    }
+    sql.store = Some(Store {
+        prefix: prefix.to_string(),
+        any_rows: word == "aset",
+    });
     Ok(())
 }
 

@@ -1,8 +1,9 @@
 //! The scripts of a run made ready: read and parsed, every variable given a slot, and checked
 //! before any client starts (undefined variables; what the constants alone show wrong).
 
+use super::branch;
 use super::eval::{check, Known};
-use super::parse::{self, Amount, Command, Position, ScriptError, Step};
+use super::parse::{self, Amount, Branch, Command, Position, ScriptError, Step};
 use super::value::Value;
 use std::collections::HashMap;
 
@@ -33,6 +34,12 @@ pub struct Program {
     pub initial: Vec<Option<Value>>,
     /// The slot of `:client_id`, which each client sets to its own number.
     pub client_id: usize,
+    /// The slot of `:default_seed` when each run derives it from the seed (not `--set`).
+    pub default_seed: Option<usize>,
+    /// The run's seed (pgbench's `--random-seed`).
+    pub seed: u64,
+    /// Each variable's slot by name (`\gset` finds its columns' variables here).
+    pub slots: HashMap<String, usize>,
     /// The SQL statements of the measured scripts, in order; `part_of[script][step]`.
     pub parts: Vec<Part>,
     pub part_of: Vec<Vec<Option<usize>>>,
@@ -55,10 +62,16 @@ impl Program {
         seed: u64,
     ) -> Result<Program, ScriptError> {
         let read = |s: &Source| -> Result<Script, ScriptError> {
+            let mut steps = parse::parse(&s.name, &s.text)?;
+            branch::link(&mut steps).map_err(|(at, message)| ScriptError {
+                file: s.name.clone(),
+                at,
+                message,
+            })?;
             Ok(Script {
                 name: s.name.clone(),
                 weight: s.weight,
-                steps: parse::parse(&s.name, &s.text)?,
+                steps,
             })
         };
         let scripts: Vec<Script> = scripts.iter().map(read).collect::<Result<_, _>>()?;
@@ -77,18 +90,19 @@ impl Program {
             names: Vec::new(),
             initial: Vec::new(),
             client_id: 0,
+            default_seed: None,
+            seed,
+            slots: HashMap::new(),
             parts: Vec::new(),
             part_of: Vec::new(),
         };
-        // pgbench's own variables, then --set (which may replace :scale).
+        // pgbench's own variables, then --set (which may replace any of them). :default_seed
+        // depends on the number of clients too: each run sets it (Seeding).
         let builtins = [
             ("scale", Value::Int(1)),
             ("client_id", Value::Int(0)),
             ("random_seed", Value::Int(seed as i64)),
-            (
-                "default_seed",
-                Value::Int(super::random::murmur2(seed as i64, 0x5eed)),
-            ),
+            ("default_seed", Value::Int(0)),
         ];
         let mut slots: HashMap<String, usize> = HashMap::new();
         for (name, value) in builtins
@@ -100,7 +114,11 @@ impl Program {
             program.initial[slot] = Some(value);
         }
         program.client_id = slots["client_id"];
+        if !set.iter().any(|(name, _)| name == "default_seed") {
+            program.default_seed = Some(slots["default_seed"]);
+        }
         program.resolve(&mut slots);
+        program.slots = slots;
         program.check()?;
         program.list_parts();
         Ok(program)
@@ -133,6 +151,10 @@ impl Program {
                         ..
                     } => v.slot = slot_of(&v.name),
                     Command::Sleep { .. } => {}
+                    Command::Branch(Branch::If { cond, .. } | Branch::Elif { cond, .. }) => {
+                        cond.resolve(&mut slot_of)
+                    }
+                    Command::Branch(_) => {}
                 }
             }
         }
@@ -151,6 +173,9 @@ impl Program {
                 .map(|v| v.clone().map(Known::Value))
                 .collect();
             known[self.client_id] = Some(Known::Int);
+            if let Some(slot) = self.default_seed {
+                known[slot] = Some(Known::Int);
+            }
             let fail = |at: Position, message: String| ScriptError {
                 file: script.name.clone(),
                 at,
@@ -167,21 +192,51 @@ impl Program {
                     )
                 })
             };
+            // Inside a conditional block, what fails may be on a path the run never takes, and
+            // what a \set gives holds only on its own path: only its being defined is kept.
+            let mut depth = 0;
             for step in &script.steps {
                 match &step.command {
+                    Command::Set { target, expr } if depth > 0 => {
+                        let _ = check(expr, &known);
+                        known[target.slot] = Some(Known::Any);
+                    }
                     Command::Set { target, expr } => {
                         let k = check(expr, &known).map_err(|e| fail(step.at, e))?;
                         known[target.slot] = Some(k);
                     }
-                    Command::Sql(sql) => {
+                    Command::Branch(b) => {
+                        if let Branch::If { cond, .. } = b {
+                            if depth == 0 {
+                                check(cond, &known).map_err(|e| fail(step.at, e))?;
+                            }
+                        }
+                        match b {
+                            Branch::If { .. } => depth += 1,
+                            Branch::Endif => depth -= 1,
+                            _ => {}
+                        }
+                    }
+                    Command::Sql(sql) if depth == 0 => {
                         for p in &sql.params {
                             defined(&known, p)?;
+                        }
+                        if sql.store.is_some() {
+                            // Its columns, named only by the server, may define any variable.
+                            (known.iter_mut().filter(|k| k.is_none()))
+                                .for_each(|k| *k = Some(Known::Any));
                         }
                     }
                     Command::Sleep {
                         amount: Amount::Var(v),
                         ..
-                    } => defined(&known, v)?,
+                    } if depth == 0 => defined(&known, v)?,
+                    Command::Sql(sql) => {
+                        if sql.store.is_some() {
+                            (known.iter_mut().filter(|k| k.is_none()))
+                                .for_each(|k| *k = Some(Known::Any));
+                        }
+                    }
                     Command::Sleep { .. } => {}
                 }
             }

@@ -1,7 +1,7 @@
 //! pgbench's random functions, so a script draws what it draws under pgbench: its generator
-//! (xoroshiro128** seeded through splitmix64), uniform, exponential, gaussian and zipfian
-//! draws, its two hashes and `permute`. `permute` and the hashes are pure functions of their
-//! arguments, so they give pgbench's own values.
+//! (xoroshiro128** seeded through splitmix64), each client's generator and `:default_seed`
+//! derived from the seed as pgbench derives them from `--random-seed`, uniform, exponential,
+//! gaussian and zipfian draws, its two hashes and `permute`.
 
 use std::f64::consts::PI;
 
@@ -119,6 +119,41 @@ impl Prng {
             }
         };
         min - 1 + x as i64
+    }
+}
+
+/// What pgbench derives from `--random-seed` for `clients` clients, each on a thread of its own
+/// (`-j` equal to `-c`, as hakari runs a client per thread): its base sequence seeds each
+/// client's generator in turn, then gives `:default_seed` (unless the user set it), then seeds
+/// each thread's three generators: the script choice, throttling and sampling, of which hakari
+/// uses the first.
+pub struct Seeding {
+    pub functions: Vec<Prng>,
+    pub default_seed: Option<i64>,
+    pub choices: Vec<Prng>,
+}
+
+impl Seeding {
+    pub fn new(seed: u64, clients: usize, draws_default_seed: bool) -> Seeding {
+        let mut base = Prng::seeded(seed);
+        let functions = (0..clients)
+            .map(|_| Prng::seeded(base.next_u64()))
+            .collect();
+        let default_seed = draws_default_seed.then(|| base.next_u64() as i64);
+        let choices = (0..clients)
+            .map(|_| {
+                let choice = Prng::seeded(base.next_u64());
+                // Throttling and sampling: pgbench seeds them here; hakari paces on its own.
+                base.next_u64();
+                base.next_u64();
+                choice
+            })
+            .collect();
+        Seeding {
+            functions,
+            default_seed,
+            choices,
+        }
     }
 }
 

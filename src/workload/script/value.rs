@@ -25,6 +25,17 @@ impl Value {
         }
     }
 
+    /// A column's value stored by `\gset`: pgbench stores its text, NULL as an empty string.
+    pub fn stored(v: SqlValue) -> Value {
+        match v {
+            SqlValue::Null => Value::Text(String::new()),
+            SqlValue::Int(i) => Value::Int(i),
+            SqlValue::Float(f) => Value::Double(f),
+            SqlValue::Text(t) => Value::Text(t),
+            SqlValue::Bytes(b) => Value::Text(String::from_utf8_lossy(&b).into_owned()),
+        }
+    }
+
     /// The value an expression sees: text read as pgbench reads a variable's string.
     pub fn in_expression(&self) -> Result<Value, String> {
         let Value::Text(t) = self else {

@@ -7,20 +7,8 @@ fn sql(step: &Step) -> &Sql {
     }
 }
 
-const TPCB: &str = r"-- pgbench's built-in TPC-B (sort of)
-\set aid random(1, 100000 * :scale)
-\set bid random(1, 1 * :scale)
-\set tid random(1, 10 * :scale)
-\set delta random(-5000, 5000)
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime)
-  VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-END;
-";
+/// pgbench's built-in TPC-B (sort of), as `--builtin tpcb-like` runs it.
+const TPCB: &str = include_str!("../builtin/tpcb-like.sql");
 
 #[test]
 fn pgbenchs_own_script_reads() {
@@ -98,6 +86,19 @@ fn quotes_casts_comments_and_continuations() {
     );
 }
 
+#[test]
+fn gset_and_aset_store_the_statement_before_them() {
+    let steps = parse(
+        "t.sql",
+        "SELECT 1 AS one \\gset\nSELECT 2 AS two;\n\\aset p_\n",
+    )
+    .unwrap();
+    let store = |i: usize| sql(&steps[i]).store.clone().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert_eq!((store(0).prefix.as_str(), store(0).any_rows), ("", false));
+    assert_eq!((store(1).prefix.as_str(), store(1).any_rows), ("p_", true));
+}
+
 fn error(text: &str) -> String {
     parse("bad.sql", text).unwrap_err().to_string()
 }
@@ -127,8 +128,20 @@ fn bad_scripts_name_file_line_and_column() {
         "bad.sql:1:1: unknown meta-command '\\frobnicate'"
     );
     assert!(error("\\shell ls").contains("runs no shell commands"));
-    assert!(error("SELECT 1 \\gset").contains("\\gset is not supported"));
-    assert!(error("\\if true").contains("\\if is not supported"));
+    assert!(error("\\startpipeline").contains("\\startpipeline is not supported"));
+    assert_eq!(
+        error("\\set a 1\n\\gset"),
+        "bad.sql:2:1: \\gset must follow an SQL command"
+    );
+    assert_eq!(
+        error("SELECT 1 \\aset x y"),
+        "bad.sql:1:16: \\aset takes one prefix, found 'x y'"
+    );
+    assert_eq!(error("\\if"), "bad.sql:1:4: \\if needs a condition");
+    assert_eq!(
+        error("\\if 1\n\\else 2"),
+        "bad.sql:2:7: unexpected argument"
+    );
     assert_eq!(
         error("SELECT 'open"),
         "bad.sql:1:8: unterminated quoted text"
