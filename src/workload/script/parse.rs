@@ -460,7 +460,9 @@ fn meta(c: &mut Cursor, steps: &mut Vec<Step>) -> Result<(), ScriptError> {
         "startpipeline" | "syncpipeline" | "endpipeline" => {
             return c.error(
                 at,
-                format!("\\{word} is not supported by hakari's scripts (\\set and \\sleep are)"),
+                format!(
+                    "\\{word} is not supported by hakari's scripts (pipelines are not there yet)"
+                ),
             )
         }
         _ => return c.error(at, format!("unknown meta-command '\\{word}'")),
