@@ -203,6 +203,16 @@ fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
 /// Plans `workload`, runs every configuration and writes the result file; returns the exit code.
 /// `paced` names the workloads `--rate` and `--warmup` apply to, for the message refusing them.
 pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str) -> Result<i32> {
+    let paced_by_workload;
+    let options = match workload.rate() {
+        Some(rate) if options.timing.rates.is_empty() => {
+            let mut own = options.clone();
+            own.timing.rates = vec![rate];
+            paced_by_workload = own;
+            &paced_by_workload
+        }
+        _ => options,
+    };
     let names = options
         .engines
         .as_deref()

@@ -195,3 +195,148 @@ fn bad_mixes_are_refused_with_a_reason() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("keeps no key order"), "{}", stderr(&o));
 }
+
+/// YCSB's six core workload files as its repository has them (the properties they set; YCSB's
+/// licence header aside), for `-P`.
+const CORE_FILES: [(&str, &str); 6] = [
+    ("workloada", "readproportion=0.5\nupdateproportion=0.5\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian\n"),
+    ("workloadb", "readproportion=0.95\nupdateproportion=0.05\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian\n"),
+    ("workloadc", "readproportion=1\nupdateproportion=0\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian\n"),
+    ("workloadd", "readproportion=0.95\nupdateproportion=0\nscanproportion=0\ninsertproportion=0.05\nrequestdistribution=latest\n"),
+    ("workloade", "readproportion=0\nupdateproportion=0\nscanproportion=0.95\ninsertproportion=0.05\nrequestdistribution=zipfian\nmaxscanlength=100\nscanlengthdistribution=uniform\n"),
+    ("workloadf", "readproportion=0.5\nupdateproportion=0\nscanproportion=0\ninsertproportion=0\nreadmodifywriteproportion=0.5\nrequestdistribution=zipfian\n"),
+];
+
+/// YCSB's own workload files run unchanged (`-P`), sized down by `-p` as YCSB's users do, on an
+/// embedded engine and a server: each runs its own mix, in its shares.
+#[test]
+fn ycsbs_own_workload_files_run_with_their_mixes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, body) in CORE_FILES {
+        let text = format!(
+            "# Yahoo! Cloud System Benchmark\n# {name}\n\nrecordcount=1000\noperationcount=1000\n\
+             workload=site.ycsb.workloads.CoreWorkload\n\nreadallfields=true\n\n{body}"
+        );
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    for engine in ["sqlite", "postgres"] {
+        for (name, body) in CORE_FILES {
+            let file = dir.path().join(name);
+            let r = run_ok(&[
+                "run",
+                "ycsb",
+                "--engine",
+                engine,
+                "-P",
+                file.to_str().unwrap(),
+                "-p",
+                "recordcount=200",
+                "-p",
+                "operationcount=600",
+                "--threads",
+                "2",
+            ]);
+            assert_eq!(step(&r, name, "load").runs[0].ops, 200, "{engine} {name}");
+            let ops = step(&r, name, "run").runs[0].ops;
+            assert_eq!(ops, 600, "{engine} {name}");
+            for (kind, key) in [
+                ("read", "readproportion"),
+                ("update", "updateproportion"),
+                ("insert", "insertproportion"),
+                ("scan", "scanproportion"),
+                ("rmw", "readmodifywriteproportion"),
+            ] {
+                let share: f64 = (body.lines())
+                    .find_map(|l| l.strip_prefix(&format!("{key}=")))
+                    .map_or(0.0, |v| v.parse().unwrap());
+                let done = (r.measurements.iter())
+                    .filter(|m| m.step == kind && m.config["mix"] == name)
+                    .map(|m| m.runs[0].ops)
+                    .sum::<u64>() as f64;
+                assert!(
+                    (done / ops as f64 - share).abs() < 0.08,
+                    "{engine} {name}: {kind} {done} of {ops}, {key}={share}"
+                );
+            }
+        }
+    }
+}
+
+/// Unknown properties are named in a warning; a malformed line, a value hakari cannot honour
+/// and `-P` beside `--workload` are refused with one clear error.
+#[test]
+fn property_files_say_what_they_leave_out_and_refuse_what_they_cannot_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w");
+    std::fs::write(&file, "recordcount=50\noperationcount=50\ncolumnfamily=x\n").unwrap();
+    let f = file.to_str().unwrap();
+    let out = dir.path().join("out");
+    let o = hakari(&[
+        "run",
+        "ycsb",
+        "--engine",
+        "null",
+        "-P",
+        f,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: ")
+            && stderr(&o).contains(":3: columnfamily is not a property hakari knows"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&file, "recordcount=50\njust words\nno_separator\n").unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (&["-P", f], ":3: 'no_separator' is no property"),
+        (
+            &["-p", "writeallfields=true"],
+            "writeallfields=true: hakari takes only YCSB's default",
+        ),
+        (
+            &["-p", "requestdistribution=exponential"],
+            "requestdistribution=exponential",
+        ),
+        (
+            &["-p", "recordcount=1", "--workload", "a"],
+            "cannot be used with",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut all = vec!["run", "ycsb", "--engine", "null"];
+        all.extend(args);
+        let o = hakari(&all);
+        assert!(!o.status.success(), "{args:?} was accepted");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// YCSB's `target` paces the run as `--rate` does, `maxexecutiontime` bounds it as `--duration`.
+#[test]
+fn target_and_maxexecutiontime_are_rate_and_duration() {
+    let r = run_ok(&[
+        "run",
+        "ycsb",
+        "--engine",
+        "null",
+        "-p",
+        "recordcount=100",
+        "-p",
+        "operationcount=0",
+        "-p",
+        "maxexecutiontime=2",
+        "-p",
+        "target=300",
+        "-p",
+        "readproportion=1",
+    ]);
+    let run = step(&r, "properties", "run");
+    assert!(run.open_loop.is_some(), "target made an open loop");
+    let ops = run.runs[0].ops;
+    assert!(
+        (400..=700).contains(&ops),
+        "about 600 operations at 300/s for 2 s, got {ops}"
+    );
+}

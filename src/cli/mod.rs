@@ -293,7 +293,7 @@ pub struct CommonArgs {
     #[arg(long, short = 'd', value_name = "LEVELS")]
     pub durability: Option<String>,
     /// A paper's exact parameters (the workload's presets are listed beside).
-    #[arg(long, short = 'p', value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
     /// Times each step is repeated (each run on fresh data).
     #[arg(long, value_name = "N")]

@@ -51,6 +51,12 @@ pub trait Workload: serde::Serialize {
         StepLength::Unknown
     }
 
+    /// The open-loop rate its own input asks for (YCSB's `target`), taken when `--rate` is not
+    /// given.
+    fn rate(&self) -> Option<f64> {
+        None
+    }
+
     /// Checks the parameters and lists the configurations. Levels the user named must all be
     /// offered (else the run is refused before anything starts); default levels an engine lacks
     /// are skipped with a note ([`engine_levels`] does both).

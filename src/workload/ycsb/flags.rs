@@ -2,6 +2,7 @@
 
 use super::generators::Distribution;
 use super::presets::{self, Mix, YcsbParams};
+use super::properties;
 use crate::workload::flags::{self, Flags, Shared};
 use anyhow::{bail, Result};
 use clap::Args;
@@ -52,14 +53,27 @@ pub struct YcsbFlags {
     /// custom: the share of read-modify-writes.
     #[arg(long, value_name = "SHARE", help_heading = "Custom workload")]
     pub rmw: Option<f64>,
+    /// A YCSB workload property file, as YCSB's -P (its workloads/workloada, say, unchanged);
+    /// repeat for several, later ones winning. What the files leave out is YCSB's CoreWorkload
+    /// default; an unknown property is named in a warning.
+    #[arg(short = 'P', long = "properties", value_name = "FILE",
+        conflicts_with_all = ["workloads", "distribution", "read", "update", "insert", "scan", "rmw"],
+        help_heading = "YCSB's own files")]
+    pub property_files: Vec<std::path::PathBuf>,
+    /// A YCSB property over the files, as YCSB's -p (recordcount=1000000, say); repeat for
+    /// several.
+    #[arg(short = 'p', long = "property", value_name = "KEY=VALUE",
+        conflicts_with_all = ["workloads", "distribution", "read", "update", "insert", "scan", "rmw"],
+        help_heading = "YCSB's own files")]
+    pub properties: Vec<String>,
 }
 
 impl Flags for YcsbFlags {
     type Workload = YcsbParams;
     const ABOUT: &'static str =
-        "YCSB's core workloads A-F (or a custom mix) on every engine: a load phase, then reads, \
-        updates, inserts, short scans and read-modify-writes on records chosen by YCSB's own \
-        generators; ops/s and latency per phase and per operation.";
+        "YCSB's core workloads A-F, a custom mix or YCSB's own workload files (-P, -p) on every \
+        engine: a load phase, then reads, updates, inserts, short scans and read-modify-writes on \
+        records chosen by YCSB's own generators; ops/s and latency per phase and per operation.";
     /// The workload with these flags.
     fn workload(&self, shared: &Shared) -> Result<YcsbParams> {
         if let Some(preset) = &shared.preset {
@@ -68,6 +82,18 @@ impl Flags for YcsbFlags {
             );
         }
         let mut p = presets::default_params();
+        if !self.property_files.is_empty() || !self.properties.is_empty() {
+            let props = properties::gather(&self.property_files, &self.properties)?;
+            let name = (self.property_files.last())
+                .and_then(|f| f.file_name())
+                .map_or("properties".into(), |f| f.to_string_lossy().into_owned());
+            let read = properties::read(&props, &name, p)?;
+            read.warnings
+                .iter()
+                .for_each(|w| eprintln!("hakari: warning: {w}"));
+            p = read.params;
+            p.target = read.target;
+        }
         if let Some(names) = &self.workloads {
             p.mixes = (names.iter())
                 .map(|n| match n.trim().to_ascii_lowercase().as_str() {

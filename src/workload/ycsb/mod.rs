@@ -7,6 +7,7 @@
 pub mod flags;
 pub mod generators;
 pub mod presets;
+mod properties;
 mod shards;
 pub(crate) mod store;
 mod view;
@@ -20,7 +21,7 @@ use crate::results::MeasurementKey;
 use crate::shard::Shard;
 use crate::workload::{preferred_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
-use generators::{fnv_hash64, InsertSequence, KeyChooser};
+use generators::{fill_field, fnv_hash64, InsertSequence, KeyChooser};
 use presets::{Mix, Operation, YcsbParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -72,6 +73,10 @@ impl Workload for YcsbParams {
     #[cfg(test)]
     fn statements() -> String {
         store::snapshot()
+    }
+
+    fn rate(&self) -> Option<f64> {
+        self.target
     }
 
     fn step_length(&self) -> StepLength {
@@ -307,15 +312,6 @@ fn measure_run(
 fn key_of(n: u64, out: &mut Vec<u8>) {
     out.clear();
     write!(out, "user{}", fnv_hash64(n)).expect("writing to a Vec");
-}
-
-/// A field's random printable text, as YCSB's `RandomByteIterator` makes.
-fn fill_field(rng: &mut ChaCha8Rng, field: &mut Vec<u8>, length: usize) {
-    field.resize(length, 0);
-    rng.fill(field.as_mut_slice());
-    for b in field.iter_mut() {
-        *b = b' ' + *b % 95;
-    }
 }
 
 /// A worker's own state: its client, random stream and record chooser, and its buffers.

@@ -124,6 +124,8 @@ pub struct YcsbParams {
     pub max_scan_length: u64,
     pub threads: Vec<usize>,
     pub runs: usize,
+    /// Operations per second in all, from YCSB's `target` property (`--rate` wins over it).
+    pub target: Option<f64>,
 }
 
 pub fn default_params() -> YcsbParams {
@@ -138,6 +140,7 @@ pub fn default_params() -> YcsbParams {
         max_scan_length: 100,
         threads: vec![1],
         runs: 1,
+        target: None,
     }
 }
 

@@ -160,3 +160,31 @@ fn the_insert_sequence_moves_past_contiguous_acknowledgements_only() {
     seq.acknowledge(c);
     assert_eq!(seq.last(), 12);
 }
+
+/// Field text as YCSB's RandomByteIterator writes it: each position of six draws from its own
+/// alphabet (32, 64 and 64 characters from the space on), every length filled exactly.
+#[test]
+fn fields_are_written_as_ycsbs_random_byte_iterator_writes_them() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let mut field = Vec::new();
+    for length in [0, 1, 5, 6, 7, 100] {
+        fill_field(&mut rng, &mut field, length);
+        assert_eq!(field.len(), length);
+    }
+    fill_field(&mut rng, &mut field, 60_000);
+    let mut seen = [
+        std::collections::BTreeSet::new(),
+        Default::default(),
+        Default::default(),
+    ];
+    for (i, b) in field.iter().enumerate() {
+        seen[i % 3].insert(b - b' ');
+    }
+    assert_eq!(seen[0].len(), 32);
+    assert_eq!(seen[1].len(), 64);
+    assert_eq!(seen[2].len(), 64, "& 95 keeps 64 values");
+    assert_eq!(seen[0].last(), Some(&31));
+    assert_eq!(seen[1].last(), Some(&63));
+    assert_eq!(seen[2].last(), Some(&95));
+    assert!(!seen[2].contains(&32), "& 95 never sets the bit of 32");
+}

@@ -1,0 +1,95 @@
+use super::*;
+use crate::workload::ycsb::presets::default_params;
+
+fn props(text: &str) -> Properties {
+    let mut p = Properties::new();
+    parse(text, "w", &mut p).unwrap();
+    p
+}
+
+fn read_text(text: &str) -> Result<Read> {
+    read(&props(text), "w", default_params())
+}
+
+#[test]
+fn javas_property_lines_read() {
+    let p = props(
+        "# a comment\n! another\n\nrecordcount=1000\noperationcount : 50\n  fieldcount 4\n\
+         requestdistribution=\\\n   latest\nempty=\n",
+    );
+    let value = |k: &str| p[k].value.as_str();
+    assert_eq!(value("recordcount"), "1000");
+    assert_eq!(value("operationcount"), "50");
+    assert_eq!(value("fieldcount"), "4");
+    assert_eq!(value("requestdistribution"), "latest");
+    assert_eq!(value("empty"), "");
+    assert_eq!(p["fieldcount"].from, "w:6");
+    let mut q = Properties::new();
+    let e = parse("recordcount=1\nlonely\n", "f", &mut q).unwrap_err();
+    assert_eq!(e.to_string(), "f:2: 'lonely' is no property (key=value)");
+    assert!(parse_one("nokey", &mut q).is_err());
+    parse_one("recordcount=7", &mut q).unwrap();
+    assert_eq!(q["recordcount"].value, "7");
+}
+
+#[test]
+fn what_the_files_leave_out_is_core_workloads_default() {
+    let r = read_text("recordcount=10\n").unwrap();
+    let mix = &r.params.mixes[0];
+    assert_eq!(mix.proportions, [0.95, 0.05, 0.0, 0.0, 0.0]);
+    assert_eq!(mix.distribution, Distribution::Uniform);
+    assert_eq!(r.params.max_scan_length, 1000);
+    assert_eq!((r.params.field_count, r.params.field_length), (10, 100));
+    assert_eq!(r.params.records, 10);
+    assert!(r.warnings.is_empty() && r.target.is_none());
+}
+
+#[test]
+fn every_property_hakari_takes_lands_in_its_parameters() {
+    let r = read_text(
+        "workload=site.ycsb.workloads.CoreWorkload\nrecordcount=500\noperationcount=0\n\
+         maxexecutiontime=30\nreadproportion=0\nupdateproportion=0\nscanproportion=0.95\n\
+         insertproportion=0.05\nrequestdistribution=zipfian\nmaxscanlength=20\nfieldcount=3\n\
+         fieldlength=50\nthreadcount=4\ntarget=250\nreadallfields=true\ninsertorder=hashed\n\
+         db=site.ycsb.BasicDB\n",
+    )
+    .unwrap();
+    let p = &r.params;
+    assert_eq!(p.mixes[0].proportions, [0.0, 0.0, 0.05, 0.95, 0.0]);
+    assert_eq!(p.mixes[0].distribution, Distribution::Zipfian);
+    assert_eq!(
+        (p.records, p.operations, p.duration_secs),
+        (500, None, 30.0)
+    );
+    assert_eq!(
+        (p.max_scan_length, p.field_count, p.field_length),
+        (20, 3, 50)
+    );
+    assert_eq!(p.threads, [4]);
+    assert_eq!(r.target, Some(250.0));
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+}
+
+#[test]
+fn unknown_properties_are_named_and_values_hakari_cannot_honour_refused() {
+    let r = read_text("recordcount=5\ncolumnfamily=x\nfoo.bar=1\n").unwrap();
+    assert_eq!(
+        r.warnings,
+        [
+            "w:2: columnfamily is not a property hakari knows; it is left out",
+            "w:3: foo.bar is not a property hakari knows; it is left out"
+        ]
+    );
+    let refused = |text: &str| read_text(text).err().map(|e| e.to_string()).unwrap();
+    assert_eq!(
+        refused("writeallfields=true\n"),
+        "w:1: writeallfields=true: hakari takes only YCSB's default here, writeallfields=false"
+    );
+    assert!(refused("requestdistribution=exponential\n").contains("uniform, zipfian, latest"));
+    assert!(refused("recordcount=ten\n").contains("recordcount=ten is not a whole number"));
+    assert!(refused("workload=site.ycsb.workloads.TimeSeriesWorkload\n").contains("CoreWorkload"));
+    assert!(refused("readproportion=0\nupdateproportion=0\n").contains("nothing to run"));
+    assert!(refused("insertstart=100\n").contains("from record 0"));
+    // The default written out is no change.
+    assert!(read_text("hotspotdatafraction=0.20\nzeropadding=1\n").is_ok());
+}
