@@ -20,12 +20,11 @@ fn pgbench() -> PathBuf {
     found.pop().expect("pgbench installed with PostgreSQL")
 }
 
-/// What each `debug()` printed, in order, the prefix before the type cut off (pgbench:
-/// `debug(script=0,command=1): `, hakari: `debug: `).
+/// Each `debug()` line, in order: `debug(script=0,command=1): int 5`, as pgbench prints it.
 fn debugged(text: &str) -> Vec<String> {
     (text.lines())
-        .filter(|l| l.starts_with("debug"))
-        .map(|l| l.split_once(": ").map_or(l, |(_, v)| v).to_string())
+        .filter(|l| l.starts_with("debug("))
+        .map(str::to_string)
         .collect()
 }
 
@@ -288,7 +287,7 @@ fn the_same_seed_draws_what_pgbench_draws() {
     for (seed, clients) in [(7, 1), (42, 3)] {
         let (_, ours, theirs) = seeded(dir.path(), &url, &[&a, &b], (seed, clients, 20), true);
         let mut ours: Vec<(usize, usize)> = (ours.iter())
-            .map(|l| l.trim_start_matches("int ").parse::<usize>().unwrap())
+            .map(|l| l.rsplit(' ').next().unwrap().parse::<usize>().unwrap())
             .map(|v| (v / 10, v % 10))
             .collect();
         ours.sort();
@@ -297,8 +296,9 @@ fn the_same_seed_draws_what_pgbench_draws() {
     }
 }
 
-/// `\if` blocks, `\gset` and `\aset` (with prefixes), and NULL and untyped values bound to a
-/// statement: pgbench and hakari on the same PostgreSQL print the same `debug()` values.
+/// `\if` blocks, `\gset` and `\aset` (with prefixes), NULL and untyped values bound to a
+/// statement, escape strings and nested comments: pgbench and hakari on the same PostgreSQL
+/// print the same `debug()` values.
 #[test]
 fn conditionals_and_stored_results_run_as_in_pgbench() {
     let dir = tempfile::tempdir().unwrap();
@@ -319,7 +319,9 @@ fn conditionals_and_stored_results_run_as_in_pgbench() {
          SELECT 1 AS one WHERE false \\aset q_\n\
          \\set v0 NULL\n\\set v1 5\n\
          SELECT (:v0)::int IS NULL AS unset, :v1 AS five \\gset\n\
-         \\if :unset\n\\set u debug(:five)\n\\else\n\\set u debug(-1)\n\\endif\n",
+         \\if :unset\n\\set u debug(:five)\n\\else\n\\set u debug(-1)\n\\endif\n\
+         SELECT E'it\\'s; :no' AS s, 1 /* a /* nested; */ :c; */ AS one \\gset\n\
+         \\set o debug(:one)\n",
     )
     .unwrap();
     let o = through_pgbench(&url, &script);
@@ -342,7 +344,7 @@ fn conditionals_and_stored_results_run_as_in_pgbench() {
     ]);
     assert!(o.status.success(), "hakari: {}", stderr(&o));
     let ours = debugged(&stderr(&o));
-    assert_eq!(theirs.len(), 6, "pgbench printed {theirs:?}");
+    assert_eq!(theirs.len(), 7, "pgbench printed {theirs:?}");
     assert_eq!(ours, theirs);
 }
 
@@ -455,4 +457,40 @@ fn builtin_scripts_leave_what_pgbench_leaves() {
         "{}",
         stderr(&o)
     );
+}
+
+/// `\\shell` and `\\setshell` under `--allow-shell` run as in pgbench (variables as arguments,
+/// the output's integer stored); without the flag hakari refuses the script before the run, in
+/// one line.
+#[test]
+fn shell_commands_run_only_when_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let script = dir.path().join("shell.sql");
+    std::fs::write(
+        &script,
+        "\\setshell x echo 41\n\\set a debug(:x + 1)\n\\shell true\n\
+         \\setshell y echo :x\n\\set b debug(:y * 2)\n",
+    )
+    .unwrap();
+    let o = through_pgbench(&url, &script);
+    let theirs = debugged(&stderr(&o));
+    let out = dir.path().join("out");
+    let s = script.to_str().unwrap();
+    let args = ["run", "script", "--file", s, "--transactions", "1", "--out"];
+    let o = hakari(&[&args[..], &[out.to_str().unwrap(), "--allow-shell"]].concat());
+    assert!(o.status.success(), "hakari: {}", stderr(&o));
+    assert_eq!(debugged(&stderr(&o)), theirs);
+    assert_eq!(
+        theirs.len(),
+        2,
+        "pgbench printed {theirs:?} ({})",
+        stderr(&o)
+    );
+    let o = hakari(&[&args[..], &[out.to_str().unwrap()]].concat());
+    assert!(!o.status.success());
+    let text = stderr(&o);
+    assert!(text.contains("only with --allow-shell"), "{text}");
+    assert_eq!(text.trim().lines().count(), 1, "{text}");
 }

@@ -238,6 +238,7 @@ fn plan_script(text: String) -> Result<(), String> {
         max_tries: 1,
         runs: 1,
         builtin: false,
+        allow_shell: false,
     };
     params
         .plan(&[], None)

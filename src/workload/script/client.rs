@@ -4,7 +4,7 @@
 
 use super::branch;
 use super::eval::{eval, truth};
-use super::parse::{Amount, Command, Control, Step, Store};
+use super::parse::{Amount, Command, Control, Step, Store, VarRef, Word};
 use super::program::{Program, Script};
 use super::random::{Prng, Seeding};
 use super::value::Value;
@@ -149,6 +149,7 @@ impl<'p> Client<'p> {
     fn attempt(&mut self, script: &Script, measured: Option<usize>) -> Result<()> {
         let mut i = 0;
         while let Some(step) = script.steps.get(i) {
+            super::eval::at(measured.unwrap_or(0), i + 1);
             if let Command::Branch(_) = step.command {
                 let (vars, rng) = (&self.vars, &mut self.rng);
                 i = branch::next(&script.steps, i, |cond| {
@@ -191,6 +192,7 @@ impl<'p> Client<'p> {
             }
             // Conditionals are stepped through in `attempt`.
             Command::Branch(_) => {}
+            Command::Shell { target, words } => self.shell(target.as_ref(), words)?,
             Command::Sql(sql) => {
                 let described = |e: anyhow::Error| match is_conflict(&e) {
                     true => e,
@@ -239,6 +241,43 @@ impl<'p> Client<'p> {
 }
 
 impl Client<'_> {
+    /// Runs `\\shell` (its exit status must be 0) or `\\setshell` (its first line of output,
+    /// an integer, into `target`) through `sh -c`, as pgbench runs them through the shell.
+    fn shell(&mut self, target: Option<&VarRef>, words: &[Word]) -> Result<()> {
+        let mut line = Vec::new();
+        for word in words {
+            line.push(match word {
+                Word::Text(text) => text.clone(),
+                Word::Var(v) => match &self.vars[v.slot] {
+                    Some(Value::Null) => "NULL".into(),
+                    Some(value) => value.to_string(),
+                    None => anyhow::bail!("undefined variable :{}", v.name),
+                },
+            });
+        }
+        let line = line.join(" ");
+        let mut command = std::process::Command::new("sh");
+        command.arg("-c").arg(&line);
+        let Some(target) = target else {
+            let status = command
+                .status()
+                .with_context(|| format!("\\shell {line}"))?;
+            anyhow::ensure!(status.success(), "\\shell {line}: {status}");
+            return Ok(());
+        };
+        command.stderr(std::process::Stdio::inherit());
+        let out = command
+            .output()
+            .with_context(|| format!("\\setshell {line}"))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let first = text.lines().next().unwrap_or("");
+        let n: i64 = first.trim_end().parse().map_err(|_| {
+            anyhow!("\\setshell {line}: the command must print an integer (not \"{first}\")")
+        })?;
+        self.vars[target.slot] = Some(Value::Int(n));
+        Ok(())
+    }
+
     /// Runs query `stmt` under `\gset` or `\aset`: its row's columns into the variables of
     /// their names (the last row under `\aset`, nothing when it has none). pgbench keeps them as
     /// text, NULL as an empty string; typed values read the same in expressions.

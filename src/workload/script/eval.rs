@@ -6,6 +6,17 @@ use super::expr::{Expr, Func};
 use super::random::{self, Prng, MIN_GAUSSIAN_PARAM, ZIPFIAN_PARAMS};
 use super::value::Value;
 
+thread_local! {
+    /// The script and command (from 1) this thread's client is at, for `debug()`'s line.
+    static AT: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Says which script and command (from 1) the calling thread's client runs next, as pgbench's
+/// `debug()` names them.
+pub fn at(script: usize, command: usize) {
+    AT.with(|at| at.set((script, command)));
+}
+
 /// Evaluates `e` with a client's variables (by slot) and random stream.
 pub fn eval(e: &Expr, vars: &[Option<Value>], rng: &mut Prng) -> Result<Value, String> {
     match e {
@@ -274,10 +285,12 @@ fn apply(f: Func, args: &[Value], rng: &mut Prng) -> Result<Value, String> {
             v => Value::Double(double(v)?.abs()),
         },
         Debug => {
-            // As pgbench prints it: the type, then the value (NULL is only "null").
+            // As pgbench prints it: where, the type, then the value (NULL is only "null").
+            let (script, command) = AT.with(|at| at.get());
+            let at = format!("debug(script={script},command={command})");
             match &args[0] {
-                Value::Null => eprintln!("debug: null"),
-                v => eprintln!("debug: {} {v}", v.type_name()),
+                Value::Null => eprintln!("{at}: null"),
+                v => eprintln!("{at}: {} {v}", v.type_name()),
             }
             args[0].clone()
         }

@@ -21,6 +21,10 @@ pub struct ScriptFlags {
     /// `pgbench -i` makes, and :scale is read from pgbench_branches unless --set gives it.
     #[arg(long, short = 'b', value_name = "NAME[@WEIGHT]")]
     pub builtin: Vec<String>,
+    /// Let the scripts run shell commands (\shell, \setshell), as pgbench does; without it a
+    /// script that has one is refused before the run.
+    #[arg(long)]
+    pub allow_shell: bool,
     /// A variable for the scripts, as pgbench's -D (repeat for several); :scale is 1 unless set.
     #[arg(long = "set", short = 'D', value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -152,6 +156,7 @@ impl Flags for ScriptFlags {
                 .chain(self.builtin.iter().map(|b| builtin(b)))
                 .collect::<Result<_>>()?,
             builtin: !self.builtin.is_empty(),
+            allow_shell: self.allow_shell,
             init: untimed(&self.init)?,
             cleanup: untimed(&self.cleanup)?,
             set,

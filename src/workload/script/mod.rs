@@ -61,6 +61,8 @@ pub struct ScriptParams {
     pub runs: usize,
     /// Whether pgbench's built-in scripts are among them (`:scale` then comes from the tables).
     pub builtin: bool,
+    /// `--allow-shell`: scripts may run `\\shell` and `\\setshell`.
+    pub allow_shell: bool,
 }
 
 fn source(f: &ScriptFile) -> Source {
@@ -89,6 +91,7 @@ impl ScriptParams {
             cleanup.as_ref(),
             &set,
             seed,
+            self.allow_shell,
         )?)
     }
 

@@ -104,6 +104,19 @@ pub enum Command {
     },
     /// `\if`, `\elif`, `\else`, `\endif`.
     Branch(Branch),
+    /// `\shell command args...`, or `\setshell name command args...` (its output, an integer,
+    /// into `target`): run by the shell, only under `--allow-shell`.
+    Shell {
+        target: Option<VarRef>,
+        words: Vec<Word>,
+    },
+}
+
+/// A word of a shell command: as written, or a variable's value (`:name`; `::x` is `:x`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Word {
+    Text(String),
+    Var(VarRef),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -183,7 +196,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<Step>, ScriptError> {
                 c.bump();
             }
         } else if b == b'\\' {
-            meta(&mut c, &mut steps)?;
+            meta::meta(&mut c, &mut steps)?;
         } else {
             let at = c.at;
             if let Some(sql) = sql(&mut c)? {
@@ -211,7 +224,15 @@ fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
             b'\\' => break,
             b'\'' | b'"' => {
                 let start = c.at;
-                let quoted = quoted(c, b)
+                // E'...' (after a lone E): a backslash escapes the next character, as in
+                // PostgreSQL's escape strings.
+                let escaped = b == b'\''
+                    && matches!(out.last(), Some(b'E' | b'e'))
+                    && !out
+                        .len()
+                        .checked_sub(2)
+                        .is_some_and(|i| is_name_char(out[i]));
+                let quoted = quoted(c, b, escaped)
                     .ok_or(())
                     .or_else(|_| c.error(start, "unterminated quoted text"))?;
                 out.extend_from_slice(&quoted);
@@ -232,15 +253,7 @@ fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
                 }
             }
             b'/' if c.starts_with("/*") => {
-                let start = c.at;
-                while !c.starts_with("*/") {
-                    if c.peek().is_none() {
-                        return c.error(start, "unterminated /* comment");
-                    }
-                    c.bump();
-                }
-                c.bump();
-                c.bump();
+                comment(c)?;
                 out.push(b' ');
             }
             b':' if c.peek_at(1) == Some(b':') => {
@@ -298,12 +311,41 @@ fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
     }))
 }
 
-/// Text in quotes `q` (doubled quotes inside), as written; None when unterminated.
-fn quoted(c: &mut Cursor, q: u8) -> Option<Vec<u8>> {
+/// Skips a `/* */` comment; comments nest, as PostgreSQL scans them.
+fn comment(c: &mut Cursor) -> Result<(), ScriptError> {
+    let start = c.at;
+    let mut depth = 0;
+    loop {
+        if c.starts_with("/*") {
+            depth += 1;
+        } else if c.starts_with("*/") {
+            depth -= 1;
+        } else if c.peek().is_none() {
+            return c.error(start, "unterminated /* comment");
+        } else {
+            c.bump();
+            continue;
+        }
+        c.bump();
+        c.bump();
+        if depth == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// Text in quotes `q` (doubled quotes inside; a backslash escaping the next character when
+/// `escaped`), as written; None when unterminated.
+fn quoted(c: &mut Cursor, q: u8, escaped: bool) -> Option<Vec<u8>> {
     let mut out = vec![c.bump()];
     loop {
         let b = c.peek()?;
         out.push(c.bump());
+        if escaped && b == b'\\' {
+            c.peek()?;
+            out.push(c.bump());
+            continue;
+        }
         if b == q {
             if c.peek() == Some(q) {
                 out.push(c.bump());
@@ -364,198 +406,7 @@ fn control(text: &str) -> Option<Control> {
     }
 }
 
-/// A meta-command's arguments: the rest of its line (a trailing backslash continues it), and
-/// where each byte of them came from.
-fn meta_line(c: &mut Cursor) -> (String, Vec<Position>) {
-    let (mut args, mut from) = (Vec::new(), Vec::new());
-    while let Some(b) = c.peek() {
-        if b == b'\n' {
-            break;
-        }
-        if b == b'\\' && (c.peek_at(1) == Some(b'\n') || c.starts_with("\\\r\n")) {
-            while c.bump() != b'\n' {}
-            args.push(b' ');
-            from.push(c.at);
-            continue;
-        }
-        from.push(c.at);
-        args.push(c.bump());
-    }
-    from.push(c.at);
-    let text = String::from_utf8_lossy(&args).trim_end().to_string();
-    (text, from)
-}
-
-fn meta(c: &mut Cursor, steps: &mut Vec<Step>) -> Result<(), ScriptError> {
-    let at = c.at;
-    c.bump();
-    let mut word = String::new();
-    while c.peek().is_some_and(|b| b.is_ascii_alphabetic()) {
-        word.push(c.bump() as char);
-    }
-    let (args, from) = meta_line(c);
-    // Where byte `i` of the arguments is in the file.
-    let pos = |i: usize| from[i.min(from.len() - 1)];
-    let first_arg = args.len() - args.trim_start().len();
-    let word = word.to_ascii_lowercase();
-    let command = match word.as_str() {
-        "set" => {
-            let rest = &args[first_arg..];
-            let name_len = rest.find(char::is_whitespace).unwrap_or(rest.len());
-            let name = &rest[..name_len];
-            if name.is_empty()
-                || !name.bytes().all(is_name_char)
-                || !is_name_start(name.as_bytes()[0])
-            {
-                return c.error(
-                    pos(first_arg),
-                    format!("\\set needs a variable name, found '{name}'"),
-                );
-            }
-            let expr_at = first_arg + name_len;
-            if rest[name_len..].trim().is_empty() {
-                return c.error(pos(expr_at), format!("\\set {name} needs an expression"));
-            }
-            let expr = expr::parse(&args[expr_at..])
-                .or_else(|e| c.error(pos(expr_at + e.at), e.message))?;
-            let target = VarRef {
-                name: name.to_string(),
-                slot: 0,
-                at: pos(first_arg),
-            };
-            Command::Set { target, expr }
-        }
-        "sleep" => sleep(c, &args, &pos)?,
-        "if" | "elif" => {
-            let text = &args[first_arg..];
-            if text.trim().is_empty() {
-                return c.error(pos(first_arg), format!("\\{word} needs a condition"));
-            }
-            let cond = expr::parse(text).or_else(|e| c.error(pos(first_arg + e.at), e.message))?;
-            Command::Branch(match word.as_str() {
-                "if" => Branch::If { cond, next: 0 },
-                _ => Branch::Elif {
-                    cond,
-                    next: 0,
-                    end: 0,
-                },
-            })
-        }
-        "else" | "endif" => {
-            if !args.trim().is_empty() {
-                return c.error(pos(first_arg), "unexpected argument");
-            }
-            Command::Branch(match word.as_str() {
-                "else" => Branch::Else { end: 0 },
-                _ => Branch::Endif,
-            })
-        }
-        "shell" | "setshell" => {
-            return c.error(
-                at,
-                format!("\\{word} is not supported: hakari runs no shell commands from scripts"),
-            )
-        }
-        "gset" | "aset" => return store(c, steps, &word, at, &args[first_arg..], pos(first_arg)),
-        "startpipeline" | "syncpipeline" | "endpipeline" => {
-            return c.error(
-                at,
-                format!(
-                    "\\{word} is not supported by hakari's scripts (pipelines are not there yet)"
-                ),
-            )
-        }
-        _ => return c.error(at, format!("unknown meta-command '\\{word}'")),
-    };
-    steps.push(Step { at, command });
-    Ok(())
-}
-
-/// `\gset [prefix]` or `\aset [prefix]` (`word`), at `at`: attached to the statement before it,
-/// as pgbench attaches it.
-fn store(
-    c: &Cursor,
-    steps: &mut [Step],
-    word: &str,
-    at: Position,
-    prefix: &str,
-    prefix_at: Position,
-) -> Result<(), ScriptError> {
-    let prefix = prefix.trim();
-    if !prefix.bytes().all(is_name_char) {
-        return c.error(
-            prefix_at,
-            format!("\\{word} takes one prefix, found '{prefix}'"),
-        );
-    }
-    // After the statement just before it, once.
-    let last = steps.last_mut().map(|s| &mut s.command);
-    let Some(Command::Sql(sql)) =
-        last.filter(|c| !matches!(c, Command::Sql(s) if s.store.is_some()))
-    else {
-        return c.error(at, format!("\\{word} must follow an SQL command"));
-    };
-    if sql.control.is_some() {
-        return c.error(at, format!("\\{word} must follow a query"));
-    }
-    sql.store = Some(Store {
-        prefix: prefix.to_string(),
-        any_rows: word == "aset",
-    });
-    Ok(())
-}
-
-/// `\sleep N [us|ms|s]` or `\sleep :var [unit]`.
-fn sleep(c: &Cursor, args: &str, pos: &dyn Fn(usize) -> Position) -> Result<Command, ScriptError> {
-    let words: Vec<(usize, &str)> = args
-        .split_whitespace()
-        .map(|w| (w.as_ptr() as usize - args.as_ptr() as usize, w))
-        .collect();
-    let Some(&(amount_at, amount)) = words.first() else {
-        return c.error(pos(0), "\\sleep needs an amount of time");
-    };
-    let micros = match words.get(1).map(|w| w.1.to_ascii_lowercase()) {
-        None => 1_000_000,
-        Some(u) if u == "s" => 1_000_000,
-        Some(u) if u == "ms" => 1_000,
-        Some(u) if u == "us" => 1,
-        Some(u) => {
-            return c.error(
-                pos(words[1].0),
-                format!("unknown time unit '{u}' (us, ms or s)"),
-            )
-        }
-    };
-    if let Some(&(extra_at, extra)) = words.get(2) {
-        return c.error(
-            pos(extra_at),
-            format!("unexpected '{extra}' after \\sleep's unit"),
-        );
-    }
-    let amount = if let Some(name) = amount.strip_prefix(':') {
-        if name.is_empty() || !name.bytes().all(is_name_char) {
-            return c.error(pos(amount_at), format!("bad variable name '{amount}'"));
-        }
-        Amount::Var(VarRef {
-            name: name.to_string(),
-            slot: 0,
-            at: pos(amount_at),
-        })
-    } else {
-        match amount.parse::<i64>() {
-            Ok(n) if n >= 0 => Amount::Fixed(n),
-            _ => {
-                return c.error(
-                    pos(amount_at),
-                    format!(
-                    "\\sleep needs a whole number of time units or a :variable, found '{amount}'"
-                ),
-                )
-            }
-        }
-    };
-    Ok(Command::Sleep { amount, micros })
-}
+mod meta;
 
 #[cfg(test)]
 mod tests;

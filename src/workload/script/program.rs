@@ -3,7 +3,7 @@
 
 use super::branch;
 use super::eval::{check, Known};
-use super::parse::{self, Amount, Branch, Command, Position, ScriptError, Step};
+use super::parse::{self, Amount, Branch, Command, Position, ScriptError, Step, Word};
 use super::value::Value;
 use std::collections::HashMap;
 
@@ -60,6 +60,7 @@ impl Program {
         cleanup: Option<&Source>,
         set: &[(String, Value)],
         seed: u64,
+        allow_shell: bool,
     ) -> Result<Program, ScriptError> {
         let read = |s: &Source| -> Result<Script, ScriptError> {
             let mut steps = parse::parse(&s.name, &s.text)?;
@@ -113,6 +114,9 @@ impl Program {
             let slot = program.slot(&mut slots, &name);
             program.initial[slot] = Some(value);
         }
+        if !allow_shell {
+            program.refuse_shell()?;
+        }
         program.client_id = slots["client_id"];
         if !set.iter().any(|(name, _)| name == "default_seed") {
             program.default_seed = Some(slots["default_seed"]);
@@ -122,6 +126,24 @@ impl Program {
         program.check()?;
         program.list_parts();
         Ok(program)
+    }
+
+    /// `\\shell` and `\\setshell` run only under `--allow-shell`.
+    fn refuse_shell(&self) -> Result<(), ScriptError> {
+        let every = (self.scripts.iter()).chain(&self.init).chain(&self.cleanup);
+        for script in every {
+            let shell = |s: &&Step| matches!(s.command, Command::Shell { .. });
+            if let Some(step) = script.steps.iter().find(shell) {
+                return Err(ScriptError {
+                    file: script.name.clone(),
+                    at: step.at,
+                    message: "\\shell and \\setshell run shell commands, which hakari runs \
+                              only with --allow-shell"
+                        .into(),
+                });
+            }
+        }
+        Ok(())
     }
 
     fn slot(&mut self, slots: &mut HashMap<String, usize>, name: &str) -> usize {
@@ -155,6 +177,14 @@ impl Program {
                         cond.resolve(&mut slot_of)
                     }
                     Command::Branch(_) => {}
+                    Command::Shell { target, words } => {
+                        target.iter_mut().for_each(|t| t.slot = slot_of(&t.name));
+                        for w in words {
+                            if let Word::Var(v) = w {
+                                v.slot = slot_of(&v.name);
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -238,6 +268,14 @@ impl Program {
                         }
                     }
                     Command::Sleep { .. } => {}
+                    Command::Shell { target, words } => {
+                        for w in words.iter().filter(|_| depth == 0) {
+                            if let Word::Var(v) = w {
+                                defined(&known, v)?;
+                            }
+                        }
+                        target.iter().for_each(|t| known[t.slot] = Some(Known::Int));
+                    }
                 }
             }
         }

@@ -87,6 +87,29 @@ fn quotes_casts_comments_and_continuations() {
 }
 
 #[test]
+fn escape_strings_and_nested_comments_scan_as_postgresql_scans_them() {
+    let steps = parse(
+        "t.sql",
+        "SELECT E'it\\'s :no;', e'\\\\', 'plain\\' /* a /* nested; */ :c; */ FROM t WHERE k = :k;",
+    )
+    .unwrap();
+    assert_eq!(steps.len(), 1);
+    let s = sql(&steps[0]);
+    assert_eq!(
+        s.text,
+        "SELECT E'it\\'s :no;', e'\\\\', 'plain\\'   FROM t WHERE k = ?"
+    );
+    assert_eq!(s.params.len(), 1);
+    // Without the E, a backslash is an ordinary character: the quote ends the string.
+    let steps = parse("t.sql", "SELECT 'a\\' , :x;").unwrap();
+    assert_eq!(sql(&steps[0]).params[0].name, "x");
+    assert_eq!(
+        error("SELECT 1 /* a /* b */"),
+        "bad.sql:1:10: unterminated /* comment"
+    );
+}
+
+#[test]
 fn gset_and_aset_store_the_statement_before_them() {
     let steps = parse(
         "t.sql",
@@ -127,7 +150,11 @@ fn bad_scripts_name_file_line_and_column() {
         error("\\frobnicate"),
         "bad.sql:1:1: unknown meta-command '\\frobnicate'"
     );
-    assert!(error("\\shell ls").contains("runs no shell commands"));
+    assert_eq!(error("\\shell"), "bad.sql:1:7: \\shell needs a command");
+    assert_eq!(
+        error("\\setshell 9x echo 1"),
+        "bad.sql:1:11: \\setshell needs a variable name, found '9x'"
+    );
     assert!(error("\\startpipeline").contains("\\startpipeline is not supported"));
     assert_eq!(
         error("\\set a 1\n\\gset"),
