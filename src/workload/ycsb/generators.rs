@@ -133,9 +133,23 @@ impl Distribution {
     }
 }
 
-/// YCSB's hotspot defaults (`hotspotdatafraction`, `hotspotopnfraction`).
-const HOT_DATA: f64 = 0.2;
-const HOT_OPERATIONS: f64 = 0.8;
+/// The hotspot distribution's shape: the share of the records that are hot (YCSB's
+/// `hotspotdatafraction`) and the share of operations on them (`hotspotopnfraction`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Hotspot {
+    pub data: f64,
+    pub operations: f64,
+}
+
+impl Default for Hotspot {
+    /// YCSB's defaults: 80% of operations on 20% of the records.
+    fn default() -> Hotspot {
+        Hotspot {
+            data: 0.2,
+            operations: 0.8,
+        }
+    }
+}
 
 /// A worker's record chooser (YCSB's `keychooser`).
 pub enum KeyChooser {
@@ -153,6 +167,7 @@ pub enum KeyChooser {
     Hotspot {
         hot: u64,
         cold: u64,
+        operations: f64,
     },
 }
 
@@ -160,7 +175,12 @@ impl KeyChooser {
     /// As YCSB's `CoreWorkload.createKeyChooser`: `records` loaded, `new_keys` the inserts the
     /// run phase expects (the zipfian's space is made that much larger so new records get
     /// their share).
-    pub fn new(distribution: Distribution, records: u64, new_keys: u64) -> KeyChooser {
+    pub fn new(
+        distribution: Distribution,
+        records: u64,
+        new_keys: u64,
+        hotspot: Hotspot,
+    ) -> KeyChooser {
         match distribution {
             Distribution::Uniform => KeyChooser::Uniform { records },
             Distribution::Zipfian => KeyChooser::Scrambled {
@@ -171,10 +191,11 @@ impl KeyChooser {
                 zipf: Zipfian::new(0, records.max(1), ZIPFIAN_CONSTANT),
             },
             Distribution::Hotspot => {
-                let hot = ((records as f64 * HOT_DATA) as u64).max(1);
+                let hot = ((records as f64 * hotspot.data) as u64).clamp(1, records.max(1));
                 KeyChooser::Hotspot {
                     hot,
                     cold: records.saturating_sub(hot),
+                    operations: hotspot.operations,
                 }
             }
         }
@@ -187,8 +208,12 @@ impl KeyChooser {
             KeyChooser::Scrambled { zipf, items } => fnv_hash64(zipf.next(rng)) % *items,
             // As YCSB's SkewedLatestGenerator: `last - zipfian(last)`, in 1..=last.
             KeyChooser::Latest { zipf } => last - zipf.next_of(rng, last.max(1)),
-            KeyChooser::Hotspot { hot, cold } => {
-                if *cold == 0 || rng.random::<f64>() < HOT_OPERATIONS {
+            KeyChooser::Hotspot {
+                hot,
+                cold,
+                operations,
+            } => {
+                if *cold == 0 || rng.random::<f64>() < *operations {
                     rng.random_range(0..*hot)
                 } else {
                     *hot + rng.random_range(0..*cold)

@@ -340,7 +340,7 @@ impl<'s> WorkerState<'s> {
         Ok(WorkerState {
             client: records.client(shape(p))?,
             rng: ChaCha8Rng::seed_from_u64(seed ^ (index as u64).wrapping_mul(0x9E37_79B9)),
-            chooser: KeyChooser::new(config.mix.distribution, p.records, new_keys),
+            chooser: KeyChooser::new(config.mix.distribution, p.records, new_keys, p.hotspot),
             key: Vec::with_capacity(32),
             fields: vec![Vec::with_capacity(p.field_length); p.field_count],
             read: Vec::with_capacity(p.field_count),

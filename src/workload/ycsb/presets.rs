@@ -1,7 +1,7 @@
 //! YCSB's core workloads (`workloads/workloada` .. `workloadf` in YCSB's repository) and the
 //! workload's parameters with their defaults.
 
-use super::generators::Distribution;
+use super::generators::{Distribution, Hotspot};
 use anyhow::{bail, Result};
 use serde::Serialize;
 
@@ -126,6 +126,8 @@ pub struct YcsbParams {
     pub runs: usize,
     /// Operations per second in all, from YCSB's `target` property (`--rate` wins over it).
     pub target: Option<f64>,
+    /// The hotspot distribution's shape (YCSB's default unless its properties say).
+    pub hotspot: Hotspot,
 }
 
 pub fn default_params() -> YcsbParams {
@@ -141,6 +143,7 @@ pub fn default_params() -> YcsbParams {
         threads: vec![1],
         runs: 1,
         target: None,
+        hotspot: Hotspot::default(),
     }
 }
 

@@ -91,15 +91,13 @@ pub struct Read {
 }
 
 /// The properties hakari takes only at YCSB's default value (it has no other yet).
-const ONLY_DEFAULT: [(&str, &str); 8] = [
+const ONLY_DEFAULT: [(&str, &str); 6] = [
     ("readallfields", "true"),
     ("writeallfields", "false"),
     ("fieldlengthdistribution", "constant"),
     ("scanlengthdistribution", "uniform"),
     ("insertorder", "hashed"),
     ("zeropadding", "1"),
-    ("hotspotdatafraction", "0.2"),
-    ("hotspotopnfraction", "0.8"),
 ];
 
 /// Properties YCSB's client takes that change nothing hakari measures (where its results go,
@@ -116,7 +114,7 @@ const SHARES: [(&str, f64); 5] = [
 ];
 
 /// The other properties hakari takes.
-const TAKEN: [&str; 12] = [
+const TAKEN: [&str; 14] = [
     "workload",
     "requestdistribution",
     "recordcount",
@@ -129,6 +127,8 @@ const TAKEN: [&str; 12] = [
     "threadcount",
     "target",
     "maxexecutiontime",
+    "hotspotdatafraction",
+    "hotspotopnfraction",
 ];
 
 /// Properties with their values read as numbers, errors naming where each was given.
@@ -179,6 +179,18 @@ pub fn read(props: &Properties, mix_name: &str, mut params: YcsbParams) -> Resul
     }
     if let Some(n) = look.count("fieldlength")? {
         params.field_length = n as usize;
+    }
+    for (key, share) in [
+        ("hotspotdatafraction", &mut params.hotspot.data),
+        ("hotspotopnfraction", &mut params.hotspot.operations),
+    ] {
+        if let Some(v) = look.number(key)? {
+            if v > 1.0 {
+                let from = look.get(key).map_or("", |p| &p.from);
+                bail!("{from}: {key}={v}: a share from 0 to 1");
+            }
+            *share = v;
+        }
     }
     if let Some(n) = look.count("threadcount")? {
         params.threads = vec![n as usize];

@@ -88,7 +88,7 @@ fn zipfian_grown_in_place_draws_as_a_fresh_one() {
 #[test]
 fn scrambled_zipfian_keeps_the_skew_and_spreads_the_hot_keys() {
     let records = 100_000;
-    let mut chooser = KeyChooser::new(Distribution::Zipfian, records, 0);
+    let mut chooser = KeyChooser::new(Distribution::Zipfian, records, 0, Hotspot::default());
     let mut r = rng();
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
     let mut by_share: Vec<(u64, f64)> = s.into_iter().collect();
@@ -108,7 +108,7 @@ fn scrambled_zipfian_keeps_the_skew_and_spreads_the_hot_keys() {
 #[test]
 fn latest_favours_the_newest_records() {
     let records = 10_000;
-    let mut chooser = KeyChooser::new(Distribution::Latest, records, 0);
+    let mut chooser = KeyChooser::new(Distribution::Latest, records, 0, Hotspot::default());
     let mut r = rng();
     let last = records - 1;
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, last)));
@@ -126,18 +126,27 @@ fn latest_favours_the_newest_records() {
 #[test]
 fn hotspot_sends_eighty_percent_to_the_first_fifth() {
     let records = 10_000;
-    let mut chooser = KeyChooser::new(Distribution::Hotspot, records, 0);
+    let mut chooser = KeyChooser::new(Distribution::Hotspot, records, 0, Hotspot::default());
     let mut r = rng();
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
     let hot: f64 = s.iter().filter(|(k, _)| **k < 2_000).map(|(_, v)| v).sum();
     close(hot, 0.8, 0.01, "share of operations on the hot fifth");
     assert!(s.keys().all(|&k| k < records));
+    // Another shape, as hotspotdatafraction and hotspotopnfraction give it.
+    let shape = Hotspot {
+        data: 0.05,
+        operations: 0.6,
+    };
+    let mut chooser = KeyChooser::new(Distribution::Hotspot, records, 0, shape);
+    let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
+    let hot: f64 = s.iter().filter(|(k, _)| **k < 500).map(|(_, v)| v).sum();
+    close(hot, 0.6, 0.01, "share of operations on the hot twentieth");
 }
 
 #[test]
 fn uniform_gives_every_record_its_share() {
     let records = 100;
-    let mut chooser = KeyChooser::new(Distribution::Uniform, records, 0);
+    let mut chooser = KeyChooser::new(Distribution::Uniform, records, 0, Hotspot::default());
     let mut r = rng();
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
     assert_eq!(s.len(), records as usize);
