@@ -262,6 +262,47 @@ fn ycsbs_own_workload_files_run_with_their_mixes() {
     }
 }
 
+/// `insertorder=ordered` with `zeropadding` names records `user000…n`, as YCSB does: workload E's
+/// scans and inserts run on them, every read record whole, on an embedded engine and a server.
+#[test]
+fn ordered_keys_run_workload_e() {
+    for engine in ["sqlite", "postgres"] {
+        let r = run_ok(&[
+            "run",
+            "ycsb",
+            "--engine",
+            engine,
+            "-p",
+            "recordcount=300",
+            "-p",
+            "operationcount=400",
+            "-p",
+            "scanproportion=0.9",
+            "-p",
+            "insertproportion=0.05",
+            "-p",
+            "readproportion=0.05",
+            "-p",
+            "updateproportion=0",
+            "-p",
+            "requestdistribution=zipfian",
+            "-p",
+            "insertorder=ordered",
+            "-p",
+            "zeropadding=12",
+            "--threads",
+            "2",
+        ]);
+        assert_eq!(step(&r, "properties", "run").runs[0].ops, 400, "{engine}");
+        assert!(step(&r, "properties", "scan").runs[0].ops > 300, "{engine}");
+        let keys = &r.parameters["keys"];
+        assert_eq!(
+            (keys["ordered"].as_bool(), keys["zero_padding"].as_u64()),
+            (Some(true), Some(12))
+        );
+    }
+}
+
 /// Unknown properties are named in a warning; a malformed line, a value hakari cannot honour
 /// and `-P` beside `--workload` are refused with one clear error.
 #[test]

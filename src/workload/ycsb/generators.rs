@@ -274,6 +274,33 @@ impl InsertSequence {
     }
 }
 
+/// How records are named, as YCSB's `buildKeyName`: `user` and the record number, hashed
+/// (`insertorder=hashed`, the default) or not (`ordered`), zero-padded to `zero_padding` digits.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct KeyNaming {
+    pub ordered: bool,
+    pub zero_padding: usize,
+}
+
+impl Default for KeyNaming {
+    fn default() -> KeyNaming {
+        KeyNaming {
+            ordered: false,
+            zero_padding: 1,
+        }
+    }
+}
+
+impl KeyNaming {
+    /// Writes record `n`'s key into `out`.
+    pub fn name(self, n: u64, out: &mut Vec<u8>) {
+        use std::io::Write;
+        let number = if self.ordered { n } else { fnv_hash64(n) };
+        out.clear();
+        write!(out, "user{number:0width$}", width = self.zero_padding).expect("writing to a Vec");
+    }
+}
+
 /// A field's random printable text as YCSB's `RandomByteIterator` makes it: six characters from
 /// each random 32-bit number, by position one of 32, 64 or 64 (`& 95`) kinds after the space, so
 /// a field compresses as YCSB's do.

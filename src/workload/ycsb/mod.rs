@@ -21,13 +21,12 @@ use crate::results::MeasurementKey;
 use crate::shard::Shard;
 use crate::workload::{preferred_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
-use generators::{fill_field, fnv_hash64, InsertSequence, KeyChooser};
+use generators::{fill_field, InsertSequence, KeyChooser, KeyNaming};
 use presets::{Mix, Operation, YcsbParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shards::{Mark, Meeting};
 use std::collections::BTreeMap;
-use std::io::Write;
 use store::{Client, OpenOptions, Records, Shape};
 
 /// One configuration: an engine at a durability level, a mix with its distribution, threads.
@@ -308,12 +307,6 @@ fn measure_run(
     Ok((load, measured))
 }
 
-/// `user` and the record number hashed, as YCSB's `buildKeyName` with `insertorder=hashed`.
-fn key_of(n: u64, out: &mut Vec<u8>) {
-    out.clear();
-    write!(out, "user{}", fnv_hash64(n)).expect("writing to a Vec");
-}
-
 /// A worker's own state: its client, random stream and record chooser, and its buffers.
 struct WorkerState<'s> {
     client: Client<'s>,
@@ -325,6 +318,7 @@ struct WorkerState<'s> {
     read: Vec<usize>,
     records: u64,
     shard: Shard,
+    keys: KeyNaming,
 }
 
 impl<'s> WorkerState<'s> {
@@ -346,6 +340,7 @@ impl<'s> WorkerState<'s> {
             read: Vec::with_capacity(p.field_count),
             records: p.records,
             shard,
+            keys: p.keys,
         })
     }
 
@@ -362,7 +357,7 @@ impl<'s> WorkerState<'s> {
     }
 
     fn new_record(&mut self, n: u64, length: usize) {
-        key_of(self.number(n), &mut self.key);
+        self.keys.name(self.number(n), &mut self.key);
         for f in self.fields.iter_mut() {
             fill_field(&mut self.rng, f, length);
         }
@@ -444,7 +439,7 @@ fn choose(s: &mut WorkerState, inserts: &InsertSequence) {
             break n;
         }
     };
-    key_of(s.number(n), &mut s.key);
+    s.keys.name(s.number(n), &mut s.key);
 }
 
 /// One operation of the run phase; returns the retries it took.

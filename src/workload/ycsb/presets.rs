@@ -1,7 +1,7 @@
 //! YCSB's core workloads (`workloads/workloada` .. `workloadf` in YCSB's repository) and the
 //! workload's parameters with their defaults.
 
-use super::generators::{Distribution, Hotspot};
+use super::generators::{Distribution, Hotspot, KeyNaming};
 use anyhow::{bail, Result};
 use serde::Serialize;
 
@@ -128,6 +128,8 @@ pub struct YcsbParams {
     pub target: Option<f64>,
     /// The hotspot distribution's shape (YCSB's default unless its properties say).
     pub hotspot: Hotspot,
+    /// How records are named (YCSB's `insertorder` and `zeropadding`).
+    pub keys: KeyNaming,
 }
 
 pub fn default_params() -> YcsbParams {
@@ -144,6 +146,7 @@ pub fn default_params() -> YcsbParams {
         runs: 1,
         target: None,
         hotspot: Hotspot::default(),
+        keys: KeyNaming::default(),
     }
 }
 

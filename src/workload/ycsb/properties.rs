@@ -91,13 +91,11 @@ pub struct Read {
 }
 
 /// The properties hakari takes only at YCSB's default value (it has no other yet).
-const ONLY_DEFAULT: [(&str, &str); 6] = [
+const ONLY_DEFAULT: [(&str, &str); 4] = [
     ("readallfields", "true"),
     ("writeallfields", "false"),
     ("fieldlengthdistribution", "constant"),
     ("scanlengthdistribution", "uniform"),
-    ("insertorder", "hashed"),
-    ("zeropadding", "1"),
 ];
 
 /// Properties YCSB's client takes that change nothing hakari measures (where its results go,
@@ -114,7 +112,7 @@ const SHARES: [(&str, f64); 5] = [
 ];
 
 /// The other properties hakari takes.
-const TAKEN: [&str; 14] = [
+const TAKEN: [&str; 16] = [
     "workload",
     "requestdistribution",
     "recordcount",
@@ -129,6 +127,8 @@ const TAKEN: [&str; 14] = [
     "maxexecutiontime",
     "hotspotdatafraction",
     "hotspotopnfraction",
+    "insertorder",
+    "zeropadding",
 ];
 
 /// Properties with their values read as numbers, errors naming where each was given.
@@ -191,6 +191,16 @@ pub fn read(props: &Properties, mix_name: &str, mut params: YcsbParams) -> Resul
             }
             *share = v;
         }
+    }
+    if let Some(p) = look.get("insertorder") {
+        params.keys.ordered = match p.value.to_ascii_lowercase().as_str() {
+            "hashed" => false,
+            "ordered" => true,
+            other => bail!("{}: insertorder={other}: hashed or ordered", p.from),
+        };
+    }
+    if let Some(n) = look.count("zeropadding")? {
+        params.keys.zero_padding = (n as usize).clamp(1, 32);
     }
     if let Some(n) = look.count("threadcount")? {
         params.threads = vec![n as usize];

@@ -197,3 +197,19 @@ fn fields_are_written_as_ycsbs_random_byte_iterator_writes_them() {
     assert_eq!(seen[2].last(), Some(&95));
     assert!(!seen[2].contains(&32), "& 95 never sets the bit of 32");
 }
+
+/// Keys as YCSB's buildKeyName makes them, hashed or ordered, zero-padded.
+#[test]
+fn keys_are_named_as_ycsb_names_them() {
+    let mut key = Vec::new();
+    KeyNaming::default().name(42, &mut key);
+    assert_eq!(key, format!("user{}", fnv_hash64(42)).as_bytes());
+    let ordered = KeyNaming {
+        ordered: true,
+        zero_padding: 10,
+    };
+    ordered.name(42, &mut key);
+    assert_eq!(key, b"user0000000042");
+    ordered.name(12_345_678_901, &mut key);
+    assert_eq!(key, b"user12345678901", "a longer number is not cut");
+}

@@ -50,8 +50,8 @@ fn every_property_hakari_takes_lands_in_its_parameters() {
         "workload=site.ycsb.workloads.CoreWorkload\nrecordcount=500\noperationcount=0\n\
          maxexecutiontime=30\nreadproportion=0\nupdateproportion=0\nscanproportion=0.95\n\
          insertproportion=0.05\nrequestdistribution=zipfian\nmaxscanlength=20\nfieldcount=3\n\
-         fieldlength=50\nthreadcount=4\ntarget=250\nreadallfields=true\ninsertorder=hashed\n\
-         hotspotdatafraction=0.1\nhotspotopnfraction=0.9\n\
+         fieldlength=50\nthreadcount=4\ntarget=250\nreadallfields=true\n\
+         hotspotdatafraction=0.1\nhotspotopnfraction=0.9\ninsertorder=ordered\nzeropadding=12\n\
          db=site.ycsb.BasicDB\n",
     )
     .unwrap();
@@ -69,6 +69,7 @@ fn every_property_hakari_takes_lands_in_its_parameters() {
     assert_eq!(p.threads, [4]);
     assert_eq!(r.target, Some(250.0));
     assert_eq!((p.hotspot.data, p.hotspot.operations), (0.1, 0.9));
+    assert_eq!((p.keys.ordered, p.keys.zero_padding), (true, 12));
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
 }
 
@@ -94,5 +95,6 @@ fn unknown_properties_are_named_and_values_hakari_cannot_honour_refused() {
     assert!(refused("insertstart=100\n").contains("from record 0"));
     assert!(refused("hotspotopnfraction=1.5\n").contains("a share from 0 to 1"));
     // The default written out is no change.
-    assert!(read_text("insertorder=HASHED\nzeropadding=1\n").is_ok());
+    assert!(read_text("scanlengthdistribution=UNIFORM\nreadallfields=true\n").is_ok());
+    assert!(refused("insertorder=sorted\n").contains("hashed or ordered"));
 }
