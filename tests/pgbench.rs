@@ -8,6 +8,18 @@ mod common;
 use common::{hakari, private_postgres, stderr};
 use std::path::{Path, PathBuf};
 
+/// A private PostgreSQL for one test: its directory, the server (stopped when dropped, before the
+/// directory) and its URL.
+fn server() -> (tempfile::TempDir, hakari::server::Launched, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, port) = private_postgres(dir.path());
+    (
+        dir,
+        server,
+        format!("postgresql://hakari@127.0.0.1:{port}/hakari"),
+    )
+}
+
 /// pgbench of the newest PostgreSQL installed (Debian keeps it beside the server).
 fn pgbench() -> PathBuf {
     let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
@@ -58,9 +70,7 @@ fn both(dir: &Path, url: &str, script: &Path) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn every_debug_value_is_the_one_pgbench_prints() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let (dir, _server, url) = server();
     let expressions = [
         // Integers, their operators and INT64_MIN, which only a minus makes a constant.
         "1 + 2 * 3 - 4",
@@ -148,9 +158,7 @@ fn every_debug_value_is_the_one_pgbench_prints() {
 /// Scripts pgbench refuses before its run: hakari refuses them too, before its run, in one line.
 #[test]
 fn what_pgbench_refuses_before_its_run_hakari_refuses_too() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let (dir, _server, url) = server();
     let cases = [
         ("empty.sql", "", "empty command list"),
         ("comment.sql", "-- only a comment\n", "empty command list"),
@@ -251,9 +259,7 @@ fn seeded(
 /// runs, for several seeds and numbers of clients.
 #[test]
 fn the_same_seed_draws_what_pgbench_draws() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let (dir, _server, url) = server();
     let draws = dir.path().join("draws.sql");
     std::fs::write(
         &draws,
@@ -301,9 +307,7 @@ fn the_same_seed_draws_what_pgbench_draws() {
 /// print the same `debug()` values.
 #[test]
 fn conditionals_and_stored_results_run_as_in_pgbench() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let (dir, _server, url) = server();
     let script = dir.path().join("meta.sql");
     std::fs::write(
         &script,
@@ -352,9 +356,7 @@ fn conditionals_and_stored_results_run_as_in_pgbench() {
 /// run, hakari in one line.
 #[test]
 fn broken_blocks_are_refused_as_pgbench_refuses_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let (dir, _server, url) = server();
     let cases = [
         ("\\endif\n", "\\endif without matching \\if"),
         ("\\if true\n\\set a 1\n", "\\if without matching \\endif"),
@@ -415,9 +417,7 @@ fn history(url: &str, run: &dyn Fn()) -> String {
 /// seed, hakari leaves the rows pgbench leaves.
 #[test]
 fn builtin_scripts_leave_what_pgbench_leaves() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let (dir, _server, url) = server();
     let out = dir.path().join("out");
     for builtin in ["tpcb-like", "simple-update"] {
         let theirs = history(&url, &|| {
@@ -464,9 +464,7 @@ fn builtin_scripts_leave_what_pgbench_leaves() {
 /// one line.
 #[test]
 fn shell_commands_run_only_when_allowed() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let (dir, _server, url) = server();
     let script = dir.path().join("shell.sql");
     std::fs::write(
         &script,

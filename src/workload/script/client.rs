@@ -238,10 +238,8 @@ impl<'p> Client<'p> {
         }
         Ok(())
     }
-}
 
-impl Client<'_> {
-    /// Runs `\\shell` (its exit status must be 0) or `\\setshell` (its first line of output,
+    /// Runs `\shell` (its exit status must be 0) or `\setshell` (its first line of output,
     /// an integer, into `target`) through `sh -c`, as pgbench runs them through the shell.
     fn shell(&mut self, target: Option<&VarRef>, words: &[Word]) -> Result<()> {
         let mut line = Vec::new();

@@ -61,7 +61,7 @@ pub struct ScriptParams {
     pub runs: usize,
     /// Whether pgbench's built-in scripts are among them (`:scale` then comes from the tables).
     pub builtin: bool,
-    /// `--allow-shell`: scripts may run `\\shell` and `\\setshell`.
+    /// `--allow-shell`: scripts may run `\shell` and `\setshell`.
     pub allow_shell: bool,
 }
 

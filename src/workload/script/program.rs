@@ -128,7 +128,7 @@ impl Program {
         Ok(program)
     }
 
-    /// `\\shell` and `\\setshell` run only under `--allow-shell`.
+    /// `\shell` and `\setshell` run only under `--allow-shell`.
     fn refuse_shell(&self) -> Result<(), ScriptError> {
         let every = (self.scripts.iter()).chain(&self.init).chain(&self.cleanup);
         for script in every {
