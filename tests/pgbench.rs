@@ -492,3 +492,106 @@ fn shell_commands_run_only_when_allowed() {
     assert!(text.contains("only with --allow-shell"), "{text}");
     assert_eq!(text.trim().lines().count(), 1, "{text}");
 }
+
+/// pgbench running `script` once in query `mode` (simple, extended or prepared).
+fn through_pgbench_in(mode: &str, url: &str, script: &Path) -> std::process::Output {
+    std::process::Command::new(pgbench())
+        .args([
+            "-n",
+            "-t",
+            "1",
+            "-M",
+            mode,
+            "-f",
+            script.to_str().unwrap(),
+            url,
+        ])
+        .output()
+        .unwrap()
+}
+
+/// Compound statements (`\;`, run by pgbench in its simple mode) and pipelines (its extended
+/// mode): `\gset` takes a compound's last result and `\aset` every one's; a pipeline's
+/// statements run with their variables' values of when they were queued. The same `debug()`
+/// values; pipelines misused are refused in pgbench's words, by hakari in one line before its
+/// run, and on an engine without pipelines with the reason.
+#[test]
+fn compounds_and_pipelines_run_as_in_pgbench() {
+    let (dir, _server, url) = server();
+    let out = dir.path().join("out");
+    let on_postgres = |script: &Path| {
+        let s = script.to_str().unwrap();
+        let args = [
+            "run", "script", "--engine", "postgres", "--url", &url, "--file", s,
+        ];
+        let more = ["--transactions", "1", "--out", out.to_str().unwrap()];
+        hakari(&[&args[..], &more[..]].concat())
+    };
+    let cases = [
+        (
+            "simple",
+            "\\set a 7\n\
+             SELECT :a AS v \\; SELECT :a + 1 AS w \\gset\n\
+             \\set x debug(:w)\n\
+             SELECT 1 AS one \\; SELECT 2 AS two, 3 AS three \\aset p_\n\
+             \\set y debug(:p_one + :p_two + :p_three)\n",
+        ),
+        (
+            "extended",
+            "\\set a 3\n\\startpipeline\n\
+             SELECT set_config('hakari.x', :a, false);\n\
+             \\set a debug(:a * 10)\n\
+             SELECT set_config('hakari.y', :a, false);\n\
+             \\endpipeline\n\
+             SELECT current_setting('hakari.x')::int AS x, \
+             current_setting('hakari.y')::int AS y \\gset\n\
+             \\set r debug(:x * 100 + :y)\n",
+        ),
+    ];
+    for (i, (mode, text)) in cases.iter().enumerate() {
+        let script = dir.path().join(format!("case{i}.sql"));
+        std::fs::write(&script, text).unwrap();
+        let o = through_pgbench_in(mode, &url, &script);
+        assert!(o.status.success(), "pgbench: {}", stderr(&o));
+        let theirs = debugged(&stderr(&o));
+        assert_eq!(theirs.len(), 2, "pgbench printed {theirs:?}");
+        let o = on_postgres(&script);
+        assert!(o.status.success(), "hakari: {}", stderr(&o));
+        assert_eq!(debugged(&stderr(&o)), theirs, "{text}");
+    }
+    let refused = [
+        (
+            "\\startpipeline\n\\startpipeline\n\\endpipeline\n",
+            "already in pipeline mode",
+        ),
+        ("\\endpipeline\n", "not in pipeline mode"),
+        (
+            "\\startpipeline\nSELECT 1;\n",
+            "end of script reached with pipeline open",
+        ),
+        (
+            "\\startpipeline\nSELECT 1 AS q \\gset\n\\endpipeline\n",
+            "\\gset is not allowed in pipeline mode",
+        ),
+    ];
+    for (i, (text, says)) in refused.iter().enumerate() {
+        let script = dir.path().join(format!("refused{i}.sql"));
+        std::fs::write(&script, text).unwrap();
+        let o = through_pgbench_in("extended", &url, &script);
+        assert!(!o.status.success(), "pgbench took {text:?}");
+        assert!(stderr(&o).contains(says), "pgbench: {}", stderr(&o));
+        let o = on_postgres(&script);
+        assert!(!o.status.success(), "hakari took {text:?}");
+        let text_err = stderr(&o);
+        assert!(text_err.contains(says), "{text:?}: {text_err}");
+        assert_eq!(text_err.trim().lines().count(), 1, "{text:?}: {text_err}");
+    }
+    let script = dir.path().join("case1.sql");
+    let o = through_hakari(&script, &out, true);
+    assert!(!o.status.success(), "a pipeline ran on sqlite");
+    assert!(
+        stderr(&o).contains("needs PostgreSQL's protocol"),
+        "{}",
+        stderr(&o)
+    );
+}

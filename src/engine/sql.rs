@@ -275,6 +275,16 @@ pub trait SqlConnection {
     fn begin(&mut self) -> Result<()>;
     fn commit(&mut self) -> Result<()>;
     fn rollback(&mut self) -> Result<()>;
+    /// Whether `send_pipeline` works here (a script's `\startpipeline`).
+    fn pipelines(&self) -> bool {
+        false
+    }
+    /// Sends `batch` (statements with `?` placeholders, each with its values) in one round
+    /// trip, run as one implicit transaction unless the batch opens its own, as PostgreSQL's
+    /// pipeline mode runs what comes before its sync point; their rows are dropped.
+    fn send_pipeline(&mut self, _batch: &[(String, Vec<SqlValue>)]) -> Result<()> {
+        anyhow::bail!("this engine has no pipelines")
+    }
     /// Loads rows through the engine's fast path (COPY, multi-row INSERT, appender, one
     /// transaction of prepared inserts); returns rows loaded. When the caller has a transaction
     /// open (`begin`), the rows join it and are committed with it.
@@ -294,6 +304,24 @@ pub trait SqlConnection {
         _lines: Lines,
     ) -> Result<u64> {
         anyhow::bail!("this engine loads {table} as rows, not as delimited text")
+    }
+    /// Empties `table` (hakari's own, which no one else uses yet) and loads `lines` into it as
+    /// `bulk_load_delimited` does, in one transaction; an engine may then write the rows as
+    /// they would be after a vacuum (PostgreSQL: TRUNCATE, then COPY ... FREEZE, as `pgbench -i`
+    /// loads). Returns lines loaded.
+    fn refill_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
+        self.begin()?;
+        let loaded = self
+            .execute(&format!("DELETE FROM {table}"))
+            .and_then(|_| self.bulk_load_delimited(table, columns, lines));
+        match loaded {
+            Ok(n) => self.commit().map(|()| n),
+            Err(e) => {
+                // The load's error is the one to report.
+                let _ = self.rollback();
+                Err(e)
+            }
+        }
     }
     /// Whether `bulk_load_arrow` works here: an engine that takes columns of Arrow arrays
     /// (DuckDB's Appender) is given them as generated, with neither rows nor text in between.

@@ -3,7 +3,9 @@
 //! can be shown to leave every statement as it was. It stands in for no engine in any test of
 //! a workload's behaviour: those run on real engines.
 
-use crate::engine::sql::{Dialect, Row, Rows, SqlConnection, SqlDatabase, SqlValue, Stmt, Visit};
+use crate::engine::sql::{
+    Dialect, Lines, Row, Rows, SqlConnection, SqlDatabase, SqlValue, Stmt, Visit,
+};
 use anyhow::Result;
 use std::sync::{Arc, Mutex};
 
@@ -115,6 +117,14 @@ impl SqlConnection for StatementLog {
         let n = rows.count() as u64;
         self.note(format!(
             "bulk load: {table} ({}) {n} rows",
+            columns.join(", ")
+        ));
+        Ok(n)
+    }
+    fn refill_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
+        let n = lines.map(|batch| batch.lines().count() as u64).sum();
+        self.note(format!(
+            "refill: {table} ({}) {n} lines",
             columns.join(", ")
         ));
         Ok(n)

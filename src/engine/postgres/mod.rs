@@ -257,6 +257,11 @@ struct PostgresConnection {
 
 /// Rewrites `?` placeholders (outside quotes) as `$1`, `$2`, ...
 pub fn numbered_placeholders(sql: &str) -> String {
+    replace_placeholders(sql, |n, out| out.push_str(&format!("${}", n + 1)))
+}
+
+/// `sql` with placeholder `n` (from 0, outside quotes) written by `put`.
+fn replace_placeholders(sql: &str, mut put: impl FnMut(usize, &mut String)) -> String {
     let mut out = String::with_capacity(sql.len() + 8);
     let (mut n, mut quoted) = (0, false);
     for c in sql.chars() {
@@ -266,13 +271,36 @@ pub fn numbered_placeholders(sql: &str) -> String {
                 out.push(c);
             }
             '?' if !quoted => {
+                put(n, &mut out);
                 n += 1;
-                out.push_str(&format!("${n}"));
             }
             c => out.push(c),
         }
     }
     out
+}
+
+/// `sql` with each placeholder replaced by its value as a quoted literal of unknown type,
+/// which the server types from its context as it types an untyped text parameter.
+fn with_literals(sql: &str, values: &[SqlValue]) -> Result<String> {
+    let mut count = 0;
+    let text = replace_placeholders(sql, |n, out| {
+        count = n + 1;
+        let text = match values.get(n) {
+            None | Some(SqlValue::Null) => return out.push_str("NULL"),
+            Some(SqlValue::Int(i)) => i.to_string(),
+            Some(SqlValue::Float(f)) => f.to_string(),
+            Some(SqlValue::Text(t)) => t.clone(),
+            Some(SqlValue::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+        };
+        out.push('\'');
+        out.push_str(&text.replace('\'', "''"));
+        out.push('\'');
+    });
+    if count != values.len() {
+        bail!("statement takes {count} values, {} given", values.len());
+    }
+    Ok(text)
 }
 
 fn classify(e: postgres::Error) -> anyhow::Error {
@@ -389,6 +417,20 @@ impl SqlConnection for PostgresConnection {
     fn rollback(&mut self) -> Result<()> {
         self.client.batch_execute("ROLLBACK").map_err(classify)
     }
+    fn pipelines(&self) -> bool {
+        true
+    }
+    /// The batch as one simple-protocol query string, the values in it as literals: one round
+    /// trip and one implicit transaction, what an extended-protocol pipeline up to its sync
+    /// gives (the postgres crate sends no pipeline of prepared statements).
+    fn send_pipeline(&mut self, batch: &[(String, Vec<SqlValue>)]) -> Result<()> {
+        let mut text = String::new();
+        for (sql, values) in batch {
+            text.push_str(&with_literals(sql, values)?);
+            text.push_str(";\n");
+        }
+        self.client.batch_execute(&text).map_err(classify)
+    }
     /// COPY ... FROM STDIN in text format: PostgreSQL's fast path.
     fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
         let sql = format!("COPY {table} ({}) FROM STDIN", columns.join(", "));
@@ -409,18 +451,35 @@ impl SqlConnection for PostgresConnection {
     }
 
     fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
-        let columns = columns.join(", ");
-        let sql = format!("COPY {table} ({columns}) FROM STDIN WITH (DELIMITER '|')");
+        let sql = delimited_copy(table, columns, "");
         copy_in(&mut self.client, &sql, lines, |batch, buf| {
             without_line_end_delimiters(batch.as_bytes(), buf)
         })
     }
+
+    fn refill_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
+        let mut t = self.client.transaction().map_err(classify)?;
+        t.batch_execute(&format!("TRUNCATE {table}"))
+            .map_err(classify)?;
+        let sql = delimited_copy(table, columns, ", FREEZE");
+        let n = copy_in(&mut t, &sql, lines, |batch, buf| {
+            without_line_end_delimiters(batch.as_bytes(), buf)
+        })?;
+        t.commit().map_err(classify)?;
+        Ok(n)
+    }
+}
+
+/// COPY ... FROM STDIN of '|'-delimited lines, with COPY's `options` after the delimiter.
+fn delimited_copy(table: &str, columns: &[&str], options: &str) -> String {
+    let columns = columns.join(", ");
+    format!("COPY {table} ({columns}) FROM STDIN WITH (DELIMITER '|'{options})")
 }
 
 /// Runs a COPY ... FROM STDIN, `write` putting each item into the buffer (and saying how many
 /// rows it held); the buffer goes to the server in pieces of about 64 KiB. Returns the rows.
 fn copy_in<T>(
-    client: &mut Client,
+    client: &mut impl postgres::GenericClient,
     sql: &str,
     items: impl Iterator<Item = T>,
     mut write: impl FnMut(T, &mut Vec<u8>) -> u64,
@@ -474,6 +533,20 @@ mod tests {
             "UPDATE t SET a = a + $1 WHERE id = $2"
         );
         assert_eq!(numbered_placeholders("SELECT '?', ?"), "SELECT '?', $1");
+    }
+
+    #[test]
+    fn pipelined_values_are_quoted_literals() {
+        let values = [
+            SqlValue::Int(-5),
+            SqlValue::Text("it's".into()),
+            SqlValue::Null,
+        ];
+        assert_eq!(
+            with_literals("SELECT ?, '?', ?, ?", &values).unwrap(),
+            "SELECT '-5', '?', 'it''s', NULL"
+        );
+        assert!(with_literals("SELECT ?", &values).is_err());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::branch;
 use super::eval::{eval, truth};
-use super::parse::{Amount, Command, Control, Step, Store, VarRef, Word};
+use super::parse::{Amount, Command, Control, Pipeline, Sql, Step, Store, VarRef, Word};
 use super::program::{Program, Script};
 use super::random::{Prng, Seeding};
 use super::value::Value;
@@ -38,6 +38,11 @@ pub struct Client<'p> {
     /// Draws of which script runs next (pgbench's thread generator for the choice).
     pub choice: Prng,
     in_transaction: bool,
+    /// Inside a compound statement (`\;`), and whether hakari opened its implicit transaction.
+    compound: bool,
+    implicit: bool,
+    /// Inside a pipeline: the statements sent at its next sync point, with their values.
+    pipeline: Option<Vec<(String, Vec<SqlValue>)>>,
     params: Vec<SqlValue>,
     /// (part, nanoseconds) of each statement of the last script run.
     pub part_times: Vec<(usize, u64)>,
@@ -61,10 +66,27 @@ impl<'p> Client<'p> {
     ) -> Result<Client<'p>> {
         let mut statements = Vec::new();
         for script in &program.scripts {
+            let piped = script
+                .steps
+                .iter()
+                .find(|s| matches!(s.command, Command::Pipeline(_)));
+            if let (Some(step), false) = (piped, conn.pipelines()) {
+                anyhow::bail!(
+                    "{}:{}: a pipeline (\\startpipeline) needs PostgreSQL's protocol, which only \
+                     the postgres engine speaks to hakari",
+                    script.name,
+                    step.at.line
+                );
+            }
             let mut of = Vec::new();
+            // A pipeline's statements are sent as text at its sync point, never prepared.
+            let mut piped = false;
             for step in &script.steps {
+                if let Command::Pipeline(p) = step.command {
+                    piped = p != Pipeline::End;
+                }
                 of.push(match &step.command {
-                    Command::Sql(sql) if sql.control.is_none() => {
+                    Command::Sql(sql) if sql.control.is_none() && !piped => {
                         Some(conn.prepare(&sql.text).with_context(|| {
                             format!("{}:{}: {}", script.name, step.at.line, sql.shown)
                         })?)
@@ -97,6 +119,9 @@ impl<'p> Client<'p> {
             rng: seeding.functions[id].clone(),
             choice: seeding.choices[id].clone(),
             in_transaction: false,
+            compound: false,
+            implicit: false,
+            pipeline: None,
             params: Vec::new(),
             part_times: Vec::new(),
         }
@@ -140,6 +165,7 @@ impl<'p> Client<'p> {
     }
 
     fn end_failed_transaction(&mut self) {
+        (self.compound, self.implicit, self.pipeline) = (false, false, None);
         if std::mem::take(&mut self.in_transaction) {
             // The statement failed; the rollback's own error adds nothing to it.
             let _ = self.conn.rollback();
@@ -149,7 +175,7 @@ impl<'p> Client<'p> {
     fn attempt(&mut self, script: &Script, measured: Option<usize>) -> Result<()> {
         let mut i = 0;
         while let Some(step) = script.steps.get(i) {
-            super::eval::at(measured.unwrap_or(0), i + 1);
+            super::eval::at(measured.unwrap_or(0), script.commands[i]);
             if let Command::Branch(_) = step.command {
                 let (vars, rng) = (&self.vars, &mut self.rng);
                 i = branch::next(&script.steps, i, |cond| {
@@ -170,6 +196,9 @@ impl<'p> Client<'p> {
                     .push((part, started.elapsed().as_nanos() as u64));
             }
             i += 1;
+        }
+        if self.pipeline.is_some() {
+            anyhow::bail!("{}: end of script reached with pipeline open", script.name);
         }
         Ok(())
     }
@@ -193,48 +222,123 @@ impl<'p> Client<'p> {
             // Conditionals are stepped through in `attempt`.
             Command::Branch(_) => {}
             Command::Shell { target, words } => self.shell(target.as_ref(), words)?,
+            Command::Pipeline(p) => self.pipeline(*p)?,
+            Command::Sql(sql) if self.pipeline.is_some() => self.queue(sql)?,
             Command::Sql(sql) => {
-                let described = |e: anyhow::Error| match is_conflict(&e) {
-                    true => e,
-                    false => e.context(sql.shown.clone()),
+                self.enter_compound(sql)?;
+                self.statement(sql, prepared)
+                    .map_err(|e| match is_conflict(&e) {
+                        true => e,
+                        false => e.context(sql.shown.clone()),
+                    })?;
+                self.leave_compound(sql)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one SQL statement: transaction control through the engine, any other statement
+    /// prepared (or as it is, when it has neither variables nor `\gset`).
+    fn statement(&mut self, sql: &Sql, prepared: Option<Stmt>) -> Result<()> {
+        match sql.control {
+            // A BEGIN inside a compound makes its implicit transaction explicit.
+            Some(Control::Begin) if self.implicit => self.implicit = false,
+            Some(Control::Begin) => {
+                self.conn.begin()?;
+                self.in_transaction = true;
+            }
+            Some(Control::Commit) => {
+                (self.in_transaction, self.implicit) = (false, false);
+                self.conn.commit()?;
+            }
+            Some(Control::Rollback) => {
+                (self.in_transaction, self.implicit) = (false, false);
+                self.conn.rollback()?;
+            }
+            None => {
+                self.bind(sql)?;
+                let stmt = match prepared {
+                    Some(stmt) => stmt,
+                    None if sql.params.is_empty() && sql.store.is_none() => {
+                        return self.conn.execute(&sql.text).map(drop);
+                    }
+                    None => self.conn.prepare(&sql.text)?,
                 };
-                match sql.control {
-                    Some(Control::Begin) => {
-                        self.conn.begin().map_err(described)?;
-                        self.in_transaction = true;
-                    }
-                    Some(Control::Commit) => {
-                        self.in_transaction = false;
-                        self.conn.commit().map_err(described)?;
-                    }
-                    Some(Control::Rollback) => {
-                        self.in_transaction = false;
-                        self.conn.rollback().map_err(described)?;
-                    }
-                    None => {
-                        self.params.clear();
-                        for p in &sql.params {
-                            match &self.vars[p.slot] {
-                                Some(v) => self.params.push(v.to_sql()),
-                                None => anyhow::bail!("undefined variable :{}", p.name),
-                            }
-                        }
-                        let stmt = match prepared {
-                            Some(stmt) => stmt,
-                            None if sql.params.is_empty() && sql.store.is_none() => {
-                                self.conn.execute(&sql.text).map_err(described)?;
-                                return Ok(());
-                            }
-                            None => self.conn.prepare(&sql.text).map_err(described)?,
-                        };
-                        match &sql.store {
-                            None => self.conn.run_prepared(stmt, &self.params).map(drop),
-                            Some(store) => self.store(stmt, store),
-                        }
-                        .map_err(described)?;
-                    }
+                match &sql.store {
+                    None => self.conn.run_prepared(stmt, &self.params).map(drop)?,
+                    Some(store) => self.store(stmt, store)?,
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The values of the statement's variables into `params`.
+    fn bind(&mut self, sql: &Sql) -> Result<()> {
+        self.params.clear();
+        for p in &sql.params {
+            match &self.vars[p.slot] {
+                Some(v) => self.params.push(v.to_sql()),
+                None => anyhow::bail!("undefined variable :{}", p.name),
+            }
+        }
+        Ok(())
+    }
+
+    /// At a compound's first statement (`\;` after it), outside a transaction: opens the
+    /// implicit transaction the compound runs in, as the server runs a multi-statement query.
+    fn enter_compound(&mut self, sql: &Sql) -> Result<()> {
+        if sql.joined && !std::mem::replace(&mut self.compound, true) && !self.in_transaction {
+            self.conn.begin()?;
+            (self.in_transaction, self.implicit) = (true, true);
+        }
+        Ok(())
+    }
+
+    /// After a compound's last statement: commits its implicit transaction.
+    fn leave_compound(&mut self, sql: &Sql) -> Result<()> {
+        if !sql.joined && std::mem::take(&mut self.compound) && std::mem::take(&mut self.implicit) {
+            self.in_transaction = false;
+            self.conn.commit()?;
+        }
+        Ok(())
+    }
+
+    /// `\startpipeline`, `\syncpipeline` (sends what was queued) or `\endpipeline` (sends it
+    /// and leaves the pipeline).
+    fn pipeline(&mut self, p: Pipeline) -> Result<()> {
+        match (p, &mut self.pipeline) {
+            (Pipeline::Start, None) => self.pipeline = Some(Vec::new()),
+            (Pipeline::Start, Some(_)) => anyhow::bail!("already in pipeline mode"),
+            (_, None) => anyhow::bail!("not in pipeline mode"),
+            (_, Some(batch)) => {
+                let batch = std::mem::take(batch);
+                if !batch.is_empty() {
+                    self.conn.send_pipeline(&batch)?;
+                }
+                if p == Pipeline::End {
+                    self.pipeline = None;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A statement inside a pipeline: queued with its variables' values of now, for the next
+    /// sync point; the transaction it opens or ends is followed as the server will.
+    fn queue(&mut self, sql: &Sql) -> Result<()> {
+        if sql.store.is_some() {
+            anyhow::bail!("\\gset and \\aset are not allowed in pipeline mode");
+        }
+        match sql.control {
+            Some(Control::Begin) => self.in_transaction = true,
+            Some(_) => self.in_transaction = false,
+            None => {}
+        }
+        self.bind(sql)?;
+        let params = self.params.clone();
+        if let Some(batch) = &mut self.pipeline {
+            batch.push((sql.text.clone(), params));
         }
         Ok(())
     }

@@ -13,6 +13,7 @@ mod eval;
 mod expr;
 pub mod flags;
 mod parse;
+mod pipeline;
 mod program;
 mod random;
 mod value;

@@ -57,6 +57,9 @@ pub struct Sql {
     pub control: Option<Control>,
     /// `\gset` or `\aset` after it: its result's columns stored in variables.
     pub store: Option<Store>,
+    /// Ended by `\;`: it and the statements after it up to one not so ended are one compound
+    /// statement, run as one implicit transaction (pgbench sends them as one query).
+    pub joined: bool,
 }
 
 /// A conditional; where each goes is worked out after the file is read (`branch::link`).
@@ -110,6 +113,18 @@ pub enum Command {
         target: Option<VarRef>,
         words: Vec<Word>,
     },
+    /// `\startpipeline`, `\syncpipeline`, `\endpipeline`.
+    Pipeline(Pipeline),
+}
+
+/// What a pipeline meta-command does: the statements between `Start` and `Sync` or `End` are
+/// sent together, with one round trip and one implicit transaction, as PostgreSQL's pipeline
+/// mode sends everything up to its sync point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pipeline {
+    Start,
+    Sync,
+    End,
 }
 
 /// A word of a shell command: as written, or a variable's value (`:name`; `::x` is `:x`).
@@ -207,18 +222,33 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<Step>, ScriptError> {
             }
         }
     }
+    // A compound ends at its last statement, or where a meta-command follows its `\;`.
+    for i in 0..steps.len() {
+        let next_is_sql =
+            matches!(steps.get(i + 1), Some(s) if matches!(s.command, Command::Sql(_)));
+        if let Command::Sql(sql) = &mut steps[i].command {
+            sql.joined &= next_is_sql;
+        }
+    }
     Ok(steps)
 }
 
-/// One SQL statement, up to its `;`, a meta-command's backslash, or the end of the file.
+/// One SQL statement, up to its `;`, `\;`, a meta-command's backslash, or the end of the file.
 fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
     let mut out = Vec::new();
     let mut shown = Vec::new();
     let mut params = Vec::new();
+    let mut joined = false;
     while let Some(b) = c.peek() {
         match b {
             b';' => {
                 c.bump();
+                break;
+            }
+            b'\\' if c.peek_at(1) == Some(b';') => {
+                c.bump();
+                c.bump();
+                joined = true;
                 break;
             }
             b'\\' => break,
@@ -289,26 +319,27 @@ fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
             }
         }
     }
-    let text = String::from_utf8_lossy(&out).trim().to_string();
+    Ok(statement(&out, &shown, params, joined))
+}
+
+/// The statement read: its text for the engine and as shown (None when there is none).
+fn statement(out: &[u8], shown: &[u8], params: Vec<VarRef>, joined: bool) -> Option<Sql> {
+    let text = String::from_utf8_lossy(out).trim().to_string();
     if text.is_empty() {
-        return Ok(None);
+        return None;
     }
-    let shown = String::from_utf8_lossy(&shown)
-        .split_whitespace()
+    let shown = (String::from_utf8_lossy(shown).split_whitespace())
         .collect::<Vec<_>>()
         .join(" ");
-    let control = if params.is_empty() {
-        control(&text)
-    } else {
-        None
-    };
-    Ok(Some(Sql {
+    let control = params.is_empty().then(|| control(&text)).flatten();
+    Some(Sql {
         text,
         shown,
         params,
         control,
         store: None,
-    }))
+        joined,
+    })
 }
 
 /// Skips a `/* */` comment; comments nest, as PostgreSQL scans them.

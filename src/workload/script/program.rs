@@ -4,6 +4,7 @@
 use super::branch;
 use super::eval::{check, Known};
 use super::parse::{self, Amount, Branch, Command, Position, ScriptError, Step, Word};
+use super::pipeline;
 use super::value::Value;
 use std::collections::HashMap;
 
@@ -13,6 +14,8 @@ pub struct Script {
     pub name: String,
     pub weight: u64,
     pub steps: Vec<Step>,
+    /// pgbench's number of each step's command, from 1 (a compound statement is one command).
+    pub commands: Vec<usize>,
 }
 
 /// A statement timed on its own: which script, where, and how it reads.
@@ -64,15 +67,28 @@ impl Program {
     ) -> Result<Program, ScriptError> {
         let read = |s: &Source| -> Result<Script, ScriptError> {
             let mut steps = parse::parse(&s.name, &s.text)?;
-            branch::link(&mut steps).map_err(|(at, message)| ScriptError {
-                file: s.name.clone(),
-                at,
-                message,
-            })?;
+            branch::link(&mut steps)
+                .and_then(|()| pipeline::check(&steps))
+                .map_err(|(at, message)| ScriptError {
+                    file: s.name.clone(),
+                    at,
+                    message,
+                })?;
+            let mut number = 0;
+            let commands = (steps.iter())
+                .map(|step| {
+                    let continued = matches!(&step.command, Command::Sql(sql) if sql.joined);
+                    number += 1;
+                    let this = number;
+                    number -= usize::from(continued);
+                    this
+                })
+                .collect();
             Ok(Script {
                 name: s.name.clone(),
                 weight: s.weight,
                 steps,
+                commands,
             })
         };
         let scripts: Vec<Script> = scripts.iter().map(read).collect::<Result<_, _>>()?;
@@ -176,7 +192,7 @@ impl Program {
                     Command::Branch(Branch::If { cond, .. } | Branch::Elif { cond, .. }) => {
                         cond.resolve(&mut slot_of)
                     }
-                    Command::Branch(_) => {}
+                    Command::Branch(_) | Command::Pipeline(_) => {}
                     Command::Shell { target, words } => {
                         target.iter_mut().for_each(|t| t.slot = slot_of(&t.name));
                         for w in words {
@@ -267,7 +283,7 @@ impl Program {
                                 .for_each(|k| *k = Some(Known::Any));
                         }
                     }
-                    Command::Sleep { .. } => {}
+                    Command::Sleep { .. } | Command::Pipeline(_) => {}
                     Command::Shell { target, words } => {
                         for w in words.iter().filter(|_| depth == 0) {
                             if let Word::Var(v) = w {

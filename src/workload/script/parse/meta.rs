@@ -1,5 +1,6 @@
 //! Meta-commands: a backslash, a word, and the rest of its line (`\set`, `\sleep`, `\if` and
-//! its kin, `\gset`/`\aset` attached to the statement before them, `\shell`/`\setshell`).
+//! its kin, `\gset`/`\aset` attached to the statement before them, `\shell`/`\setshell`, the
+//! pipeline's three).
 
 use super::*;
 
@@ -92,12 +93,14 @@ pub(super) fn meta(c: &mut Cursor, steps: &mut Vec<Step>) -> Result<(), ScriptEr
         "shell" | "setshell" => shell(c, &word, &args, &pos)?,
         "gset" | "aset" => return store(c, steps, &word, at, &args[first_arg..], pos(first_arg)),
         "startpipeline" | "syncpipeline" | "endpipeline" => {
-            return c.error(
-                at,
-                format!(
-                    "\\{word} is not supported by hakari's scripts (pipelines are not there yet)"
-                ),
-            )
+            if !args.trim().is_empty() {
+                return c.error(pos(first_arg), "unexpected argument");
+            }
+            Command::Pipeline(match word.as_str() {
+                "startpipeline" => Pipeline::Start,
+                "syncpipeline" => Pipeline::Sync,
+                _ => Pipeline::End,
+            })
         }
         _ => return c.error(at, format!("unknown meta-command '\\{word}'")),
     };
@@ -123,7 +126,7 @@ fn store(
         );
     }
     // After the statement just before it, once.
-    let last = steps.last_mut().map(|s| &mut s.command);
+    let last = steps.last().map(|s| &s.command);
     let Some(Command::Sql(sql)) =
         last.filter(|c| !matches!(c, Command::Sql(s) if s.store.is_some()))
     else {
@@ -132,10 +135,22 @@ fn store(
     if sql.control.is_some() {
         return c.error(at, format!("\\{word} must follow a query"));
     }
-    sql.store = Some(Store {
+    let store = Store {
         prefix: prefix.to_string(),
         any_rows: word == "aset",
-    });
+    };
+    // `\aset` stores the columns of every statement of a compound, `\gset` the last one's.
+    let last = steps.len() - 1;
+    let joined = |i: &usize| matches!(&steps[*i].command, Command::Sql(s) if s.joined);
+    let first = match store.any_rows {
+        true => (0..last).rev().take_while(joined).last().unwrap_or(last),
+        false => last,
+    };
+    for step in &mut steps[first..] {
+        if let Command::Sql(sql) = &mut step.command {
+            sql.store = Some(store.clone());
+        }
+    }
     Ok(())
 }
 

@@ -155,7 +155,6 @@ fn bad_scripts_name_file_line_and_column() {
         error("\\setshell 9x echo 1"),
         "bad.sql:1:11: \\setshell needs a variable name, found '9x'"
     );
-    assert!(error("\\startpipeline").contains("\\startpipeline is not supported"));
     assert_eq!(
         error("\\set a 1\n\\gset"),
         "bad.sql:2:1: \\gset must follow an SQL command"
@@ -182,4 +181,33 @@ fn bad_scripts_name_file_line_and_column() {
         "bad.sql:1:10: unterminated /* comment"
     );
     assert!(error("SELECT * FROM t WHERE j ? 'k'").starts_with("bad.sql:1:25: '?' outside quotes"));
+}
+
+#[test]
+fn compounds_join_their_statements_and_aset_stores_each() {
+    let steps = parse(
+        "c.sql",
+        "SELECT 1 AS a \\; SELECT 2 AS b \\aset p_\nSELECT 3 \\; SELECT 4 \\gset\nSELECT 5 \\;\n\\set x 1\n",
+    )
+    .unwrap();
+    let joined: Vec<bool> = steps[..5].iter().map(|s| sql(s).joined).collect();
+    // A compound ends at its last statement, or where a meta-command follows its `\;`.
+    assert_eq!(joined, [true, false, true, false, false]);
+    let stored: Vec<bool> = steps[..4].iter().map(|s| sql(s).store.is_some()).collect();
+    assert_eq!(stored, [true, true, false, true]);
+    assert_eq!(sql(&steps[1]).text, "SELECT 2 AS b");
+}
+
+#[test]
+fn pipeline_commands_read_and_take_no_argument() {
+    let steps = parse(
+        "p.sql",
+        "\\startpipeline\nSELECT 1;\n\\syncpipeline\n\\endpipeline\n",
+    )
+    .unwrap();
+    assert_eq!(steps[0].command, Command::Pipeline(Pipeline::Start));
+    assert_eq!(steps[2].command, Command::Pipeline(Pipeline::Sync));
+    assert_eq!(steps[3].command, Command::Pipeline(Pipeline::End));
+    let e = parse("p.sql", "\\endpipeline now\n").unwrap_err();
+    assert_eq!(e.to_string(), "p.sql:1:14: unexpected argument");
 }
