@@ -111,13 +111,13 @@ fn each_distribution_is_a_configuration_and_is_recorded() {
         "--workload",
         "b",
         "--distribution",
-        "zipfian,uniform,latest,hotspot",
+        "zipfian,uniform,latest,hotspot,exponential",
         "--records",
         "500",
         "--operations",
         "500",
     ]);
-    for d in ["zipfian", "uniform", "latest", "hotspot"] {
+    for d in ["zipfian", "uniform", "latest", "hotspot", "exponential"] {
         let m = r
             .measurements
             .iter()
@@ -303,6 +303,71 @@ fn ordered_keys_run_workload_e() {
     }
 }
 
+/// CoreWorkload's other properties: the exponential request distribution, field lengths drawn
+/// per field, zipfian scan lengths, reads of one field or updates of every field. Each run reads
+/// every record or field it chooses back at a length it may have (the workload fails it
+/// otherwise), on SQLite and on a key-value store, and the result says what ran.
+#[test]
+fn exponential_drawn_lengths_and_one_or_all_fields_run() {
+    let cases = [("uniform", "false", "true"), ("zipfian", "true", "false")];
+    for engine in ["sqlite", "lmdb"] {
+        for (lengths, read_all, write_all) in cases {
+            let props = [
+                "recordcount=300".to_string(),
+                "operationcount=600".into(),
+                "readproportion=0.3".into(),
+                "updateproportion=0.2".into(),
+                "readmodifywriteproportion=0.2".into(),
+                "scanproportion=0.25".into(),
+                "insertproportion=0.05".into(),
+                "requestdistribution=exponential".into(),
+                "exponential.percentile=90".into(),
+                format!("fieldlengthdistribution={lengths}"),
+                "minfieldlength=5".into(),
+                "fieldlength=50".into(),
+                "scanlengthdistribution=zipfian".into(),
+                "maxscanlength=20".into(),
+                format!("readallfields={read_all}"),
+                format!("writeallfields={write_all}"),
+            ];
+            let mut args = vec!["run", "ycsb", "--engine", engine, "--threads", "2"];
+            props.iter().for_each(|p| args.extend(["-p", p.as_str()]));
+            let r = run_ok(&args);
+            let what = format!("{engine} {lengths} readallfields={read_all}");
+            assert_eq!(step(&r, "properties", "run").runs[0].ops, 600, "{what}");
+            for kind in ["read", "update", "rmw", "scan", "insert"] {
+                assert!(
+                    step(&r, "properties", kind).runs[0].ops > 0,
+                    "{what}: {kind}"
+                );
+            }
+            let config = &step(&r, "properties", "run").config;
+            assert_eq!(config["distribution"], "exponential", "{what}");
+            assert_eq!(config["exponential_percentile"], 90.0, "{what}");
+            assert_eq!(config["field_lengths"], lengths, "{what}");
+            assert_eq!(config["min_field_length"], 5, "{what}");
+            assert_eq!(config["scan_lengths"], "zipfian", "{what}");
+            let said = |key: &str| config.get(key).map(|v| v.to_string());
+            let non_default =
+                |value: &str, default: &str| (value != default).then(|| value.to_string());
+            assert_eq!(
+                said("read_all_fields"),
+                non_default(read_all, "true"),
+                "{what}"
+            );
+            assert_eq!(
+                said("write_all_fields"),
+                non_default(write_all, "false"),
+                "{what}"
+            );
+            let p = &r.parameters;
+            assert_eq!(p["read_all_fields"].to_string(), read_all, "{what}");
+            assert_eq!(p["write_all_fields"].to_string(), write_all, "{what}");
+            assert_eq!(p["exponential"]["percentile"], 90.0, "{what}");
+        }
+    }
+}
+
 /// Unknown properties are named in a warning; a malformed line, a value hakari cannot honour
 /// and `-P` beside `--workload` are refused with one clear error.
 #[test]
@@ -333,12 +398,12 @@ fn property_files_say_what_they_leave_out_and_refuse_what_they_cannot_do() {
     let cases: [(&[&str], &str); 4] = [
         (&["-P", f], ":3: 'no_separator' is no property"),
         (
-            &["-p", "writeallfields=true"],
-            "writeallfields=true: hakari takes only YCSB's default",
+            &["-p", "fieldlengthdistribution=histogram"],
+            "fieldlengthdistribution=histogram: hakari does not read YCSB's histogram files",
         ),
         (
-            &["-p", "requestdistribution=exponential"],
-            "requestdistribution=exponential",
+            &["-p", "requestdistribution=sequential"],
+            "requestdistribution=sequential",
         ),
         (
             &["-p", "recordcount=1", "--workload", "a"],

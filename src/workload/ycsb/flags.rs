@@ -17,7 +17,8 @@ pub struct YcsbFlags {
     pub workloads: Option<Vec<String>>,
     /// How operations choose records, instead of each workload's own, comma-separated (each a
     /// configuration): zipfian (scrambled, constant 0.99), uniform, latest (the newest records
-    /// the most popular), hotspot (80% of operations on 20% of the records).
+    /// the most popular), hotspot (80% of operations on 20% of the records), exponential (95% of
+    /// operations on the newest 6/7 of the records).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     pub distribution: Option<Vec<Distribution>>,
     /// Records loaded before the run phase (default 100,000).

@@ -1,7 +1,7 @@
 //! YCSB's number generators, as its `site.ycsb.generator` package has them: which record an
-//! operation touches (uniform, zipfian, scrambled zipfian, latest, hotspot), how long a scan is,
-//! and the insert sequence shared by the workers. Each worker owns its choosers (its own random
-//! stream); only the insert sequence is shared.
+//! operation touches (uniform, zipfian, scrambled zipfian, latest, hotspot, exponential), how
+//! long a field or a scan is, and the insert sequence shared by the workers. Each worker owns its
+//! choosers (its own random stream); only the insert sequence is shared.
 
 use rand::Rng;
 use std::collections::BTreeSet;
@@ -120,6 +120,8 @@ pub enum Distribution {
     Latest,
     /// 80% of operations on 20% of the records.
     Hotspot,
+    /// Exponential back from the newest record: 95% of operations on the newest 6/7 of them.
+    Exponential,
 }
 
 impl Distribution {
@@ -129,6 +131,7 @@ impl Distribution {
             Distribution::Zipfian => "zipfian",
             Distribution::Latest => "latest",
             Distribution::Hotspot => "hotspot",
+            Distribution::Exponential => "exponential",
         }
     }
 }
@@ -151,6 +154,32 @@ impl Default for Hotspot {
     }
 }
 
+/// The exponential distribution's shape: `percentile`% of operations on the newest `frac` of the
+/// records (YCSB's `exponential.percentile` and `exponential.frac`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Exponential {
+    pub percentile: f64,
+    pub frac: f64,
+}
+
+impl Default for Exponential {
+    /// YCSB's defaults: 95% of operations on the newest 6/7 of the records.
+    fn default() -> Exponential {
+        Exponential {
+            percentile: 95.0,
+            frac: 0.857_142_857_1,
+        }
+    }
+}
+
+impl Exponential {
+    /// YCSB's `ExponentialGenerator(percentile, range)`'s constant for `records` loaded: the
+    /// rate at which `percentile`% of the draws fall below `records * frac`.
+    pub fn gamma(self, records: u64) -> f64 {
+        -(1.0 - self.percentile / 100.0).ln() / (records as f64 * self.frac)
+    }
+}
+
 /// A worker's record chooser (YCSB's `keychooser`).
 pub enum KeyChooser {
     Uniform {
@@ -169,18 +198,30 @@ pub enum KeyChooser {
         cold: u64,
         operations: f64,
     },
+    /// An exponential draw back from the newest acknowledged insert.
+    Exponential {
+        gamma: f64,
+    },
+}
+
+/// The shapes of the distributions that have one, as the properties give them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shapes {
+    pub hotspot: Hotspot,
+    pub exponential: Exponential,
 }
 
 impl KeyChooser {
-    /// As YCSB's `CoreWorkload.createKeyChooser`: `records` loaded, `new_keys` the inserts the
-    /// run phase expects (the zipfian's space is made that much larger so new records get
-    /// their share).
+    /// As YCSB's `CoreWorkload.init` makes its key chooser: `records` loaded, `new_keys` the
+    /// inserts the run phase expects (the zipfian's space is made that much larger so new
+    /// records get their share).
     pub fn new(
         distribution: Distribution,
         records: u64,
         new_keys: u64,
-        hotspot: Hotspot,
+        shapes: Shapes,
     ) -> KeyChooser {
+        let hotspot = shapes.hotspot;
         match distribution {
             Distribution::Uniform => KeyChooser::Uniform { records },
             Distribution::Zipfian => KeyChooser::Scrambled {
@@ -198,6 +239,9 @@ impl KeyChooser {
                     operations: hotspot.operations,
                 }
             }
+            Distribution::Exponential => KeyChooser::Exponential {
+                gamma: shapes.exponential.gamma(records),
+            },
         }
     }
 
@@ -219,6 +263,64 @@ impl KeyChooser {
                     *hot + rng.random_range(0..*cold)
                 }
             }
+            // As CoreWorkload.nextKeynum: `last` less a draw, drawn again while that is below 0.
+            KeyChooser::Exponential { gamma } => loop {
+                let back = (-rng.random::<f64>().ln() / *gamma) as u64;
+                if back <= last {
+                    break last - back;
+                }
+            },
+        }
+    }
+}
+
+/// How the lengths of fields or scans are drawn (YCSB's `fieldlengthdistribution` and
+/// `scanlengthdistribution`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LengthDistribution {
+    /// Always the longest.
+    Constant,
+    /// Uniform from the shortest to the longest.
+    Uniform,
+    /// Zipfian from the shortest (the most frequent) to the longest.
+    Zipfian,
+}
+
+impl LengthDistribution {
+    pub fn name(self) -> &'static str {
+        match self {
+            LengthDistribution::Constant => "constant",
+            LengthDistribution::Uniform => "uniform",
+            LengthDistribution::Zipfian => "zipfian",
+        }
+    }
+}
+
+/// A worker's length chooser: YCSB's `ConstantIntegerGenerator(max)`,
+/// `UniformLongGenerator(min, max)` or `ZipfianGenerator(min, max)`, both ends included.
+pub enum LengthChooser {
+    Constant(u64),
+    Uniform(std::ops::RangeInclusive<u64>),
+    Zipfian(Zipfian),
+}
+
+impl LengthChooser {
+    pub fn new(distribution: LengthDistribution, min: u64, max: u64) -> LengthChooser {
+        match distribution {
+            LengthDistribution::Constant => LengthChooser::Constant(max),
+            LengthDistribution::Uniform => LengthChooser::Uniform(min..=max),
+            LengthDistribution::Zipfian => {
+                LengthChooser::Zipfian(Zipfian::new(min, max - min + 1, ZIPFIAN_CONSTANT))
+            }
+        }
+    }
+
+    pub fn next(&mut self, rng: &mut impl Rng) -> u64 {
+        match self {
+            LengthChooser::Constant(n) => *n,
+            LengthChooser::Uniform(range) => rng.random_range(range.clone()),
+            LengthChooser::Zipfian(zipf) => zipf.next(rng),
         }
     }
 }

@@ -11,6 +11,7 @@ mod properties;
 mod shards;
 pub(crate) mod store;
 mod view;
+mod worker;
 
 use crate::durability::Durability;
 use crate::engine::{Engine, Takes};
@@ -21,13 +22,12 @@ use crate::results::MeasurementKey;
 use crate::shard::Shard;
 use crate::workload::{preferred_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
-use generators::{fill_field, InsertSequence, KeyChooser, KeyNaming};
+use generators::{Distribution, Exponential, InsertSequence, LengthDistribution};
 use presets::{Mix, Operation, YcsbParams};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use shards::{Mark, Meeting};
 use std::collections::BTreeMap;
-use store::{Client, OpenOptions, Records, Shape};
+use store::{OpenOptions, Records, Shape};
+use worker::WorkerState;
 
 /// One configuration: an engine at a durability level, a mix with its distribution, threads.
 #[derive(Clone)]
@@ -154,6 +154,22 @@ fn check(p: &YcsbParams) -> Result<()> {
     if p.max_scan_length == 0 {
         bail!("--max-scan-length must be at least 1");
     }
+    if p.min_scan_length == 0 || p.min_scan_length > p.max_scan_length {
+        bail!(
+            "the shortest scan (minscanlength={}) must be from 1 to the longest \
+             (--max-scan-length, maxscanlength: {})",
+            p.min_scan_length,
+            p.max_scan_length
+        );
+    }
+    if p.field_lengths != LengthDistribution::Constant && p.min_field_length > p.field_length {
+        bail!(
+            "the shortest field (minfieldlength={}) is longer than the longest (--field-length, \
+             fieldlength: {})",
+            p.min_field_length,
+            p.field_length
+        );
+    }
     if p.field_count > 1000 || p.field_length > 1 << 20 {
         bail!("records of more than 1000 fields or fields over 1MB are not supported");
     }
@@ -164,6 +180,8 @@ fn shape(p: &YcsbParams) -> Shape {
     Shape {
         fields: p.field_count,
         field_length: p.field_length,
+        read_one: !p.read_all_fields,
+        write_all: p.write_all_fields,
     }
 }
 
@@ -307,63 +325,6 @@ fn measure_run(
     Ok((load, measured))
 }
 
-/// A worker's own state: its client, random stream and record chooser, and its buffers.
-struct WorkerState<'s> {
-    client: Client<'s>,
-    rng: ChaCha8Rng,
-    chooser: KeyChooser,
-    key: Vec<u8>,
-    fields: Vec<Vec<u8>>,
-    /// The length of each field of the record read last.
-    read: Vec<usize>,
-    records: u64,
-    shard: Shard,
-    keys: KeyNaming,
-}
-
-impl<'s> WorkerState<'s> {
-    fn new(
-        p: &YcsbParams,
-        config: &Config,
-        records: &'s Records,
-        shard: Shard,
-        seed: u64,
-        index: usize,
-    ) -> Result<Self> {
-        let new_keys = expected_inserts(p, &config.mix);
-        Ok(WorkerState {
-            client: records.client(shape(p))?,
-            rng: ChaCha8Rng::seed_from_u64(seed ^ (index as u64).wrapping_mul(0x9E37_79B9)),
-            chooser: KeyChooser::new(config.mix.distribution, p.records, new_keys, p.hotspot),
-            key: Vec::with_capacity(32),
-            fields: vec![Vec::with_capacity(p.field_length); p.field_count],
-            read: Vec::with_capacity(p.field_count),
-            records: p.records,
-            shard,
-            keys: p.keys,
-        })
-    }
-
-    /// Record `n` of this client's numbering as the whole run numbers it: the loaded records
-    /// are everyone's; each shard inserts every Nth record after them, so none inserts
-    /// another's (and each reads the loaded records and its own inserts).
-    fn number(&self, n: u64) -> u64 {
-        match n.checked_sub(self.records) {
-            Some(inserted) => {
-                self.records + inserted * self.shard.count as u64 + (self.shard.index as u64 - 1)
-            }
-            None => n,
-        }
-    }
-
-    fn new_record(&mut self, n: u64, length: usize) {
-        self.keys.name(self.number(n), &mut self.key);
-        for f in self.fields.iter_mut() {
-            fill_field(&mut self.rng, f, length);
-        }
-    }
-}
-
 /// Inserts the records numbered `numbers` (all of them, or this shard's part), each worker
 /// its share.
 fn load(
@@ -387,7 +348,7 @@ fn load(
                 if worker.should_stop() {
                     break;
                 }
-                s.new_record(n, p.field_length);
+                s.new_record(n);
                 let retries = worker.timed(1, || s.client.insert(&s.key, &s.fields))?;
                 (0..retries).for_each(|_| worker.retried());
             }
@@ -419,94 +380,16 @@ fn run_phase(
                 .map(|ops| ops / threads + u64::from((worker.index as u64) < ops % threads));
             let mut done = 0;
             while worker.more() && quota.is_none_or(|q| done < q) {
-                let op = config.mix.pick(s.rng.random());
-                let retries =
-                    worker.timed_as(op.index(), 1, || operation(p, s, op, &inserts, keeps_data))?;
+                let op = worker::pick(config, s);
+                let retries = worker.timed_as(op.index(), 1, || {
+                    worker::operation(p, s, op, &inserts, keeps_data)
+                })?;
                 (0..retries).for_each(|_| worker.retried());
                 done += 1;
             }
             Ok(())
         },
     )
-}
-
-/// A record every reader may choose: drawn until it is one whose insert was acknowledged.
-fn choose(s: &mut WorkerState, inserts: &InsertSequence) {
-    let last = inserts.last();
-    let n = loop {
-        let n = s.chooser.next(&mut s.rng, last);
-        if n <= last {
-            break n;
-        }
-    };
-    s.keys.name(s.number(n), &mut s.key);
-}
-
-/// One operation of the run phase; returns the retries it took.
-fn operation(
-    p: &YcsbParams,
-    s: &mut WorkerState,
-    op: Operation,
-    inserts: &InsertSequence,
-    keeps_data: bool,
-) -> Result<u64> {
-    match op {
-        Operation::Read => {
-            choose(s, inserts);
-            read_checked(p, s, keeps_data)
-        }
-        Operation::Update => {
-            choose(s, inserts);
-            update_one_field(p, s)
-        }
-        Operation::Rmw => {
-            choose(s, inserts);
-            Ok(read_checked(p, s, keeps_data)? + update_one_field(p, s)?)
-        }
-        Operation::Insert => {
-            let n = inserts.next();
-            s.new_record(n, p.field_length);
-            let retries = s.client.insert(&s.key, &s.fields)?;
-            inserts.acknowledge(n);
-            Ok(retries)
-        }
-        Operation::Scan => {
-            choose(s, inserts);
-            let length = s.rng.random_range(1..=p.max_scan_length);
-            let (read, retries) = s.client.scan(&s.key, length)?;
-            if keeps_data && read == 0 {
-                bail!(
-                    "a scan from record {} read nothing",
-                    String::from_utf8_lossy(&s.key)
-                );
-            }
-            Ok(retries)
-        }
-    }
-}
-
-/// Reads the chosen record and checks it holds every field at its length.
-fn read_checked(p: &YcsbParams, s: &mut WorkerState, keeps_data: bool) -> Result<u64> {
-    let retries = s.client.read(&s.key, &mut s.read)?;
-    let whole = s.read.len() == p.field_count && s.read.iter().all(|&n| n == p.field_length);
-    if keeps_data && !whole {
-        bail!(
-            "record {} came back with {} fields of lengths {:?}, expected {} of {} bytes",
-            String::from_utf8_lossy(&s.key),
-            s.read.len(),
-            s.read,
-            p.field_count,
-            p.field_length
-        );
-    }
-    Ok(retries)
-}
-
-/// Writes one random field of the chosen record (YCSB's default, `writeallfields=false`).
-fn update_one_field(p: &YcsbParams, s: &mut WorkerState) -> Result<u64> {
-    let field = s.rng.random_range(0..p.field_count);
-    fill_field(&mut s.rng, &mut s.fields[0], p.field_length);
-    s.client.update(&s.key, field, &s.fields[0])
 }
 
 /// Records the load phase, the run phase, and the run phase per kind of operation.
@@ -548,5 +431,27 @@ fn measurement_config(p: &YcsbParams, mix: &Mix) -> BTreeMap<String, serde_json:
     }
     c.insert("field_count".into(), p.field_count.into());
     c.insert("field_length".into(), p.field_length.into());
+    // What YCSB's properties changed from CoreWorkload's defaults, where this mix uses it.
+    let e = p.exponential;
+    if mix.distribution == Distribution::Exponential && e != Exponential::default() {
+        c.insert("exponential_percentile".into(), e.percentile.into());
+        c.insert("exponential_frac".into(), e.frac.into());
+    }
+    if p.field_lengths != LengthDistribution::Constant {
+        c.insert("field_lengths".into(), p.field_lengths.name().into());
+        c.insert("min_field_length".into(), p.min_field_length.into());
+    }
+    let scans = mix.share(Operation::Scan) > 0.0;
+    if scans && (p.scan_lengths != LengthDistribution::Uniform || p.min_scan_length != 1) {
+        c.insert("scan_lengths".into(), p.scan_lengths.name().into());
+        c.insert("min_scan_length".into(), p.min_scan_length.into());
+        c.insert("max_scan_length".into(), p.max_scan_length.into());
+    }
+    if !p.read_all_fields {
+        c.insert("read_all_fields".into(), false.into());
+    }
+    if p.write_all_fields {
+        c.insert("write_all_fields".into(), true.into());
+    }
     c
 }

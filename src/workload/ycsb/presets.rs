@@ -1,7 +1,7 @@
 //! YCSB's core workloads (`workloads/workloada` .. `workloadf` in YCSB's repository) and the
 //! workload's parameters with their defaults.
 
-use super::generators::{Distribution, Hotspot, KeyNaming};
+use super::generators::{Distribution, Exponential, Hotspot, KeyNaming, LengthDistribution};
 use anyhow::{bail, Result};
 use serde::Serialize;
 
@@ -119,15 +119,29 @@ pub struct YcsbParams {
     pub operations: Option<u64>,
     pub duration_secs: f64,
     pub field_count: usize,
+    /// The longest field (every field's length when `field_lengths` is constant).
     pub field_length: usize,
-    /// The longest scan; scan lengths are uniform in 1..=this.
+    /// How each field's length is drawn, from `min_field_length` to `field_length` (YCSB's
+    /// `fieldlengthdistribution` and `minfieldlength`).
+    pub field_lengths: LengthDistribution,
+    pub min_field_length: usize,
+    /// The longest scan; scan lengths are drawn from `min_scan_length` to this, as
+    /// `scan_lengths` says (YCSB's `maxscanlength`, `minscanlength`, `scanlengthdistribution`).
     pub max_scan_length: u64,
+    pub min_scan_length: u64,
+    pub scan_lengths: LengthDistribution,
+    /// Reads (and scans) fetch every field, else one chosen at random (YCSB's `readallfields`).
+    pub read_all_fields: bool,
+    /// Updates write every field, else one chosen at random (YCSB's `writeallfields`).
+    pub write_all_fields: bool,
     pub threads: Vec<usize>,
     pub runs: usize,
     /// Operations per second in all, from YCSB's `target` property (`--rate` wins over it).
     pub target: Option<f64>,
     /// The hotspot distribution's shape (YCSB's default unless its properties say).
     pub hotspot: Hotspot,
+    /// The exponential distribution's shape (YCSB's default unless its properties say).
+    pub exponential: Exponential,
     /// How records are named (YCSB's `insertorder` and `zeropadding`).
     pub keys: KeyNaming,
 }
@@ -141,11 +155,18 @@ pub fn default_params() -> YcsbParams {
         duration_secs: 0.0,
         field_count: 10,
         field_length: 100,
+        field_lengths: LengthDistribution::Constant,
+        min_field_length: 1,
         max_scan_length: 100,
+        min_scan_length: 1,
+        scan_lengths: LengthDistribution::Uniform,
+        read_all_fields: true,
+        write_all_fields: false,
         threads: vec![1],
         runs: 1,
         target: None,
         hotspot: Hotspot::default(),
+        exponential: Exponential::default(),
         keys: KeyNaming::default(),
     }
 }

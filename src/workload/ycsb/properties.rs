@@ -4,7 +4,7 @@
 //! one of its parameters; a value hakari cannot honour is refused with the reason, an unknown
 //! property is named in a warning, never dropped in silence.
 
-use super::generators::Distribution;
+use super::generators::{Distribution, LengthDistribution};
 use super::presets::{Mix, YcsbParams};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
@@ -90,14 +90,6 @@ pub struct Read {
     pub warnings: Vec<String>,
 }
 
-/// The properties hakari takes only at YCSB's default value (it has no other yet).
-const ONLY_DEFAULT: [(&str, &str); 4] = [
-    ("readallfields", "true"),
-    ("writeallfields", "false"),
-    ("fieldlengthdistribution", "constant"),
-    ("scanlengthdistribution", "uniform"),
-];
-
 /// Properties YCSB's client takes that change nothing hakari measures (where its results go,
 /// which binding runs): accepted without a word.
 const CLIENT_ONLY: [&str; 5] = ["db", "exporter", "exportfile", "measurementtype", "status"];
@@ -112,16 +104,24 @@ const SHARES: [(&str, f64); 5] = [
 ];
 
 /// The other properties hakari takes.
-const TAKEN: [&str; 16] = [
+const TAKEN: [&str; 24] = [
     "workload",
     "requestdistribution",
+    "exponential.percentile",
+    "exponential.frac",
     "recordcount",
     "operationcount",
     "insertstart",
     "insertcount",
     "maxscanlength",
+    "minscanlength",
+    "scanlengthdistribution",
     "fieldcount",
     "fieldlength",
+    "minfieldlength",
+    "fieldlengthdistribution",
+    "readallfields",
+    "writeallfields",
     "threadcount",
     "target",
     "maxexecutiontime",
@@ -147,6 +147,16 @@ impl Lookup<'_> {
             })
             .transpose()
     }
+    /// `true` or `false` (where Java's `Boolean.parseBoolean` would take any other word as false).
+    fn flag(&self, key: &str) -> Result<Option<bool>> {
+        (self.get(key))
+            .map(|p| match p.value.to_ascii_lowercase().as_str() {
+                "true" => Ok(true),
+                "false" => Ok(false),
+                other => bail!("{}: {key}={other}: true or false", p.from),
+            })
+            .transpose()
+    }
     fn count(&self, key: &str) -> Result<Option<u64>> {
         (self.get(key))
             .map(|p| {
@@ -168,18 +178,13 @@ pub fn read(props: &Properties, mix_name: &str, mut params: YcsbParams) -> Resul
     if let (Some(p), Some(n)) = (look.get("insertcount"), look.count("insertcount")?) {
         if n != params.records {
             bail!(
-                "{}: insertcount={n}: hakari loads every record (recordcount)",
+                "{}: insertcount={n}: hakari loads every record (recordcount; a load split over client \
+                 machines is --shard i/N --load all)",
                 p.from
             );
         }
     }
-    params.max_scan_length = look.count("maxscanlength")?.unwrap_or(1000);
-    if let Some(n) = look.count("fieldcount")? {
-        params.field_count = n as usize;
-    }
-    if let Some(n) = look.count("fieldlength")? {
-        params.field_length = n as usize;
-    }
+    lengths(&look, &mut params)?;
     for (key, share) in [
         ("hotspotdatafraction", &mut params.hotspot.data),
         ("hotspotopnfraction", &mut params.hotspot.operations),
@@ -224,10 +229,7 @@ pub fn read(props: &Properties, mix_name: &str, mut params: YcsbParams) -> Resul
         (None, None) => {}
     }
     let known = |k: &str| {
-        SHARES.iter().any(|(s, _)| *s == k)
-            || ONLY_DEFAULT.iter().any(|(s, _)| *s == k)
-            || CLIENT_ONLY.contains(&k)
-            || TAKEN.contains(&k)
+        SHARES.iter().any(|(s, _)| *s == k) || CLIENT_ONLY.contains(&k) || TAKEN.contains(&k)
     };
     warnings.extend((props.iter()).filter(|(k, _)| !known(k)).map(|(k, p)| {
         format!(
@@ -242,7 +244,7 @@ pub fn read(props: &Properties, mix_name: &str, mut params: YcsbParams) -> Resul
     })
 }
 
-/// Another workload class, or a value hakari takes only at YCSB's default, set otherwise.
+/// Another workload class, or records loaded from another than the first.
 fn refuse_what_hakari_cannot_do(look: &Lookup) -> Result<()> {
     if let Some(p) = look.get("workload") {
         if !p.value.ends_with(".workloads.CoreWorkload") {
@@ -255,24 +257,66 @@ fn refuse_what_hakari_cannot_do(look: &Lookup) -> Result<()> {
     }
     if let Some(p) = look.get("insertstart").filter(|p| p.value.trim() != "0") {
         bail!(
-            "{}: insertstart={}: hakari loads from record 0",
+            "{}: insertstart={}: hakari loads from record 0 (a load split over client machines is \
+             --shard i/N --load all)",
             p.from,
             p.value
         );
     }
-    for (key, default) in ONLY_DEFAULT {
-        if let Some(p) = look.get(key) {
-            let same = match (p.value.parse::<f64>(), default.parse::<f64>()) {
-                (Ok(a), Ok(b)) => a == b,
-                _ => p.value.eq_ignore_ascii_case(default),
-            };
-            if !same {
-                bail!(
-                    "{}: {key}={}: hakari takes only YCSB's default here, {key}={default}",
-                    p.from,
-                    p.value
-                );
+    Ok(())
+}
+
+/// The records' fields and the scans: how many, how long, how their lengths are drawn, and how
+/// many fields reads and updates touch.
+fn lengths(look: &Lookup, params: &mut YcsbParams) -> Result<()> {
+    if let Some(n) = look.count("fieldcount")? {
+        params.field_count = n as usize;
+    }
+    if let Some(n) = look.count("fieldlength")? {
+        params.field_length = n as usize;
+    }
+    params.min_field_length = look.count("minfieldlength")?.unwrap_or(1) as usize;
+    if let Some(p) = look.get("fieldlengthdistribution") {
+        params.field_lengths = match p.value.to_ascii_lowercase().as_str() {
+            "constant" => LengthDistribution::Constant,
+            "uniform" => LengthDistribution::Uniform,
+            "zipfian" => LengthDistribution::Zipfian,
+            "histogram" => bail!(
+                "{}: fieldlengthdistribution=histogram: hakari does not read YCSB's histogram \
+                 files (fieldlengthhistogram); constant, uniform or zipfian",
+                p.from
+            ),
+            other => bail!(
+                "{}: fieldlengthdistribution={other}: constant, uniform or zipfian",
+                p.from
+            ),
+        };
+    }
+    params.max_scan_length = look.count("maxscanlength")?.unwrap_or(1000);
+    params.min_scan_length = look.count("minscanlength")?.unwrap_or(1);
+    if let Some(p) = look.get("scanlengthdistribution") {
+        params.scan_lengths = match p.value.to_ascii_lowercase().as_str() {
+            "uniform" => LengthDistribution::Uniform,
+            "zipfian" => LengthDistribution::Zipfian,
+            other => bail!(
+                "{}: scanlengthdistribution={other}: YCSB draws scan lengths uniform or zipfian",
+                p.from
+            ),
+        };
+    }
+    params.read_all_fields = look.flag("readallfields")?.unwrap_or(true);
+    params.write_all_fields = look.flag("writeallfields")?.unwrap_or(false);
+    let exponential = &mut params.exponential;
+    for (key, value, top) in [
+        ("exponential.percentile", &mut exponential.percentile, 100.0),
+        ("exponential.frac", &mut exponential.frac, f64::INFINITY),
+    ] {
+        if let Some(v) = look.number(key)? {
+            if v <= 0.0 || v >= top {
+                let from = look.get(key).map_or("", |p| &p.from);
+                bail!("{from}: {key}={v}: above 0 (and a percentile below 100)");
             }
+            *value = v;
         }
     }
     Ok(())
@@ -294,8 +338,10 @@ fn mix(look: &Lookup, name: &str) -> Result<Mix> {
             "zipfian" => Distribution::Zipfian,
             "latest" => Distribution::Latest,
             "hotspot" => Distribution::Hotspot,
+            "exponential" => Distribution::Exponential,
             other => bail!(
-                "{}: requestdistribution={other}: hakari draws uniform, zipfian, latest or hotspot",
+                "{}: requestdistribution={other}: hakari draws uniform, zipfian, latest, hotspot \
+                 or exponential",
                 p.from
             ),
         },

@@ -8,17 +8,25 @@ use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlOptions, SqlVal
 use crate::engine::{Engine, KvOptions, KvSession, KvStore};
 use crate::workload::sql;
 use anyhow::{bail, Context, Result};
+use encoding::{encode, encoded_len, field_lengths, nth_field, replace_field, split_field};
 use std::path::Path;
+
+mod encoding;
 
 const USERTABLE: &str = include_str!("sql/usertable.sql");
 /// YCSB's `usertable`, with hakari's prefix so that nothing of the user's is touched.
 pub const TABLE: &str = "hakari_usertable";
 
-/// The shape of a record: how many fields, of how many bytes.
+/// The shape of a record (how many fields, of at most how many bytes), and what the clients
+/// prepare to read and write of it beside whole records and single fields' updates.
 #[derive(Clone, Copy)]
 pub struct Shape {
     pub fields: usize,
     pub field_length: usize,
+    /// Reads and scans of one field (YCSB's `readallfields=false`).
+    pub read_one: bool,
+    /// Updates of every field at once (YCSB's `writeallfields=true`).
+    pub write_all: bool,
 }
 
 /// An opened store, shared by the workers.
@@ -49,6 +57,7 @@ fn statement(name: &str, shape: Shape, field: usize, dialect: Dialect) -> String
     let fields: Vec<String> = (0..shape.fields).map(|i| format!("field{i}")).collect();
     let text = sql::text(dialect, shape.field_length);
     let columns: Vec<String> = fields.iter().map(|f| format!("{f} {text}")).collect();
+    let assignments: Vec<String> = fields.iter().map(|f| format!("{f} = ?")).collect();
     sql::section_statement(
         USERTABLE,
         name,
@@ -57,6 +66,7 @@ fn statement(name: &str, shape: Shape, field: usize, dialect: Dialect) -> String
             ("field_columns", &columns.join(", ")),
             ("fields", &fields.join(", ")),
             ("marks", &vec!["?"; shape.fields].join(", ")),
+            ("assignments", &assignments.join(", ")),
             ("field", &format!("field{field}")),
             ("limit", &sql::limit(dialect, "?")),
         ],
@@ -139,13 +149,30 @@ impl Records {
             Records::Sql(db) => {
                 let mut conn = db.connect()?;
                 let d = conn.dialect();
+                let insert = conn.prepare(&statement("insert", shape, 0, d))?;
+                let read = conn.prepare(&statement("read", shape, 0, d))?;
+                let scan = conn.prepare(&statement("scan", shape, 0, d))?;
+                let mut each = |name: &str, wanted: bool| -> Result<Vec<Stmt>> {
+                    let fields = if wanted { shape.fields } else { 0 };
+                    (0..fields)
+                        .map(|i| conn.prepare(&statement(name, shape, i, d)))
+                        .collect()
+                };
+                let update = each("update", true)?;
+                let read_field = each("read_field", shape.read_one)?;
+                let scan_field = each("scan_field", shape.read_one)?;
+                let update_all = match shape.write_all {
+                    true => Some(conn.prepare(&statement("update_all", shape, 0, d))?),
+                    false => None,
+                };
                 let prepared = SqlStatements {
-                    insert: conn.prepare(&statement("insert", shape, 0, d))?,
-                    read: conn.prepare(&statement("read", shape, 0, d))?,
-                    scan: conn.prepare(&statement("scan", shape, 0, d))?,
-                    update: (0..shape.fields)
-                        .map(|i| conn.prepare(&statement("update", shape, i, d)))
-                        .collect::<Result<_>>()?,
+                    insert,
+                    read,
+                    scan,
+                    update,
+                    read_field,
+                    scan_field,
+                    update_all,
                 };
                 Form::Sql(conn, prepared)
             }
@@ -173,6 +200,11 @@ struct SqlStatements {
     scan: Stmt,
     /// One per field: `UPDATE .. SET fieldN = ?`.
     update: Vec<Stmt>,
+    /// One per field where reads take one field (`SELECT fieldN ..`), else none.
+    read_field: Vec<Stmt>,
+    scan_field: Vec<Stmt>,
+    /// Every field at once, where updates write them all.
+    update_all: Option<Stmt>,
 }
 
 enum Form<'s> {
@@ -190,60 +222,6 @@ pub struct Client<'s> {
     /// A record read from a store that keeps fields of its own.
     fields: Vec<Vec<u8>>,
     params: Vec<SqlValue>,
-}
-
-/// The bytes of a record kept as one value: each field's length (4 bytes) and bytes.
-fn encoded_len(shape: Shape) -> usize {
-    shape.fields * (4 + shape.field_length)
-}
-
-fn encode(fields: &[Vec<u8>], out: &mut Vec<u8>) {
-    out.clear();
-    for f in fields {
-        out.extend_from_slice(&(f.len() as u32).to_le_bytes());
-        out.extend_from_slice(f);
-    }
-}
-
-/// The length of each field of an encoded record, into `out`.
-fn field_lengths(mut value: &[u8], out: &mut Vec<usize>) -> Result<()> {
-    out.clear();
-    while !value.is_empty() {
-        let (field, rest) = split_field(value)?;
-        out.push(field.len());
-        value = rest;
-    }
-    Ok(())
-}
-
-/// The first field of an encoded record and the rest after it.
-fn split_field(value: &[u8]) -> Result<(&[u8], &[u8])> {
-    let Some((len, rest)) = value.split_first_chunk::<4>() else {
-        bail!("a stored record is cut short");
-    };
-    let len = u32::from_le_bytes(*len) as usize;
-    if rest.len() < len {
-        bail!("a stored record is cut short");
-    }
-    Ok(rest.split_at(len))
-}
-
-/// Replaces field `field` of an encoded record, in place when its length stays the same.
-fn replace_field(value: &mut Vec<u8>, field: usize, new: &[u8]) -> Result<()> {
-    let mut at = 0;
-    for _ in 0..field {
-        let (f, _) = split_field(&value[at..])?;
-        at += 4 + f.len();
-    }
-    let len = split_field(&value[at..])?.0.len();
-    let start = at + 4;
-    if len == new.len() {
-        value[start..start + len].copy_from_slice(new);
-    } else {
-        value.splice(start..start + len, new.iter().copied());
-        value[at..start].copy_from_slice(&(new.len() as u32).to_le_bytes());
-    }
-    Ok(())
 }
 
 fn text(bytes: &[u8]) -> SqlValue {
@@ -400,14 +378,102 @@ impl Client<'_> {
         Ok(retries)
     }
 
-    /// Reads up to `count` records in key order from `start`; returns (records read, retries).
-    pub fn scan(&mut self, start: &[u8], count: u64) -> Result<(u64, u64)> {
+    /// Writes every field of `key` in one statement or transaction (YCSB's
+    /// `writeallfields=true`). A record kept as one value is read and written back whole, as
+    /// YCSB's bindings for key-value stores do.
+    pub fn update_all(&mut self, key: &[u8], fields: &[Vec<u8>]) -> Result<u64> {
+        let mut retries = 0;
+        match &mut self.form {
+            Form::Sql(conn, s) => {
+                let stmt = s
+                    .update_all
+                    .context("no statement prepared to update every field")?;
+                self.params.clear();
+                self.params.extend(fields.iter().map(|f| text(f)));
+                self.params.push(text(key));
+                let params = &self.params;
+                retry_conflicts(&mut retries, || conn.exec_prepared(stmt, params))?;
+            }
+            // Every field set at once, as YCSB's redis binding's HMSET (the scan index, which
+            // holds the key already, is written again with it).
+            Form::Kv(session) => match session.fields() {
+                Some(records) => records.insert(key, fields)?,
+                None => {
+                    let buffer = &mut self.value;
+                    in_transaction(session.as_mut(), &mut retries, true, |s| {
+                        if !s.get(key, buffer)? {
+                            bail!("record {} is missing", String::from_utf8_lossy(key));
+                        }
+                        encode(fields, buffer);
+                        s.put(key, buffer)
+                    })?;
+                }
+            },
+        }
+        Ok(retries)
+    }
+
+    /// Reads field `field` of the record `key` (YCSB's `readallfields=false`): one column of
+    /// a SQL table; the record of a key-value store, the field taken from it. Returns the
+    /// field's length and the retries; fails when the record is absent.
+    pub fn read_field(&mut self, key: &[u8], field: usize) -> Result<(usize, u64)> {
+        let mut retries = 0;
+        let length = match &mut self.form {
+            Form::Sql(conn, s) => {
+                let stmt = *s
+                    .read_field
+                    .get(field)
+                    .context("no statement to read one field")?;
+                let mut length = None;
+                let args = [text(key)];
+                retry_conflicts(&mut retries, || {
+                    conn.query_prepared(stmt, &args, &mut |row| {
+                        length = Some(row.first().map_or(0, field_length));
+                    })
+                })?;
+                length
+            }
+            Form::Kv(session) => match session.fields() {
+                Some(records) => match records.read(key, &mut self.fields)? {
+                    true => Some(self.fields.get(field).map_or(0, Vec::len)),
+                    false => None,
+                },
+                None => {
+                    let value = &mut self.value;
+                    let found = in_transaction(session.as_mut(), &mut retries, false, |s| {
+                        s.get(key, value)
+                    })?;
+                    // The null engine stores nothing, and hands nothing back.
+                    match (found, value.is_empty()) {
+                        (false, _) => None,
+                        (true, true) => Some(0),
+                        (true, false) => Some(nth_field(value, field)?.len()),
+                    }
+                }
+            },
+        };
+        match length {
+            Some(length) => Ok((length, retries)),
+            None => bail!("record {} is missing", String::from_utf8_lossy(key)),
+        }
+    }
+
+    /// Reads up to `count` records in key order from `start`, every field or only `field`;
+    /// returns (records read, retries).
+    pub fn scan(&mut self, start: &[u8], count: u64, field: Option<usize>) -> Result<(u64, u64)> {
         let mut retries = 0;
         let read = match &mut self.form {
             Form::Sql(conn, s) => {
+                let stmt = match field {
+                    Some(f) => *s
+                        .scan_field
+                        .get(f)
+                        .context("no statement to scan one field")?,
+                    None => s.scan,
+                };
                 let args = [text(start), SqlValue::Int(count as i64)];
                 retry_conflicts(&mut retries, || {
-                    conn.query_prepared(s.scan, &args, &mut |row| {
+                    conn.query_prepared(stmt, &args, &mut |row| {
                         std::hint::black_box(row);
                     })
                 })?
@@ -449,52 +515,25 @@ pub(crate) fn snapshot() -> String {
     let shape = Shape {
         fields: 3,
         field_length: 100,
+        read_one: true,
+        write_all: true,
     };
     let mut out = String::new();
     for dialect in crate::workload::statement_log::DIALECTS {
         out.push_str(&format!("== ycsb {}\n", dialect.name()));
-        for name in ["drop", "create", "insert", "read", "scan"] {
-            let s = statement(name, shape, 0, dialect);
-            out.push_str(&format!("{name}: {s}\n"));
+        // In the order they were added to the snapshot.
+        let mut named: Vec<(&str, usize)> = ["drop", "create", "insert", "read", "scan"]
+            .map(|name| (name, 0))
+            .into();
+        named.extend((0..shape.fields).map(|field| ("update", field)));
+        named.push(("update_all", 0));
+        for name in ["read_field", "scan_field"] {
+            named.extend((0..shape.fields).map(|field| (name, field)));
         }
-        for field in 0..shape.fields {
-            let s = statement("update", shape, field, dialect);
-            out.push_str(&format!("update: {s}\n"));
+        for (name, field) in named {
+            let s = statement(name, shape, field, dialect);
+            out.push_str(&format!("{name}: {s}\n"));
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The fields of an encoded record, as written.
-    fn fields_of(mut value: &[u8]) -> Vec<Vec<u8>> {
-        let mut out = Vec::new();
-        while !value.is_empty() {
-            let (field, rest) = split_field(value).unwrap();
-            out.push(field.to_vec());
-            value = rest;
-        }
-        out
-    }
-
-    #[test]
-    fn records_kept_as_one_value_keep_their_fields() {
-        let fields = vec![b"abc".to_vec(), Vec::new(), vec![b'x'; 100]];
-        let mut value = Vec::new();
-        encode(&fields, &mut value);
-        assert_eq!(fields_of(&value), fields);
-        let mut lengths = Vec::new();
-        field_lengths(&value, &mut lengths).unwrap();
-        assert_eq!(lengths, [3, 0, 100]);
-        assert!(field_lengths(&value[..value.len() - 1], &mut lengths).is_err());
-        replace_field(&mut value, 2, &[b'y'; 100]).unwrap();
-        replace_field(&mut value, 1, b"longer").unwrap();
-        assert_eq!(
-            fields_of(&value),
-            [b"abc".to_vec(), b"longer".to_vec(), vec![b'y'; 100]]
-        );
-    }
 }

@@ -50,8 +50,18 @@ pub fn tables(r: &RunResult) -> Vec<Table> {
             headers.push(format!("{k} p99"));
         }
         let sample = of[0];
+        // Fields of drawn lengths (YCSB's fieldlengthdistribution) say from what to what.
+        let bytes = match sample.config.contains_key("field_lengths") {
+            true => format!(
+                "{}-{} bytes ({})",
+                text(sample, "min_field_length"),
+                text(sample, "field_length"),
+                text(sample, "field_lengths")
+            ),
+            false => format!("{} bytes", text(sample, "field_length")),
+        };
         let title = format!(
-            "ycsb-{mix} ({distribution}): {} records of {} x {} bytes; mean ops/s over runs, \
+            "ycsb-{mix} ({distribution}): {} records of {} x {bytes}; mean ops/s over runs, \
              p99 latency",
             thousands(
                 sample
@@ -61,7 +71,6 @@ pub fn tables(r: &RunResult) -> Vec<Table> {
                     .unwrap_or(0.0)
             ),
             text(sample, "field_count"),
-            text(sample, "field_length"),
         );
         let mut t = Table::new(title, headers, 3);
         let mut rows: Vec<(String, String, usize)> = Vec::new();

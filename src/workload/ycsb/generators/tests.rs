@@ -88,7 +88,7 @@ fn zipfian_grown_in_place_draws_as_a_fresh_one() {
 #[test]
 fn scrambled_zipfian_keeps_the_skew_and_spreads_the_hot_keys() {
     let records = 100_000;
-    let mut chooser = KeyChooser::new(Distribution::Zipfian, records, 0, Hotspot::default());
+    let mut chooser = KeyChooser::new(Distribution::Zipfian, records, 0, Shapes::default());
     let mut r = rng();
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
     let mut by_share: Vec<(u64, f64)> = s.into_iter().collect();
@@ -108,7 +108,7 @@ fn scrambled_zipfian_keeps_the_skew_and_spreads_the_hot_keys() {
 #[test]
 fn latest_favours_the_newest_records() {
     let records = 10_000;
-    let mut chooser = KeyChooser::new(Distribution::Latest, records, 0, Hotspot::default());
+    let mut chooser = KeyChooser::new(Distribution::Latest, records, 0, Shapes::default());
     let mut r = rng();
     let last = records - 1;
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, last)));
@@ -126,16 +126,19 @@ fn latest_favours_the_newest_records() {
 #[test]
 fn hotspot_sends_eighty_percent_to_the_first_fifth() {
     let records = 10_000;
-    let mut chooser = KeyChooser::new(Distribution::Hotspot, records, 0, Hotspot::default());
+    let mut chooser = KeyChooser::new(Distribution::Hotspot, records, 0, Shapes::default());
     let mut r = rng();
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
     let hot: f64 = s.iter().filter(|(k, _)| **k < 2_000).map(|(_, v)| v).sum();
     close(hot, 0.8, 0.01, "share of operations on the hot fifth");
     assert!(s.keys().all(|&k| k < records));
     // Another shape, as hotspotdatafraction and hotspotopnfraction give it.
-    let shape = Hotspot {
-        data: 0.05,
-        operations: 0.6,
+    let shape = Shapes {
+        hotspot: Hotspot {
+            data: 0.05,
+            operations: 0.6,
+        },
+        ..Shapes::default()
     };
     let mut chooser = KeyChooser::new(Distribution::Hotspot, records, 0, shape);
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
@@ -146,13 +149,86 @@ fn hotspot_sends_eighty_percent_to_the_first_fifth() {
 #[test]
 fn uniform_gives_every_record_its_share() {
     let records = 100;
-    let mut chooser = KeyChooser::new(Distribution::Uniform, records, 0, Hotspot::default());
+    let mut chooser = KeyChooser::new(Distribution::Uniform, records, 0, Shapes::default());
     let mut r = rng();
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
     assert_eq!(s.len(), records as usize);
     for (k, share) in s {
         close(share, 0.01, 0.05, &format!("record {k}"));
     }
+}
+
+/// "exponential", as YCSB's ExponentialGenerator(percentile, records * frac) drawn back from the
+/// newest record: `percentile`% of the draws within the newest `frac` of the records (more, since
+/// draws before the first record are drawn again), and the newest hundred their share.
+#[test]
+fn exponential_puts_its_percentile_on_the_newest_fraction() {
+    let records = 10_000;
+    let last = records - 1;
+    let mut r = rng();
+    for shape in [
+        Exponential::default(),
+        Exponential {
+            percentile: 50.0,
+            frac: 0.1,
+        },
+    ] {
+        let shapes = Shapes {
+            exponential: shape,
+            ..Shapes::default()
+        };
+        let mut chooser = KeyChooser::new(Distribution::Exponential, records, 0, shapes);
+        let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, last)));
+        assert!(s.keys().all(|&k| k <= last));
+        let range = (records as f64 * shape.frac).ceil() as u64;
+        let newest: f64 = (s.iter())
+            .filter(|(k, _)| last - **k < range)
+            .map(|(_, v)| v)
+            .sum();
+        // The law, apart from the generator's own constant: P(draw < x) = 1 - (1 - p)^(x / range),
+        // kept only when the draw lands on a record (below last + 1).
+        let below =
+            |x: f64| 1.0 - (1.0 - shape.percentile / 100.0).powf(x / (records as f64 * shape.frac));
+        let kept = below(records as f64);
+        let what = format!("share on the newest {} of {shape:?}", shape.frac);
+        close(newest, below(range as f64) / kept, 0.005, &what);
+        let hundred: f64 = (s.iter())
+            .filter(|(k, _)| last - **k < 100)
+            .map(|(_, v)| v)
+            .sum();
+        close(
+            hundred,
+            below(100.0) / kept,
+            0.03,
+            "share on the newest 100",
+        );
+    }
+}
+
+/// Field and scan lengths: constant at the longest, uniform over both ends, zipfian from the
+/// shortest (as YCSB's ZipfianGenerator(min, max)).
+#[test]
+fn lengths_are_drawn_between_their_ends() {
+    let mut r = rng();
+    let mut constant = LengthChooser::new(LengthDistribution::Constant, 5, 100);
+    assert!((0..100).all(|_| constant.next(&mut r) == 100));
+    let mut uniform = LengthChooser::new(LengthDistribution::Uniform, 5, 14);
+    let s = shares((0..DRAWS).map(|_| uniform.next(&mut r)));
+    assert_eq!(s.len(), 10);
+    for n in 5..=14 {
+        close(s[&n], 0.1, 0.02, &format!("uniform length {n}"));
+    }
+    let mut zipfian = LengthChooser::new(LengthDistribution::Zipfian, 5, 104);
+    let s = shares((0..DRAWS).map(|_| zipfian.next(&mut r)));
+    assert!(s.keys().all(|n| (5..=104).contains(n)));
+    let zn = zeta(100, ZIPFIAN_CONSTANT);
+    close(s[&5], 1.0 / zn, 0.02, "zipfian's shortest");
+    close(
+        s[&6],
+        0.5f64.powf(ZIPFIAN_CONSTANT) / zn,
+        0.03,
+        "zipfian's second",
+    );
 }
 
 /// Readers see only records whose insert and every insert before it were acknowledged.

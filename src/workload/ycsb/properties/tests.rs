@@ -41,7 +41,47 @@ fn what_the_files_leave_out_is_core_workloads_default() {
     assert_eq!(r.params.max_scan_length, 1000);
     assert_eq!((r.params.field_count, r.params.field_length), (10, 100));
     assert_eq!(r.params.records, 10);
+    let p = &r.params;
+    assert_eq!(
+        (p.field_lengths, p.min_field_length),
+        (LengthDistribution::Constant, 1)
+    );
+    assert_eq!(
+        (p.scan_lengths, p.min_scan_length),
+        (LengthDistribution::Uniform, 1)
+    );
+    assert!(p.read_all_fields && !p.write_all_fields);
+    assert_eq!(
+        (p.exponential.percentile, p.exponential.frac),
+        (95.0, 0.857_142_857_1)
+    );
     assert!(r.warnings.is_empty() && r.target.is_none());
+}
+
+#[test]
+fn lengths_fields_read_and_written_and_the_exponential_land_in_the_parameters() {
+    let r = read_text(
+        "requestdistribution=EXPONENTIAL\nexponential.percentile=90\nexponential.frac=0.5\n\
+         fieldlengthdistribution=uniform\nminfieldlength=10\nfieldlength=20\n\
+         scanlengthdistribution=zipfian\nminscanlength=3\nmaxscanlength=30\n\
+         readallfields=false\nwriteallfields=TRUE\n",
+    )
+    .unwrap();
+    let p = &r.params;
+    assert_eq!(p.mixes[0].distribution, Distribution::Exponential);
+    assert_eq!((p.exponential.percentile, p.exponential.frac), (90.0, 0.5));
+    assert_eq!(
+        (p.field_lengths, p.min_field_length, p.field_length),
+        (LengthDistribution::Uniform, 10, 20)
+    );
+    assert_eq!(
+        (p.scan_lengths, p.min_scan_length, p.max_scan_length),
+        (LengthDistribution::Zipfian, 3, 30)
+    );
+    assert!(!p.read_all_fields && p.write_all_fields);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let zipf = read_text("fieldlengthdistribution=zipfian\n").unwrap();
+    assert_eq!(zipf.params.field_lengths, LengthDistribution::Zipfian);
 }
 
 #[test]
@@ -85,10 +125,19 @@ fn unknown_properties_are_named_and_values_hakari_cannot_honour_refused() {
     );
     let refused = |text: &str| read_text(text).err().map(|e| e.to_string()).unwrap();
     assert_eq!(
-        refused("writeallfields=true\n"),
-        "w:1: writeallfields=true: hakari takes only YCSB's default here, writeallfields=false"
+        refused("fieldlengthdistribution=histogram\n"),
+        "w:1: fieldlengthdistribution=histogram: hakari does not read YCSB's histogram files \
+         (fieldlengthhistogram); constant, uniform or zipfian"
     );
-    assert!(refused("requestdistribution=exponential\n").contains("uniform, zipfian, latest"));
+    assert!(refused("fieldlengthdistribution=pareto\n").contains("constant, uniform or zipfian"));
+    assert!(refused("scanlengthdistribution=constant\n").contains("uniform or zipfian"));
+    assert_eq!(
+        refused("readallfields=yes\n"),
+        "w:1: readallfields=yes: true or false"
+    );
+    assert!(refused("exponential.percentile=100\n").contains("below 100"));
+    assert!(refused("exponential.frac=0\n").contains("above 0"));
+    assert!(refused("requestdistribution=sequential\n").contains("hotspot or exponential"));
     assert!(refused("recordcount=ten\n").contains("recordcount=ten is not a whole number"));
     assert!(refused("workload=site.ycsb.workloads.TimeSeriesWorkload\n").contains("CoreWorkload"));
     assert!(refused("readproportion=0\nupdateproportion=0\n").contains("nothing to run"));
