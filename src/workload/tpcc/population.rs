@@ -353,10 +353,28 @@ impl Population {
     }
 }
 
+/// The rows one warehouse adds to `table` (order lines as their expected count; item's rows are
+/// the load's, not a warehouse's).
+pub fn rows_of(table: &str) -> u64 {
+    let rows = match table {
+        "warehouse" => 1,
+        "district" => DISTRICTS,
+        "item" | "stock" => ITEMS,
+        "customer" | "history" => DISTRICTS * CUSTOMERS,
+        "orders" => DISTRICTS * ORDERS,
+        "new_order" => DISTRICTS * (ORDERS - FIRST_NEW_ORDER + 1),
+        "order_line" => DISTRICTS * ORDERS * 10,
+        _ => 0,
+    };
+    rows as u64
+}
+
 /// The rows one warehouse adds across all its tables (order lines as their expected count).
 pub fn rows_per_warehouse() -> u64 {
-    let per_district = CUSTOMERS * 2 + ORDERS + (ORDERS - FIRST_NEW_ORDER + 1) + ORDERS * 10;
-    (1 + ITEMS + DISTRICTS + DISTRICTS * per_district) as u64
+    (COLUMNS.iter())
+        .filter(|(t, _)| *t != "item")
+        .map(|(t, _)| rows_of(t))
+        .sum()
 }
 
 #[cfg(test)]

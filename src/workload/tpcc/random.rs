@@ -73,20 +73,37 @@ pub fn run_last_name(rng: &mut impl Rng, c: &Constants) -> String {
 
 const ALPHANUMERIC: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
-/// A random a-string of `min..=max` characters (§4.3.2.2).
+/// A random a-string (letters and digits) of `min..=max` characters (§4.3.2.2).
 pub fn astring(rng: &mut impl Rng, min: usize, max: usize) -> String {
     let n = rng.random_range(min..=max);
-    (0..n)
-        .map(|_| ALPHANUMERIC[rng.random_range(0..ALPHANUMERIC.len())] as char)
-        .collect()
+    drawn(rng, n, ALPHANUMERIC)
 }
 
 /// A random n-string (digits) of `min..=max` characters.
 pub fn nstring(rng: &mut impl Rng, min: usize, max: usize) -> String {
     let n = rng.random_range(min..=max);
-    (0..n)
-        .map(|_| char::from(b'0' + rng.random_range(0..10u8)))
-        .collect()
+    drawn(rng, n, b"0123456789")
+}
+
+/// `n` characters of `alphabet`, each equally likely: a 64-bit draw gives several, a few bits
+/// each (six for 62 characters), and a value past the alphabet's end is drawn again. One draw
+/// per character was most of the load's generating time.
+fn drawn(rng: &mut impl Rng, n: usize, alphabet: &[u8]) -> String {
+    let width = usize::BITS - (alphabet.len() - 1).leading_zeros();
+    let mask = (1u64 << width) - 1;
+    let mut s = String::with_capacity(n);
+    let (mut bits, mut left) = (0u64, 0);
+    while s.len() < n {
+        if left == 0 {
+            (bits, left) = (rng.random(), 64 / width);
+        }
+        let i = (bits & mask) as usize;
+        (bits, left) = (bits >> width, left - 1);
+        if let Some(&c) = alphabet.get(i) {
+            s.push(c as char);
+        }
+    }
+    s
 }
 
 /// A zip code: four random digits and "11111" (§4.3.2.7).
@@ -142,6 +159,33 @@ mod tests {
         }
         assert!(!run_delta_allowed(96) && !run_delta_allowed(112) && !run_delta_allowed(64));
         assert!(run_delta_allowed(65) && run_delta_allowed(119));
+    }
+
+    #[test]
+    fn strings_draw_every_character_equally_often() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut counts = [0u32; 128];
+        for _ in 0..20_000 {
+            let s = astring(&mut rng, 14, 24);
+            assert!((14..=24).contains(&s.len()));
+            s.bytes().for_each(|b| counts[b as usize] += 1);
+        }
+        let seen: Vec<u32> = ALPHANUMERIC.iter().map(|&c| counts[c as usize]).collect();
+        let expected = seen.iter().sum::<u32>() as f64 / 62.0;
+        for (c, n) in ALPHANUMERIC.iter().zip(&seen) {
+            let off = (*n as f64 - expected).abs() / expected;
+            assert!(
+                off < 0.05,
+                "{} drawn {n} times, expected about {expected}",
+                *c as char
+            );
+        }
+        assert_eq!(
+            seen.iter().sum::<u32>() as usize,
+            counts.iter().sum::<u32>() as usize
+        );
+        let digits = nstring(&mut rng, 16, 16);
+        assert!(digits.len() == 16 && digits.bytes().all(|b| b.is_ascii_digit()));
     }
 
     #[test]
