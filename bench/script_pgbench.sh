@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# `hakari run script` beside `pgbench -f`, the same script on the same private PostgreSQL:
-# pgbench's own built-in "TPC-B (sort of)" as pgbench prints it (--show-script=tpcb-like),
-# written to a file; the same scale (:scale set for both: pgbench sets it only for its built-in
-# scripts), clients and duration; the two tools alternating, ROUNDS
+# `hakari run script --builtin tpcb-like` beside `pgbench -b tpcb-like`, pgbench's own built-in
+# "TPC-B (sort of)" on the same private PostgreSQL (each reads :scale from pgbench_branches);
+# the same clients and duration; the two tools alternating, ROUNDS
 # rounds per client count. pgbench runs as its users run it (-n, the default simple protocol,
 # -j as many threads as cores, at most one per client) and, for reference, with -M prepared
 # (hakari always prepares). Both on the same wire, each wire in WIRES in turn: plain
@@ -19,7 +18,6 @@ counts=("${@:-1 8 32}"); counts=(${counts[@]}); rounds="${ROUNDS:-3}"; wires=(${
 [ -x "$pg_bin/pgbench" ] || { echo "pgbench missing: scripts/setup-servers.sh" >&2; exit 1; }
 conn=(-h 127.0.0.1 -p "$pg_port" -U postgres)
 "$pg_bin/pgbench" -i -q -s "$scale" "${conn[@]}" hakari_bench >/dev/null 2>&1
-"$pg_bin/pgbench" --show-script=tpcb-like 2>&1 | grep -v '^"tpcb-like"' > "$work/tpcb-like.sql"
 cores=$(nproc)
 tps_of() { # RESULT-DIR: the run's transactions per second
   python3 -c "import json,glob; r=json.load(open(glob.glob('$1/*.json')[0])); print([m for m in r['measurements'] if m['step']=='run'][0]['ops_per_sec_mean'])"
@@ -31,12 +29,12 @@ for wire in "${wires[@]}"; do
 for c in "${counts[@]}"; do
   j=$(( c < cores ? c : cores ))
   for r in $(seq "$rounds"); do
-    pg=$("$pg_bin/pgbench" -n -f "$work/tpcb-like.sql" -D scale="$scale" -c "$c" -j "$j" -T "$secs" "${conn[@]}" hakari_bench 2>/dev/null \
+    pg=$("$pg_bin/pgbench" -n -b tpcb-like -c "$c" -j "$j" -T "$secs" "${conn[@]}" hakari_bench 2>/dev/null \
          | awk '/^tps/ {print $3; exit}')
-    "$HAKARI_BIN" run script --file "$work/tpcb-like.sql" --engine postgres --url "$url?sslmode=$mode" --set scale="$scale" \
+    "$HAKARI_BIN" run script --builtin tpcb-like --engine postgres --url "$url?sslmode=$mode" \
       --clients "$c" --duration "$secs" --out "$work/hk-$wire-$c-$r" >/dev/null 2>&1
     hk=$(tps_of "$work/hk-$wire-$c-$r")
-    pgp=$("$pg_bin/pgbench" -n -M prepared -f "$work/tpcb-like.sql" -D scale="$scale" -c "$c" -j "$j" -T "$secs" "${conn[@]}" hakari_bench 2>/dev/null \
+    pgp=$("$pg_bin/pgbench" -n -M prepared -b tpcb-like -c "$c" -j "$j" -T "$secs" "${conn[@]}" hakari_bench 2>/dev/null \
          | awk '/^tps/ {print $3; exit}')
     echo "$wire $c $r $pg $hk $pgp" | tee -a "$work/figures.txt"
   done
@@ -46,7 +44,7 @@ python3 - "$work/figures.txt" "$secs" "$scale" <<'PY'
 import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
 print(f"\nscale {sys.argv[3]}, {sys.argv[2]} s per run, medians over rounds (TPS)")
-print("wire   clients  pgbench -f  hakari script  ratio  | pgbench -M prepared  ratio")
+print("wire   clients  pgbench -b  hakari script  ratio  | pgbench -M prepared  ratio")
 for w, c in dict.fromkeys((r[0], r[1]) for r in rows):
     rs = [r for r in rows if (r[0], r[1]) == (w, c)]
     pg, hk, pgp = (st.median(float(r[i]) for r in rs) for i in (3, 4, 5))
