@@ -302,8 +302,8 @@ fn the_same_seed_draws_what_pgbench_draws() {
     }
 }
 
-/// `\if` blocks, `\gset` and `\aset` (with prefixes), NULL and untyped values bound to a
-/// statement, escape strings and nested comments: pgbench and hakari on the same PostgreSQL
+/// `\if` blocks, `\gset` and `\aset` (with prefixes, booleans stored as PostgreSQL writes them),
+/// NULL and untyped values bound to a statement, escape strings and nested comments: pgbench and hakari on the same PostgreSQL
 /// print the same `debug()` values.
 #[test]
 fn conditionals_and_stored_results_run_as_in_pgbench() {
@@ -325,7 +325,9 @@ fn conditionals_and_stored_results_run_as_in_pgbench() {
          SELECT (:v0)::int IS NULL AS unset, :v1 AS five \\gset\n\
          \\if :unset\n\\set u debug(:five)\n\\else\n\\set u debug(-1)\n\\endif\n\
          SELECT E'it\\'s; :no' AS s, 1 /* a /* nested; */ :c; */ AS one \\gset\n\
-         \\set o debug(:one)\n",
+         \\set o debug(:one)\n\
+         SELECT true AS yes, false AS no \\gset\n\
+         \\set y debug(:yes)\n\\set n debug(:no OR :yes)\n",
     )
     .unwrap();
     let o = through_pgbench(&url, &script);
@@ -348,7 +350,7 @@ fn conditionals_and_stored_results_run_as_in_pgbench() {
     ]);
     assert!(o.status.success(), "hakari: {}", stderr(&o));
     let ours = debugged(&stderr(&o));
-    assert_eq!(theirs.len(), 7, "pgbench printed {theirs:?}");
+    assert_eq!(theirs.len(), 9, "pgbench printed {theirs:?}");
     assert_eq!(ours, theirs);
 }
 

@@ -80,8 +80,10 @@ pub(super) fn from_row(row: &postgres::Row, i: usize) -> Result<SqlValue> {
     } else if *ty == Type::BYTEA {
         row.try_get::<_, Option<Vec<u8>>>(i)?.map(SqlValue::Bytes)
     } else if *ty == Type::BOOL {
+        // As PostgreSQL writes a boolean in text ('t', 'f'), which is what psql shows and what
+        // pgbench's \gset stores (and reads back as a boolean).
         row.try_get::<_, Option<bool>>(i)?
-            .map(|b| SqlValue::Int(b as i64))
+            .map(|b| SqlValue::Text(if b { "t" } else { "f" }.into()))
     } else if *ty == Type::TIMESTAMP || *ty == Type::DATE {
         row.try_get::<_, Option<Moment>>(i)?
             .map(|m| SqlValue::Text(m.0))

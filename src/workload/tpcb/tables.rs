@@ -35,7 +35,8 @@ pub fn load(
     let mut c = db.connect()?;
     let p = prefix(set);
     let (first, last) = (*branches.start(), *branches.end());
-    if c.dialect() == Dialect::Postgres && branches == (1..=params.branches) {
+    if c.dialect() == Dialect::Postgres && c.loads_delimited() && branches == (1..=params.branches)
+    {
         return refill(c.as_mut(), &p, params);
     }
     let mut rows =
