@@ -121,6 +121,21 @@ impl SqlConnection for StatementLog {
         ));
         Ok(n)
     }
+    /// As the engines of these dialects do (COPY, LOAD DATA, DuckDB's CSV reader).
+    fn loads_delimited(&self) -> bool {
+        matches!(
+            self.dialect,
+            Dialect::Postgres | Dialect::Mysql | Dialect::Duckdb
+        )
+    }
+    fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
+        let n = lines.map(|batch| batch.lines().count() as u64).sum();
+        let columns = columns.join(", ");
+        self.note(format!(
+            "bulk load delimited: {table} ({columns}) {n} lines"
+        ));
+        Ok(n)
+    }
     fn refill_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
         let n = lines.map(|batch| batch.lines().count() as u64).sum();
         self.note(format!(
