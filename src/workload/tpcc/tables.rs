@@ -143,8 +143,8 @@ pub fn create(db: &dyn SqlDatabase) -> Result<()> {
 }
 
 /// Loads `warehouses` warehouses (and the items) into the empty tables; returns rows loaded.
-/// On a server the warehouses are spread over loaders, one connection each; an embedded engine
-/// takes one writer at a time, so it gets one.
+/// On a server the work is spread over loaders, one connection each (`work` says how); an
+/// embedded engine takes one writer at a time, so it gets one.
 pub fn load(db: &dyn SqlDatabase, population: &Population, warehouses: u64) -> Result<u64> {
     // Loaders split the warehouses, or the tables where they are made with their keys.
     let parts = match keyed_tables(population.dialect) {
@@ -189,8 +189,7 @@ pub fn load(db: &dyn SqlDatabase, population: &Population, warehouses: u64) -> R
 /// Loader s takes warehouses s+1, s+1+streams, ... whole, a statement per table and warehouse.
 /// Where the tables are made with their keys (InnoDB keeps rows in primary-key order), each
 /// loader takes whole tables instead, the costliest to the loader with the least so far, a
-/// table in one statement: no two loaders insert into one index at once, and the
-/// statement finds its table empty (MariaDB then loads it in bulk, with no undo log per row).
+/// table in one statement: no two loaders insert into one index at once.
 fn work(dialect: Dialect, streams: u64, warehouses: u64) -> Vec<Vec<(&'static str, Homes)>> {
     let mut work = vec![Vec::new(); streams as usize];
     let tables = COLUMNS.iter().map(|(t, _)| *t);
