@@ -446,3 +446,41 @@ fn target_and_maxexecutiontime_are_rate_and_duration() {
         "about 600 operations at 300/s for 2 s, got {ops}"
     );
 }
+
+/// `insertstart` and `insertcount` load a slice of the records, and the operations choose from
+/// it (the records outside it are never loaded, and never read); a slice beside --shard, or a
+/// distribution that would leave it, is refused.
+#[test]
+fn a_slice_of_the_records_loads_and_runs() {
+    for (engine, distribution) in [("sqlite", "uniform"), ("lmdb", "hotspot")] {
+        let props = [
+            "recordcount=300",
+            "insertstart=100",
+            "insertcount=150",
+            "operationcount=400",
+            "readproportion=0.6",
+            "updateproportion=0.4",
+        ];
+        let dist = format!("requestdistribution={distribution}");
+        let mut args = vec!["run", "ycsb", "--engine", engine, "-p", dist.as_str()];
+        props.iter().for_each(|p| args.extend(["-p", p]));
+        let r = run_ok(&args);
+        assert_eq!(step(&r, "properties", "load").runs[0].ops, 150, "{engine}");
+        assert_eq!(step(&r, "properties", "run").runs[0].ops, 400, "{engine}");
+        let config = &step(&r, "properties", "run").config;
+        assert_eq!(config["insert_start"], 100, "{engine}");
+        assert_eq!(config["insert_count"], 150, "{engine}");
+    }
+    let refused = |extra: &[&str]| {
+        let mut args = vec!["run", "ycsb", "--engine", "sqlite", "-p", "recordcount=300"];
+        args.extend(["-p", "insertstart=100"]);
+        args.extend(extra);
+        let o = hakari(&args);
+        assert!(!o.status.success(), "{extra:?} ran");
+        let text = stderr(&o);
+        assert_eq!(text.trim().lines().count(), 1, "{text}");
+        text
+    };
+    assert!(refused(&["-p", "requestdistribution=latest"]).contains("does not load"));
+    assert!(refused(&["-p", "insertcount=500"]).contains("must name some of the 300 records"));
+}

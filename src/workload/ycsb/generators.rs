@@ -183,10 +183,11 @@ impl Exponential {
 /// A worker's record chooser (YCSB's `keychooser`).
 pub enum KeyChooser {
     Uniform {
-        records: u64,
+        keys: std::ops::Range<u64>,
     },
     Scrambled {
         zipf: Zipfian,
+        first: u64,
         items: u64,
     },
     /// Zipfian back from the newest acknowledged insert.
@@ -194,6 +195,7 @@ pub enum KeyChooser {
         zipf: Zipfian,
     },
     Hotspot {
+        first: u64,
         hot: u64,
         cold: u64,
         operations: f64,
@@ -212,30 +214,35 @@ pub struct Shapes {
 }
 
 impl KeyChooser {
-    /// As YCSB's `CoreWorkload.init` makes its key chooser: `records` loaded, `new_keys` the
-    /// inserts the run phase expects (the zipfian's space is made that much larger so new
-    /// records get their share).
+    /// As YCSB's `CoreWorkload.init` makes its key chooser: `records` in all (YCSB's
+    /// `recordcount`), `slice` the ones loaded (`insertstart`, `insertcount`), which uniform,
+    /// zipfian and hotspot choose from; `new_keys` the inserts the run phase expects (the
+    /// zipfian's space is made that much larger so new records get their share).
     pub fn new(
         distribution: Distribution,
         records: u64,
+        slice: std::ops::Range<u64>,
         new_keys: u64,
         shapes: Shapes,
     ) -> KeyChooser {
         let hotspot = shapes.hotspot;
+        let (first, count) = (slice.start, slice.end - slice.start);
         match distribution {
-            Distribution::Uniform => KeyChooser::Uniform { records },
+            Distribution::Uniform => KeyChooser::Uniform { keys: slice },
             Distribution::Zipfian => KeyChooser::Scrambled {
                 zipf: Zipfian::with_zetan(0, SCRAMBLED_ITEMS, ZIPFIAN_CONSTANT, SCRAMBLED_ZETAN),
-                items: records + new_keys,
+                first,
+                items: count + new_keys,
             },
             Distribution::Latest => KeyChooser::Latest {
                 zipf: Zipfian::new(0, records.max(1), ZIPFIAN_CONSTANT),
             },
             Distribution::Hotspot => {
-                let hot = ((records as f64 * hotspot.data) as u64).clamp(1, records.max(1));
+                let hot = ((count as f64 * hotspot.data) as u64).clamp(1, count.max(1));
                 KeyChooser::Hotspot {
+                    first,
                     hot,
-                    cold: records.saturating_sub(hot),
+                    cold: count.saturating_sub(hot),
                     operations: hotspot.operations,
                 }
             }
@@ -248,20 +255,23 @@ impl KeyChooser {
     /// A record number; `last` is the newest acknowledged insert.
     pub fn next(&mut self, rng: &mut impl Rng, last: u64) -> u64 {
         match self {
-            KeyChooser::Uniform { records } => rng.random_range(0..*records),
-            KeyChooser::Scrambled { zipf, items } => fnv_hash64(zipf.next(rng)) % *items,
+            KeyChooser::Uniform { keys } => rng.random_range(keys.clone()),
+            KeyChooser::Scrambled { zipf, first, items } => {
+                *first + fnv_hash64(zipf.next(rng)) % *items
+            }
             // As YCSB's SkewedLatestGenerator: `last - zipfian(last)`, in 1..=last.
             KeyChooser::Latest { zipf } => last - zipf.next_of(rng, last.max(1)),
             KeyChooser::Hotspot {
+                first,
                 hot,
                 cold,
                 operations,
             } => {
-                if *cold == 0 || rng.random::<f64>() < *operations {
-                    rng.random_range(0..*hot)
-                } else {
-                    *hot + rng.random_range(0..*cold)
-                }
+                *first
+                    + match *cold == 0 || rng.random::<f64>() < *operations {
+                        true => rng.random_range(0..*hot),
+                        false => *hot + rng.random_range(0..*cold),
+                    }
             }
             // As CoreWorkload.nextKeynum: `last` less a draw, drawn again while that is below 0.
             KeyChooser::Exponential { gamma } => loop {

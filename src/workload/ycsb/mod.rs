@@ -170,8 +170,50 @@ fn check(p: &YcsbParams) -> Result<()> {
             p.field_length
         );
     }
+    check_slice(p)?;
     if p.field_count > 1000 || p.field_length > 1 << 20 {
         bail!("records of more than 1000 fields or fields over 1MB are not supported");
+    }
+    Ok(())
+}
+
+/// A slice of the records (`insertstart`, `insertcount`) must lie within them, and be chosen
+/// from only by distributions that stay in it, as YCSB's do: uniform, hotspot, and zipfian when
+/// the slice runs to the last record (its range goes on into the run's inserts); `latest` and
+/// `exponential` read back from the newest record, below a slice that does not start at 0.
+fn check_slice(p: &YcsbParams) -> Result<()> {
+    let slice = p.slice();
+    if p.insert_count == Some(0) || slice.end > p.records || slice.is_empty() {
+        bail!(
+            "insertstart={} and insertcount={} must name some of the {} records (recordcount)",
+            p.insert_start,
+            p.insert_count.unwrap_or(slice.end - slice.start),
+            p.records
+        );
+    }
+    if !p.sliced() {
+        return Ok(());
+    }
+    let distributions = match &p.distributions {
+        Some(list) => list.clone(),
+        None => p.mixes.iter().map(|m| m.distribution).collect(),
+    };
+    for d in distributions {
+        let stays = match d {
+            Distribution::Uniform | Distribution::Hotspot => true,
+            Distribution::Zipfian => slice.end == p.records,
+            Distribution::Latest | Distribution::Exponential => slice.start == 0,
+        };
+        if !stays {
+            bail!(
+                "requestdistribution={}: it would choose records outside insertstart={}, \
+                 insertcount={} (of {}), which this run does not load",
+                d.name(),
+                p.insert_start,
+                slice.end - slice.start,
+                p.records
+            );
+        }
     }
     Ok(())
 }
@@ -187,6 +229,11 @@ fn shape(p: &YcsbParams) -> Shape {
 
 fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<()> {
     let shard = ctx.shard.unwrap_or(Shard::WHOLE);
+    if p.sliced() && shard.count > 1 {
+        bail!(
+            "insertstart and insertcount split the records as --shard does: give one or the other"
+        );
+    }
     // The clients of a sharded run share the records; shard 1 removes them at the end.
     let sharded = shard.count > 1;
     let mut loads = Vec::new();
@@ -300,9 +347,14 @@ fn measure_run(
         ..Timing::default()
     };
     let seed = ctx.seed ^ ((run as u64) << 40);
-    let load = match shard.load_part(p.records) {
-        Some(part) => {
-            let numbers = part.start() - 1..*part.end();
+    let part = match p.sliced() {
+        true => Some(p.slice()),
+        false => shard
+            .load_part(p.records)
+            .map(|part| part.start() - 1..*part.end()),
+    };
+    let load = match part {
+        Some(numbers) => {
             let progress = Progress::new(&format!("{label}: load"), numbers.end - numbers.start);
             let outcome = load(p, config, records, numbers, &load_timing, &progress, seed);
             Some(outcome.context("load phase")?)
@@ -426,6 +478,13 @@ fn measurement_config(p: &YcsbParams, mix: &Mix) -> BTreeMap<String, serde_json:
     c.insert("mix".into(), mix.name.clone().into());
     c.insert("distribution".into(), mix.distribution.name().into());
     c.insert("records".into(), p.records.into());
+    if p.sliced() {
+        c.insert("insert_start".into(), p.insert_start.into());
+        c.insert(
+            "insert_count".into(),
+            (p.slice().end - p.slice().start).into(),
+        );
+    }
     if let Some(ops) = p.operations {
         c.insert("operations".into(), ops.into());
     }

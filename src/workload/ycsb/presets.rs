@@ -144,6 +144,23 @@ pub struct YcsbParams {
     pub exponential: Exponential,
     /// How records are named (YCSB's `insertorder` and `zeropadding`).
     pub keys: KeyNaming,
+    /// The records this run loads and chooses from: `insert_count` (None: the rest) from
+    /// `insert_start` (YCSB's `insertstart` and `insertcount`).
+    pub insert_start: u64,
+    pub insert_count: Option<u64>,
+}
+
+impl YcsbParams {
+    /// The record numbers this run loads, and its operations choose from (inserts aside).
+    pub fn slice(&self) -> std::ops::Range<u64> {
+        let count = (self.insert_count).unwrap_or(self.records.saturating_sub(self.insert_start));
+        self.insert_start..self.insert_start + count
+    }
+
+    /// Whether the run loads fewer than all the records.
+    pub fn sliced(&self) -> bool {
+        self.slice() != (0..self.records)
+    }
 }
 
 pub fn default_params() -> YcsbParams {
@@ -168,6 +185,8 @@ pub fn default_params() -> YcsbParams {
         hotspot: Hotspot::default(),
         exponential: Exponential::default(),
         keys: KeyNaming::default(),
+        insert_start: 0,
+        insert_count: None,
     }
 }
 

@@ -175,15 +175,8 @@ pub fn read(props: &Properties, mix_name: &str, mut params: YcsbParams) -> Resul
     if let Some(n) = look.count("recordcount")? {
         params.records = n;
     }
-    if let (Some(p), Some(n)) = (look.get("insertcount"), look.count("insertcount")?) {
-        if n != params.records {
-            bail!(
-                "{}: insertcount={n}: hakari loads every record (recordcount; a load split over client \
-                 machines is --shard i/N --load all)",
-                p.from
-            );
-        }
-    }
+    params.insert_start = look.count("insertstart")?.unwrap_or(0);
+    params.insert_count = look.count("insertcount")?;
     lengths(&look, &mut params)?;
     for (key, share) in [
         ("hotspotdatafraction", &mut params.hotspot.data),
@@ -254,14 +247,6 @@ fn refuse_what_hakari_cannot_do(look: &Lookup) -> Result<()> {
                 p.value
             );
         }
-    }
-    if let Some(p) = look.get("insertstart").filter(|p| p.value.trim() != "0") {
-        bail!(
-            "{}: insertstart={}: hakari loads from record 0 (a load split over client machines is \
-             --shard i/N --load all)",
-            p.from,
-            p.value
-        );
     }
     Ok(())
 }

@@ -49,7 +49,13 @@ impl<'s> WorkerState<'s> {
         Ok(WorkerState {
             client: records.client(shape(p))?,
             rng: ChaCha8Rng::seed_from_u64(seed ^ (index as u64).wrapping_mul(0x9E37_79B9)),
-            chooser: KeyChooser::new(config.mix.distribution, p.records, new_keys, shapes),
+            chooser: KeyChooser::new(
+                config.mix.distribution,
+                p.records,
+                p.slice(),
+                new_keys,
+                shapes,
+            ),
             field_lengths: LengthChooser::new(p.field_lengths, min_field, max_field),
             scan_lengths: LengthChooser::new(p.scan_lengths, p.min_scan_length, p.max_scan_length),
             key: Vec::with_capacity(32),

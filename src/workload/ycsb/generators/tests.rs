@@ -88,7 +88,13 @@ fn zipfian_grown_in_place_draws_as_a_fresh_one() {
 #[test]
 fn scrambled_zipfian_keeps_the_skew_and_spreads_the_hot_keys() {
     let records = 100_000;
-    let mut chooser = KeyChooser::new(Distribution::Zipfian, records, 0, Shapes::default());
+    let mut chooser = KeyChooser::new(
+        Distribution::Zipfian,
+        records,
+        0..records,
+        0,
+        Shapes::default(),
+    );
     let mut r = rng();
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
     let mut by_share: Vec<(u64, f64)> = s.into_iter().collect();
@@ -108,7 +114,13 @@ fn scrambled_zipfian_keeps_the_skew_and_spreads_the_hot_keys() {
 #[test]
 fn latest_favours_the_newest_records() {
     let records = 10_000;
-    let mut chooser = KeyChooser::new(Distribution::Latest, records, 0, Shapes::default());
+    let mut chooser = KeyChooser::new(
+        Distribution::Latest,
+        records,
+        0..records,
+        0,
+        Shapes::default(),
+    );
     let mut r = rng();
     let last = records - 1;
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, last)));
@@ -126,7 +138,13 @@ fn latest_favours_the_newest_records() {
 #[test]
 fn hotspot_sends_eighty_percent_to_the_first_fifth() {
     let records = 10_000;
-    let mut chooser = KeyChooser::new(Distribution::Hotspot, records, 0, Shapes::default());
+    let mut chooser = KeyChooser::new(
+        Distribution::Hotspot,
+        records,
+        0..records,
+        0,
+        Shapes::default(),
+    );
     let mut r = rng();
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
     let hot: f64 = s.iter().filter(|(k, _)| **k < 2_000).map(|(_, v)| v).sum();
@@ -140,7 +158,7 @@ fn hotspot_sends_eighty_percent_to_the_first_fifth() {
         },
         ..Shapes::default()
     };
-    let mut chooser = KeyChooser::new(Distribution::Hotspot, records, 0, shape);
+    let mut chooser = KeyChooser::new(Distribution::Hotspot, records, 0..records, 0, shape);
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
     let hot: f64 = s.iter().filter(|(k, _)| **k < 500).map(|(_, v)| v).sum();
     close(hot, 0.6, 0.01, "share of operations on the hot twentieth");
@@ -149,7 +167,13 @@ fn hotspot_sends_eighty_percent_to_the_first_fifth() {
 #[test]
 fn uniform_gives_every_record_its_share() {
     let records = 100;
-    let mut chooser = KeyChooser::new(Distribution::Uniform, records, 0, Shapes::default());
+    let mut chooser = KeyChooser::new(
+        Distribution::Uniform,
+        records,
+        0..records,
+        0,
+        Shapes::default(),
+    );
     let mut r = rng();
     let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, records - 1)));
     assert_eq!(s.len(), records as usize);
@@ -177,7 +201,8 @@ fn exponential_puts_its_percentile_on_the_newest_fraction() {
             exponential: shape,
             ..Shapes::default()
         };
-        let mut chooser = KeyChooser::new(Distribution::Exponential, records, 0, shapes);
+        let mut chooser =
+            KeyChooser::new(Distribution::Exponential, records, 0..records, 0, shapes);
         let s = shares((0..DRAWS).map(|_| chooser.next(&mut r, last)));
         assert!(s.keys().all(|&k| k <= last));
         let range = (records as f64 * shape.frac).ceil() as u64;
@@ -288,4 +313,30 @@ fn keys_are_named_as_ycsb_names_them() {
     assert_eq!(key, b"user0000000042");
     ordered.name(12_345_678_901, &mut key);
     assert_eq!(key, b"user12345678901", "a longer number is not cut");
+}
+
+/// Uniform, hotspot and zipfian choose only from their slice of the records (YCSB's
+/// insertstart and insertcount), zipfian on into the inserts it expects.
+#[test]
+fn sliced_choosers_stay_in_their_slice() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for (distribution, new_keys, within) in [
+        (Distribution::Uniform, 0, 100..300),
+        (Distribution::Hotspot, 0, 100..300),
+        (Distribution::Zipfian, 50, 100..350),
+    ] {
+        let mut chooser =
+            KeyChooser::new(distribution, 1000, 100..300, new_keys, Shapes::default());
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..20_000 {
+            let n = chooser.next(&mut rng, 999);
+            assert!(within.contains(&n), "{distribution:?} chose {n}");
+            seen.insert(n);
+        }
+        assert!(
+            seen.len() > 150,
+            "{distribution:?} chose only {} records",
+            seen.len()
+        );
+    }
 }

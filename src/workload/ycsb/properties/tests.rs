@@ -141,9 +141,35 @@ fn unknown_properties_are_named_and_values_hakari_cannot_honour_refused() {
     assert!(refused("recordcount=ten\n").contains("recordcount=ten is not a whole number"));
     assert!(refused("workload=site.ycsb.workloads.TimeSeriesWorkload\n").contains("CoreWorkload"));
     assert!(refused("readproportion=0\nupdateproportion=0\n").contains("nothing to run"));
-    assert!(refused("insertstart=100\n").contains("from record 0"));
     assert!(refused("hotspotopnfraction=1.5\n").contains("a share from 0 to 1"));
     // The default written out is no change.
     assert!(read_text("scanlengthdistribution=UNIFORM\nreadallfields=true\n").is_ok());
     assert!(refused("insertorder=sorted\n").contains("hashed or ordered"));
+}
+
+/// insertstart and insertcount: a slice of the records, loaded and chosen from, only by the
+/// distributions that stay in it.
+#[test]
+fn a_slice_of_the_records_is_taken_where_the_distribution_stays_in_it() {
+    let sliced = |text: &str| {
+        let r = read_text(text).unwrap();
+        super::super::check(&r.params).map(|()| r.params.slice())
+    };
+    let ok = |text: &str| sliced(text).unwrap();
+    assert_eq!(
+        ok("recordcount=1000\ninsertstart=100\ninsertcount=200\n"),
+        100..300
+    );
+    assert_eq!(ok("recordcount=1000\ninsertstart=400\n"), 400..1000);
+    assert_eq!(ok("recordcount=1000\n"), 0..1000);
+    let zipf_to_the_end = "recordcount=1000\ninsertstart=500\nrequestdistribution=zipfian\n";
+    assert_eq!(ok(zipf_to_the_end), 500..1000);
+    let no = |text: &str| sliced(text).unwrap_err().to_string();
+    let outside = "recordcount=1000\ninsertstart=900\ninsertcount=200\n";
+    assert!(no(outside).contains("must name some of the 1000 records"));
+    assert!(no("recordcount=1000\ninsertcount=0\n").contains("must name some"));
+    let zipf_short = "recordcount=1000\ninsertcount=500\nrequestdistribution=zipfian\n";
+    assert!(no(zipf_short).contains("requestdistribution=zipfian"));
+    let latest = "recordcount=1000\ninsertstart=500\nrequestdistribution=latest\n";
+    assert!(no(latest).contains("which this run does not load"));
 }
