@@ -115,9 +115,9 @@ impl Flags for ScriptFlags {
     type Workload = ScriptParams;
     const ABOUT: &'static str =
         "Your own transactions: script files in pgbench's syntax (\\set with pgbench's \
-        expressions, \\if, \\gset, \\sleep, :variables bound as parameters), or pgbench's \
-        built-in scripts, run by N clients on any SQL engine; --seed N draws as pgbench's \
-        --random-seed=N.";
+        expressions, \\if, \\gset, \\aset, \\sleep, \\; compounds, PostgreSQL's pipelines, \
+        :variables bound as parameters), or pgbench's built-in scripts, run by N clients on any \
+        SQL engine; --seed N draws as pgbench's --random-seed=N.";
     const MORE: &'static str = "A script runs on your own tables, as you asked: with --url, hakari works in that database \
         as it is, and creates, changes and drops nothing there but what your scripts do. It \
         creates tables only through --init and drops them only through --cleanup, both run \
