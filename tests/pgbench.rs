@@ -40,10 +40,25 @@ fn debugged(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// pgbench running `script` once (one transaction, no vacuum) against `url`.
+/// pgbench running `script` once (one transaction, no vacuum) against `url`, in its default
+/// query mode (simple).
 fn through_pgbench(url: &str, script: &Path) -> std::process::Output {
+    through_pgbench_in("simple", url, script)
+}
+
+/// pgbench running `script` once in query `mode` (simple, extended or prepared).
+fn through_pgbench_in(mode: &str, url: &str, script: &Path) -> std::process::Output {
     std::process::Command::new(pgbench())
-        .args(["-n", "-t", "1", "-f", script.to_str().unwrap(), url])
+        .args([
+            "-n",
+            "-t",
+            "1",
+            "-M",
+            mode,
+            "-f",
+            script.to_str().unwrap(),
+            url,
+        ])
         .output()
         .unwrap()
 }
@@ -493,23 +508,6 @@ fn shell_commands_run_only_when_allowed() {
     let text = stderr(&o);
     assert!(text.contains("only with --allow-shell"), "{text}");
     assert_eq!(text.trim().lines().count(), 1, "{text}");
-}
-
-/// pgbench running `script` once in query `mode` (simple, extended or prepared).
-fn through_pgbench_in(mode: &str, url: &str, script: &Path) -> std::process::Output {
-    std::process::Command::new(pgbench())
-        .args([
-            "-n",
-            "-t",
-            "1",
-            "-M",
-            mode,
-            "-f",
-            script.to_str().unwrap(),
-            url,
-        ])
-        .output()
-        .unwrap()
 }
 
 /// Compound statements (`\;`, run by pgbench in its simple mode) and pipelines (its extended

@@ -40,6 +40,16 @@ impl StatementLog {
     }
 
     /// Everything written down so far, a line per statement, and the log emptied.
+    /// Notes a delimited load of `lines` into `table`; returns the lines.
+    fn loaded(&self, what: &str, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
+        let n = lines.map(|batch| batch.lines().count() as u64).sum();
+        self.note(format!(
+            "{what}: {table} ({}) {n} lines",
+            columns.join(", ")
+        ));
+        Ok(n)
+    }
+
     pub fn take(&self) -> String {
         let mut lines = self.lines.lock().unwrap();
         let text = lines.join("\n");
@@ -129,20 +139,10 @@ impl SqlConnection for StatementLog {
         )
     }
     fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
-        let n = lines.map(|batch| batch.lines().count() as u64).sum();
-        let columns = columns.join(", ");
-        self.note(format!(
-            "bulk load delimited: {table} ({columns}) {n} lines"
-        ));
-        Ok(n)
+        self.loaded("bulk load delimited", table, columns, lines)
     }
     fn refill_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
-        let n = lines.map(|batch| batch.lines().count() as u64).sum();
-        self.note(format!(
-            "refill: {table} ({}) {n} lines",
-            columns.join(", ")
-        ));
-        Ok(n)
+        self.loaded("refill", table, columns, lines)
     }
 }
 

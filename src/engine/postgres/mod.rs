@@ -451,29 +451,32 @@ impl SqlConnection for PostgresConnection {
     }
 
     fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
-        let sql = delimited_copy(table, columns, "");
-        copy_in(&mut self.client, &sql, lines, |batch, buf| {
-            without_line_end_delimiters(batch.as_bytes(), buf)
-        })
+        copy_delimited(&mut self.client, table, columns, lines, "")
     }
 
     fn refill_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
         let mut t = self.client.transaction().map_err(classify)?;
         t.batch_execute(&format!("TRUNCATE {table}"))
             .map_err(classify)?;
-        let sql = delimited_copy(table, columns, ", FREEZE");
-        let n = copy_in(&mut t, &sql, lines, |batch, buf| {
-            without_line_end_delimiters(batch.as_bytes(), buf)
-        })?;
+        let n = copy_delimited(&mut t, table, columns, lines, ", FREEZE")?;
         t.commit().map_err(classify)?;
         Ok(n)
     }
 }
 
 /// COPY ... FROM STDIN of '|'-delimited lines, with COPY's `options` after the delimiter.
-fn delimited_copy(table: &str, columns: &[&str], options: &str) -> String {
+fn copy_delimited(
+    client: &mut impl postgres::GenericClient,
+    table: &str,
+    columns: &[&str],
+    lines: Lines,
+    options: &str,
+) -> Result<u64> {
     let columns = columns.join(", ");
-    format!("COPY {table} ({columns}) FROM STDIN WITH (DELIMITER '|'{options})")
+    let sql = format!("COPY {table} ({columns}) FROM STDIN WITH (DELIMITER '|'{options})");
+    copy_in(client, &sql, lines, |batch, buf| {
+        without_line_end_delimiters(batch.as_bytes(), buf)
+    })
 }
 
 /// Runs a COPY ... FROM STDIN, `write` putting each item into the buffer (and saying how many
