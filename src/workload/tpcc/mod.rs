@@ -19,6 +19,7 @@ mod payment;
 mod population;
 pub mod presets;
 mod random;
+mod sink;
 mod statements;
 mod stock_level;
 mod tables;

@@ -47,10 +47,24 @@ impl Money {
 
     /// As decimal text: `12.50`, `-0.0100`.
     pub fn text(self) -> String {
+        let mut s = String::with_capacity(16);
+        self.write(&mut s);
+        s
+    }
+
+    /// Appends the decimal text to `out` (the loaders write millions of amounts).
+    pub fn write(self, out: &mut String) {
         let unit = 10i64.pow(self.scale);
-        let sign = if self.units < 0 { "-" } else { "" };
+        if self.units < 0 {
+            out.push('-');
+        }
         let (whole, part) = (self.units.abs() / unit, self.units.abs() % unit);
-        format!("{sign}{whole}.{part:0width$}", width = self.scale as usize)
+        out.push_str(itoa::Buffer::new().format(whole));
+        out.push('.');
+        let mut digits = itoa::Buffer::new();
+        let part = digits.format(part);
+        (part.len()..self.scale as usize).for_each(|_| out.push('0'));
+        out.push_str(part);
     }
 
     /// The value a statement or a loader takes for it on `dialect`.
@@ -111,6 +125,8 @@ mod tests {
         assert_eq!(Money::cents(-1000).text(), "-10.00");
         assert_eq!(Money::cents(5).text(), "0.05");
         assert_eq!(Money::rate(1234).text(), "0.1234");
+        assert_eq!(Money::rate(-100).text(), "-0.0100");
+        assert_eq!(Money::cents(30_000_000).text(), "300000.00");
         let pg = Dialect::Postgres;
         let back = |v: SqlValue, scale| Money::read(&v, pg, scale).unwrap().units;
         assert_eq!(back(SqlValue::Text("-10.00".into()), 2), -1000);

@@ -1,10 +1,11 @@
-//! The initial population (§4.3.3.1), generated row by row as each table's loader takes it.
-//! Every table of every warehouse draws from its own seeded stream, so the rows are the same
-//! however the warehouses are split over loaders.
+//! The initial population (§4.3.3.1), written into a `Sink` a part at a time (a district's rows,
+//! a tenth of the items) as each table's loader takes it. Every part of every table draws from
+//! its own seeded stream, so the rows are the same however the load is split over loaders.
 
 use super::money::Money;
-use super::random::{astring, data, last_name, nstring, nurand, zip, Constants};
-use crate::engine::sql::{Dialect, Row, SqlValue};
+use super::random::{astring, data, nstring, nurand, write_last_name, zip, Constants};
+use super::sink::Sink;
+use crate::engine::sql::Dialect;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -144,152 +145,166 @@ pub const COLUMNS: [(&str, &[&str]); 9] = [
     ),
 ];
 
-fn int(v: i64) -> SqlValue {
-    SqlValue::Int(v)
+/// The parts each warehouse's table (and the items) is generated in, each from its own stream:
+/// a district's rows, or a tenth of the items. A loader hands the engine a part at a time.
+const PARTS: i64 = 10;
+
+/// How many parts `table` of one warehouse is generated in.
+pub fn parts(table: &str) -> i64 {
+    match table {
+        "warehouse" | "district" => 1,
+        _ => PARTS,
+    }
 }
 
-fn text(s: impl Into<String>) -> SqlValue {
-    SqlValue::Text(s.into())
+/// The items of part `part`: a tenth of them.
+fn tenth(part: i64) -> std::ops::RangeInclusive<i64> {
+    (part - 1) * ITEMS / PARTS + 1..=part * ITEMS / PARTS
+}
+
+fn astring_field(sink: &mut impl Sink, rng: &mut impl Rng, min: usize, max: usize) {
+    sink.text(|s| astring(rng, min, max, s));
 }
 
 impl Population {
-    /// The random stream of `table` in warehouse `w` (0 for item) and district `d`.
-    fn rng(&self, table: &str, w: i64, d: i64) -> ChaCha8Rng {
+    /// The random stream of `table` in warehouse `w` (0 for item) and part `part`.
+    fn rng(&self, table: &str, w: i64, part: i64) -> ChaCha8Rng {
         let mut h = self.seed ^ 0x7470_6363;
         for b in table.bytes() {
             h = h.wrapping_mul(0x100_0000_01B3) ^ b as u64;
         }
-        ChaCha8Rng::seed_from_u64(h ^ ((w as u64) << 20) ^ ((d as u64) << 8))
+        ChaCha8Rng::seed_from_u64(h ^ ((w as u64) << 20) ^ ((part as u64) << 8))
     }
 
-    fn money(&self, m: Money) -> SqlValue {
-        m.value(self.dialect)
-    }
-
-    /// The rows of `table` for warehouse `w` (item: `w` is ignored, loaded once).
-    pub fn rows(&self, table: &str, w: i64) -> Box<dyn Iterator<Item = Row> + '_> {
+    /// Writes part `part` (1..=`parts(table)`) of `table` for warehouse `w` into `sink` (item:
+    /// `w` is ignored, the items are loaded once).
+    pub fn write(&self, table: &str, w: i64, part: i64, sink: &mut impl Sink) {
         match table {
-            "item" => Box::new(self.items()),
-            "warehouse" => Box::new(std::iter::once(self.warehouse(w))),
-            "district" => Box::new(self.districts(w)),
-            "stock" => Box::new(self.stock(w)),
-            "customer" => Box::new((1..=DISTRICTS).flat_map(move |d| self.customers(w, d))),
-            "history" => Box::new((1..=DISTRICTS).flat_map(move |d| self.history(w, d))),
-            "orders" => Box::new((1..=DISTRICTS).flat_map(move |d| self.orders(w, d))),
-            "new_order" => Box::new((1..=DISTRICTS).flat_map(move |d| {
-                (FIRST_NEW_ORDER..=ORDERS).map(move |o| vec![int(o), int(d), int(w)])
-            })),
-            "order_line" => Box::new((1..=DISTRICTS).flat_map(move |d| self.order_lines(w, d))),
+            "item" => self.items(part, sink),
+            "warehouse" => self.warehouse(w, sink),
+            "district" => self.districts(w, sink),
+            "stock" => self.stock(w, part, sink),
+            "customer" => self.customers(w, part, sink),
+            "history" => self.history(w, part, sink),
+            "orders" => self.orders(w, part, sink),
+            "new_order" => {
+                for o in FIRST_NEW_ORDER..=ORDERS {
+                    [o, part, w].into_iter().for_each(|v| sink.int(v));
+                    sink.end();
+                }
+            }
+            "order_line" => self.order_lines(w, part, sink),
             other => panic!("no table {other} in TPC-C"),
         }
     }
 
-    fn items(&self) -> impl Iterator<Item = Row> + '_ {
-        let mut rng = self.rng("item", 0, 0);
-        (1..=ITEMS).map(move |i| {
-            vec![
-                int(i),
-                int(rng.random_range(1..=10_000)),
-                text(astring(&mut rng, 14, 24)),
-                self.money(Money::cents(rng.random_range(100..=10_000))),
-                text(data(&mut rng)),
-            ]
-        })
+    fn now(&self, sink: &mut impl Sink) {
+        sink.text(|s| s.push_str(&self.now));
     }
 
-    /// Name, two street lines, city, state and zip (§4.3.2).
-    fn address(rng: &mut impl Rng, name: (usize, usize)) -> Vec<SqlValue> {
-        let state: String = (0..2)
-            .map(|_| char::from(b'A' + rng.random_range(0..26u8)))
-            .collect();
-        vec![
-            text(astring(rng, name.0, name.1)),
-            text(astring(rng, 10, 20)),
-            text(astring(rng, 10, 20)),
-            text(astring(rng, 10, 20)),
-            text(state),
-            text(zip(rng)),
-        ]
+    fn items(&self, part: i64, sink: &mut impl Sink) {
+        let mut rng = self.rng("item", 0, part);
+        for i in tenth(part) {
+            sink.int(i);
+            sink.int(rng.random_range(1..=10_000));
+            astring_field(sink, &mut rng, 14, 24);
+            sink.money(Money::cents(rng.random_range(100..=10_000)));
+            sink.text(|s| data(&mut rng, s));
+            sink.end();
+        }
     }
 
-    fn warehouse(&self, w: i64) -> Row {
+    /// Two street lines, city, state and zip (§4.3.2).
+    fn place(rng: &mut impl Rng, sink: &mut impl Sink) {
+        for _ in 0..3 {
+            astring_field(sink, rng, 10, 20);
+        }
+        sink.text(|s| (0..2).for_each(|_| s.push(char::from(b'A' + rng.random_range(0..26u8)))));
+        sink.text(|s| zip(rng, s));
+    }
+
+    /// Name, place, tax and year-to-date of a warehouse or a district.
+    fn site(rng: &mut impl Rng, sink: &mut impl Sink, ytd: Money) {
+        astring_field(sink, rng, 6, 10);
+        Self::place(rng, sink);
+        sink.money(Money::rate(rng.random_range(0..=2_000)));
+        sink.money(ytd);
+    }
+
+    fn warehouse(&self, w: i64, sink: &mut impl Sink) {
         let mut rng = self.rng("warehouse", w, 0);
-        let mut row = vec![int(w)];
-        row.extend(Self::address(&mut rng, (6, 10)));
-        row.push(self.money(Money::rate(rng.random_range(0..=2_000))));
-        row.push(self.money(Money::cents(30_000_000)));
-        row
+        sink.int(w);
+        Self::site(&mut rng, sink, Money::cents(30_000_000));
+        sink.end();
     }
 
-    fn districts(&self, w: i64) -> impl Iterator<Item = Row> + '_ {
+    fn districts(&self, w: i64, sink: &mut impl Sink) {
         let mut rng = self.rng("district", w, 0);
-        (1..=DISTRICTS).map(move |d| {
-            let mut row = vec![int(d), int(w)];
-            row.extend(Self::address(&mut rng, (6, 10)));
-            row.push(self.money(Money::rate(rng.random_range(0..=2_000))));
-            row.push(self.money(Money::cents(3_000_000)));
-            row.push(int(ORDERS + 1));
-            row
-        })
+        for d in 1..=DISTRICTS {
+            sink.int(d);
+            sink.int(w);
+            Self::site(&mut rng, sink, Money::cents(3_000_000));
+            sink.int(ORDERS + 1);
+            sink.end();
+        }
     }
 
-    fn stock(&self, w: i64) -> impl Iterator<Item = Row> + '_ {
-        let mut rng = self.rng("stock", w, 0);
-        (1..=ITEMS).map(move |i| {
-            let mut row = vec![int(i), int(w), int(rng.random_range(10..=100))];
-            row.extend((0..10).map(|_| text(astring(&mut rng, 24, 24))));
-            row.extend([int(0), int(0), int(0), text(data(&mut rng))]);
-            row
-        })
+    fn stock(&self, w: i64, part: i64, sink: &mut impl Sink) {
+        let mut rng = self.rng("stock", w, part);
+        for i in tenth(part) {
+            sink.int(i);
+            sink.int(w);
+            sink.int(rng.random_range(10..=100));
+            for _ in 0..10 {
+                astring_field(sink, &mut rng, 24, 24);
+            }
+            (0..3).for_each(|_| sink.int(0));
+            sink.text(|s| data(&mut rng, s));
+            sink.end();
+        }
     }
 
-    fn customers(&self, w: i64, d: i64) -> impl Iterator<Item = Row> + '_ {
+    fn customers(&self, w: i64, d: i64, sink: &mut impl Sink) {
         let mut rng = self.rng("customer", w, d);
-        (1..=CUSTOMERS).map(move |c| {
+        for c in 1..=CUSTOMERS {
             // The first 1,000 customers take each name once; the rest draw with C_LOAD.
             let name = match c <= 1_000 {
                 true => c - 1,
                 false => nurand(&mut rng, 255, 0, 999, self.constants.c_last),
             };
+            [c, d, w].into_iter().for_each(|v| sink.int(v));
+            astring_field(sink, &mut rng, 8, 16);
+            sink.text(|s| s.push_str("OE"));
+            sink.text(|s| write_last_name(name, s));
+            Self::place(&mut rng, sink);
+            sink.text(|s| nstring(&mut rng, 16, 16, s));
+            self.now(sink);
             let credit = if rng.random_range(0..10) == 0 {
                 "BC"
             } else {
                 "GC"
             };
-            let address = Self::address(&mut rng, (8, 16));
-            let mut row = vec![int(c), int(d), int(w), address[0].clone(), text("OE")];
-            row.push(text(last_name(name)));
-            row.extend(address[1..].iter().cloned());
-            row.extend([
-                text(nstring(&mut rng, 16, 16)),
-                text(self.now.clone()),
-                text(credit),
-                self.money(Money::cents(5_000_000)),
-                self.money(Money::rate(rng.random_range(0..=5_000))),
-                self.money(Money::cents(-1_000)),
-                self.money(Money::cents(1_000)),
-                int(1),
-                int(0),
-                text(astring(&mut rng, 300, 500)),
-            ]);
-            row
-        })
+            sink.text(|s| s.push_str(credit));
+            sink.money(Money::cents(5_000_000));
+            sink.money(Money::rate(rng.random_range(0..=5_000)));
+            sink.money(Money::cents(-1_000));
+            sink.money(Money::cents(1_000));
+            sink.int(1);
+            sink.int(0);
+            astring_field(sink, &mut rng, 300, 500);
+            sink.end();
+        }
     }
 
-    fn history(&self, w: i64, d: i64) -> impl Iterator<Item = Row> + '_ {
+    fn history(&self, w: i64, d: i64, sink: &mut impl Sink) {
         let mut rng = self.rng("history", w, d);
-        (1..=CUSTOMERS).map(move |c| {
-            vec![
-                int(c),
-                int(d),
-                int(w),
-                int(d),
-                int(w),
-                text(self.now.clone()),
-                self.money(Money::cents(1_000)),
-                text(astring(&mut rng, 12, 24)),
-            ]
-        })
+        for c in 1..=CUSTOMERS {
+            [c, d, w, d, w].into_iter().for_each(|v| sink.int(v));
+            self.now(sink);
+            sink.money(Money::cents(1_000));
+            astring_field(sink, &mut rng, 12, 24);
+            sink.end();
+        }
     }
 
     /// Each order's customer (a permutation of 1..=3000) and line count, for district `d`.
@@ -301,55 +316,46 @@ impl Population {
         (customers, lines)
     }
 
-    fn orders(&self, w: i64, d: i64) -> impl Iterator<Item = Row> + '_ {
+    fn orders(&self, w: i64, d: i64, sink: &mut impl Sink) {
         let (customers, lines) = self.order_plan(w, d);
         let mut rng = self.rng("carrier", w, d);
-        (1..=ORDERS).map(move |o| {
-            let carrier = match o < FIRST_NEW_ORDER {
-                true => int(rng.random_range(1..=10)),
-                false => SqlValue::Null,
-            };
-            vec![
-                int(o),
-                int(d),
-                int(w),
-                int(customers[o as usize - 1]),
-                text(self.now.clone()),
-                carrier,
-                int(lines[o as usize - 1]),
-                int(1),
-            ]
-        })
+        for o in 1..=ORDERS {
+            [o, d, w, customers[o as usize - 1]]
+                .into_iter()
+                .for_each(|v| sink.int(v));
+            self.now(sink);
+            match o < FIRST_NEW_ORDER {
+                true => sink.int(rng.random_range(1..=10)),
+                false => sink.null(),
+            }
+            sink.int(lines[o as usize - 1]);
+            sink.int(1);
+            sink.end();
+        }
     }
 
-    fn order_lines(&self, w: i64, d: i64) -> impl Iterator<Item = Row> + '_ {
+    fn order_lines(&self, w: i64, d: i64, sink: &mut impl Sink) {
         let (_, lines) = self.order_plan(w, d);
         let mut rng = self.rng("order_line", w, d);
-        (1..=ORDERS).flat_map(move |o| {
+        for o in 1..=ORDERS {
             let delivered = o < FIRST_NEW_ORDER;
-            let count = lines[o as usize - 1];
-            let rows: Vec<Row> = (1..=count)
-                .map(|number| {
-                    let (delivery, amount) = match delivered {
-                        true => (text(self.now.clone()), Money::cents(0)),
-                        false => (SqlValue::Null, Money::cents(rng.random_range(1..=999_999))),
-                    };
-                    vec![
-                        int(o),
-                        int(d),
-                        int(w),
-                        int(number),
-                        int(rng.random_range(1..=ITEMS)),
-                        int(w),
-                        delivery,
-                        int(5),
-                        self.money(amount),
-                        text(astring(&mut rng, 24, 24)),
-                    ]
-                })
-                .collect();
-            rows
-        })
+            for number in 1..=lines[o as usize - 1] {
+                [o, d, w, number, rng.random_range(1..=ITEMS), w]
+                    .into_iter()
+                    .for_each(|v| sink.int(v));
+                match delivered {
+                    true => self.now(sink),
+                    false => sink.null(),
+                }
+                sink.int(5);
+                sink.money(Money::cents(match delivered {
+                    true => 0,
+                    false => rng.random_range(1..=999_999),
+                }));
+                astring_field(sink, &mut rng, 24, 24);
+                sink.end();
+            }
+        }
     }
 }
 
@@ -379,7 +385,10 @@ pub fn rows_per_warehouse() -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::random::last_name;
+    use super::super::sink::{Delimited, Values};
     use super::*;
+    use crate::engine::sql::{Row, SqlValue};
 
     fn population() -> Population {
         Population {
@@ -394,11 +403,29 @@ mod tests {
         }
     }
 
+    fn part(p: &Population, table: &str, w: i64, part: i64) -> Vec<Row> {
+        let mut sink = Values::new(p.dialect);
+        p.write(table, w, part, &mut sink);
+        sink.rows
+    }
+
+    fn rows(p: &Population, table: &str, w: i64) -> Vec<Row> {
+        (1..=parts(table))
+            .flat_map(|k| part(p, table, w, k))
+            .collect()
+    }
+
+    fn int_at(row: &Row, i: usize) -> i64 {
+        match row[i] {
+            SqlValue::Int(n) => n,
+            ref other => panic!("{other:?} is not an integer"),
+        }
+    }
+
     #[test]
     fn each_warehouse_gets_the_specified_rows() {
         let p = population();
-        let count = |t: &str| p.rows(t, 2).count();
-        assert_eq!(count("item"), 100_000);
+        let count = |t: &str| rows(&p, t, 2).len();
         assert_eq!(count("warehouse"), 1);
         assert_eq!(count("district"), 10);
         assert_eq!(count("customer"), 30_000);
@@ -406,36 +433,70 @@ mod tests {
         assert_eq!(count("orders"), 30_000);
         assert_eq!(count("new_order"), 9_000);
         for (table, columns) in COLUMNS {
-            let row = p.rows(table, 1).next().unwrap();
-            assert_eq!(row.len(), columns.len(), "{table}");
+            for row in part(&p, table, 1, 1) {
+                assert_eq!(row.len(), columns.len(), "{table}");
+            }
+        }
+        // The parts of item and stock cover every item once, in order.
+        for table in ["item", "stock"] {
+            let ids: Vec<i64> = rows(&p, table, 2).iter().map(|r| int_at(r, 0)).collect();
+            assert_eq!(ids, (1..=ITEMS).collect::<Vec<_>>(), "{table}");
+        }
+    }
+
+    #[test]
+    fn the_text_a_loader_parses_holds_the_same_values() {
+        for dialect in [Dialect::Postgres, Dialect::Sqlite] {
+            let p = Population {
+                dialect,
+                ..population()
+            };
+            for (table, _) in COLUMNS {
+                let mut text = Delimited::new(dialect, 0);
+                p.write(table, 3, 2.min(parts(table)), &mut text);
+                let expected: String = (part(&p, table, 3, 2.min(parts(table))).iter())
+                    .map(|row| {
+                        let fields = row.iter().map(|v| match v {
+                            SqlValue::Null => "\\N".to_string(),
+                            SqlValue::Int(i) => i.to_string(),
+                            SqlValue::Text(t) => t.clone(),
+                            other => panic!("{other:?} in the population"),
+                        });
+                        fields.map(|f| f + "|").collect::<String>() + "\n"
+                    })
+                    .collect();
+                assert_eq!(text.text, expected, "{table} on {dialect:?}");
+                assert_eq!(text.rows as usize, expected.lines().count(), "{table}");
+            }
         }
     }
 
     #[test]
     fn orders_and_lines_agree_and_customers_are_a_permutation() {
         let p = population();
-        let orders: Vec<Row> = p.orders(1, 3).collect();
-        let lines: Vec<Row> = p.order_lines(1, 3).collect();
-        let wanted: i64 = orders
-            .iter()
-            .map(|o| match o[6] {
-                SqlValue::Int(n) => n,
-                _ => 0,
-            })
-            .sum();
+        let orders = part(&p, "orders", 1, 3);
+        let lines = part(&p, "order_line", 1, 3);
+        let wanted: i64 = orders.iter().map(|o| int_at(o, 6)).sum();
         assert_eq!(lines.len() as i64, wanted);
-        let mut customers: Vec<SqlValue> = orders.iter().map(|o| o[3].clone()).collect();
-        customers.sort_by_key(|c| match c {
-            SqlValue::Int(n) => *n,
-            _ => 0,
-        });
-        assert_eq!(customers, (1..=3000).map(SqlValue::Int).collect::<Vec<_>>());
+        let mut customers: Vec<i64> = orders.iter().map(|o| int_at(o, 3)).collect();
+        customers.sort();
+        assert_eq!(customers, (1..=3000).collect::<Vec<_>>());
         // Undelivered orders have no carrier; their lines no date and a non-zero amount.
         assert!(orders[2099][5] != SqlValue::Null);
         assert_eq!(orders[2100][5], SqlValue::Null);
-        let bc = p.customers(1, 1).filter(|c| c[13] == text("BC")).count();
+        let undelivered = lines.iter().filter(|l| int_at(l, 0) >= FIRST_NEW_ORDER);
+        for line in undelivered {
+            assert_eq!(line[6], SqlValue::Null);
+            assert_ne!(line[8], SqlValue::Text("0.00".into()));
+        }
+        let customers = part(&p, "customer", 1, 1);
+        let bc = (customers.iter())
+            .filter(|c| c[13] == SqlValue::Text("BC".into()))
+            .count();
         assert!((200..400).contains(&bc), "{bc}");
+        // The first 1,000 customers take each last name once.
+        assert_eq!(customers[371][5], SqlValue::Text(last_name(371)));
         // The same rows whichever order the warehouses are loaded in.
-        assert_eq!(p.rows("stock", 2).nth(5), p.rows("stock", 2).nth(5));
+        assert_eq!(part(&p, "stock", 2, 5), part(&p, "stock", 2, 5));
     }
 }

@@ -59,11 +59,17 @@ const SYLLABLES: [&str; 10] = [
 
 /// The last name of number `n` (0..=999): its three digits' syllables (§4.3.2.3).
 pub fn last_name(n: i64) -> String {
+    let mut s = String::with_capacity(15);
+    write_last_name(n, &mut s);
+    s
+}
+
+/// Appends the last name of number `n`.
+pub fn write_last_name(n: i64, out: &mut String) {
     let n = n as usize;
-    [n / 100, n / 10 % 10, n % 10]
-        .iter()
-        .map(|&d| SYLLABLES[d])
-        .collect()
+    for d in [n / 100, n / 10 % 10, n % 10] {
+        out.push_str(SYLLABLES[d]);
+    }
 }
 
 /// A customer's last name drawn in a run: NURand(255, 0, 999) with the run's C.
@@ -73,52 +79,63 @@ pub fn run_last_name(rng: &mut impl Rng, c: &Constants) -> String {
 
 const ALPHANUMERIC: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
-/// A random a-string (letters and digits) of `min..=max` characters (§4.3.2.2).
-pub fn astring(rng: &mut impl Rng, min: usize, max: usize) -> String {
+/// Appends a random a-string (letters and digits) of `min..=max` characters (§4.3.2.2).
+pub fn astring(rng: &mut impl Rng, min: usize, max: usize, out: &mut String) {
     let n = rng.random_range(min..=max);
-    drawn(rng, n, ALPHANUMERIC)
+    drawn(rng, n, ALPHANUMERIC, out);
 }
 
-/// A random n-string (digits) of `min..=max` characters.
-pub fn nstring(rng: &mut impl Rng, min: usize, max: usize) -> String {
+/// Appends a random n-string (digits) of `min..=max` characters.
+pub fn nstring(rng: &mut impl Rng, min: usize, max: usize, out: &mut String) {
     let n = rng.random_range(min..=max);
-    drawn(rng, n, b"0123456789")
+    drawn(rng, n, b"0123456789", out);
 }
 
-/// `n` characters of `alphabet`, each equally likely: a 64-bit draw gives several, a few bits
-/// each (six for 62 characters), and a value past the alphabet's end is drawn again. One draw
-/// per character was most of the load's generating time.
-fn drawn(rng: &mut impl Rng, n: usize, alphabet: &[u8]) -> String {
+/// Appends `n` characters of `alphabet`, each equally likely: a 64-bit draw gives several, a
+/// few bits each (six for 62 characters), and a value past the alphabet's end is drawn again.
+/// One draw per character was most of the load's generating time; the characters gather in a
+/// buffer on the stack and go into `out` a block at a time.
+fn drawn(rng: &mut impl Rng, n: usize, alphabet: &[u8], out: &mut String) {
     let width = usize::BITS - (alphabet.len() - 1).leading_zeros();
     let mask = (1u64 << width) - 1;
-    let mut s = String::with_capacity(n);
-    let (mut bits, mut left) = (0u64, 0);
-    while s.len() < n {
-        if left == 0 {
-            (bits, left) = (rng.random(), 64 / width);
+    let mut block = [0u8; 64];
+    let mut left = n;
+    while left > 0 {
+        let want = left.min(block.len());
+        let mut filled = 0;
+        while filled < want {
+            let mut bits: u64 = rng.random();
+            for _ in 0..64 / width {
+                if let Some(&c) = alphabet.get((bits & mask) as usize) {
+                    block[filled] = c;
+                    filled += 1;
+                    if filled == want {
+                        break;
+                    }
+                }
+                bits >>= width;
+            }
         }
-        let i = (bits & mask) as usize;
-        (bits, left) = (bits >> width, left - 1);
-        if let Some(&c) = alphabet.get(i) {
-            s.push(c as char);
-        }
+        out.push_str(std::str::from_utf8(&block[..want]).expect("an ASCII alphabet"));
+        left -= want;
     }
-    s
 }
 
-/// A zip code: four random digits and "11111" (§4.3.2.7).
-pub fn zip(rng: &mut impl Rng) -> String {
-    nstring(rng, 4, 4) + "11111"
+/// Appends a zip code: four random digits and "11111" (§4.3.2.7).
+pub fn zip(rng: &mut impl Rng, out: &mut String) {
+    nstring(rng, 4, 4, out);
+    out.push_str("11111");
 }
 
-/// i_data or s_data: an a-string of 26..=50, and in 10% of rows "ORIGINAL" at a random place.
-pub fn data(rng: &mut impl Rng) -> String {
-    let mut s = astring(rng, 26, 50);
+/// Appends i_data or s_data: an a-string of 26..=50, and in 10% of rows "ORIGINAL" at a random
+/// place.
+pub fn data(rng: &mut impl Rng, out: &mut String) {
+    let start = out.len();
+    astring(rng, 26, 50, out);
     if rng.random_range(0..10) == 0 {
-        let at = rng.random_range(0..=s.len() - 8);
-        s.replace_range(at..at + 8, "ORIGINAL");
+        let at = start + rng.random_range(0..=out.len() - start - 8);
+        out.replace_range(at..at + 8, "ORIGINAL");
     }
-    s
 }
 
 #[cfg(test)]
@@ -126,6 +143,14 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
+
+    fn text(fill: impl FnOnce(&mut String)) -> String {
+        let mut s = String::from("kept");
+        fill(&mut s);
+        s.strip_prefix("kept")
+            .expect("appended, not replaced")
+            .to_string()
+    }
 
     #[test]
     fn last_names_are_the_syllables_of_their_digits() {
@@ -166,7 +191,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let mut counts = [0u32; 128];
         for _ in 0..20_000 {
-            let s = astring(&mut rng, 14, 24);
+            let s = text(|s| astring(&mut rng, 14, 24, s));
             assert!((14..=24).contains(&s.len()));
             s.bytes().for_each(|b| counts[b as usize] += 1);
         }
@@ -184,7 +209,7 @@ mod tests {
             seen.iter().sum::<u32>() as usize,
             counts.iter().sum::<u32>() as usize
         );
-        let digits = nstring(&mut rng, 16, 16);
+        let digits = text(|s| nstring(&mut rng, 16, 16, s));
         assert!(digits.len() == 16 && digits.bytes().all(|b| b.is_ascii_digit()));
     }
 
@@ -193,10 +218,10 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let n = 20_000;
         let original = (0..n)
-            .filter(|_| data(&mut rng).contains("ORIGINAL"))
+            .filter(|_| text(|s| data(&mut rng, s)).contains("ORIGINAL"))
             .count();
         assert!((1_700..2_300).contains(&original), "{original}");
-        let s = zip(&mut rng);
+        let s = text(|s| zip(&mut rng, s));
         assert!(s.len() == 9 && s.ends_with("11111"));
     }
 }

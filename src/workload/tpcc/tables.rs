@@ -3,10 +3,11 @@
 //! meta table last, so that a load cut short never looks complete.
 
 use super::money;
-use super::population::{rows_of, rows_per_warehouse, Population, COLUMNS};
+use super::population::{parts, rows_of, rows_per_warehouse, Population, COLUMNS};
 use super::random::Constants;
+use super::sink::{Delimited, Values};
 use super::PREFIX;
-use crate::engine::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlValue};
+use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlValue};
 use crate::measure::progress::Progress;
 use crate::workload::sql::{filled, Named};
 use anyhow::{bail, Context, Result};
@@ -222,7 +223,12 @@ fn work(dialect: Dialect, streams: u64, warehouses: u64) -> Vec<Vec<(&'static st
 /// 190 units a row and one a byte (MariaDB, bench/tpcc_load_mariadb.sh: order_line 2.7 µs a row
 /// of about 70 bytes, stock 5.5 µs of 310, customer 8.9 µs of 660).
 fn load_cost(table: &str) -> u64 {
-    let bytes = match table {
+    rows_of(table) * (190 + row_bytes(table))
+}
+
+/// About how many bytes a row of `table` takes as delimited text.
+fn row_bytes(table: &str) -> u64 {
+    match table {
         "customer" => 660,
         "stock" => 310,
         "item" => 85,
@@ -231,8 +237,7 @@ fn load_cost(table: &str) -> u64 {
         "orders" => 40,
         "new_order" => 15,
         _ => 100,
-    };
-    rows_of(table) * (190 + bytes)
+    }
 }
 
 /// The warehouses a loader's part covers.
@@ -249,8 +254,9 @@ fn streams(dialect: Dialect, parts: u64) -> u64 {
     }
 }
 
-/// Loads `table`'s rows of warehouses `homes` in one bulk statement; the progress counts each
-/// warehouse's rows once they are generated, and a signal stops the rows between warehouses.
+/// Loads `table`'s rows of warehouses `homes` in one bulk statement, generated a part at a time
+/// (a district's rows, a tenth of the items) as the engine takes them; the progress counts each
+/// part as it is generated, and a signal stops the rows between parts.
 fn load_table(
     c: &mut dyn SqlConnection,
     population: &Population,
@@ -264,51 +270,41 @@ fn load_table(
         .map(|(_, c)| *c)
         .context("a table of the population")?;
     let name = format!("{PREFIX}{table}");
-    let done = move || {
-        if table != "item" {
-            progress.add(rows_of(table));
-        }
-        None
-    };
-    // A signal ends the rows between warehouses, and the load with them.
-    let mut rows = (homes.clone())
+    let per_part = rows_of(table) / parts(table) as u64;
+    let parts = (homes.clone())
+        .flat_map(|w| (1..=parts(table)).map(move |k| (w, k)))
         .take_while(|_| !crate::measure::interrupted())
-        .flat_map(|w| population.rows(table, w).chain(std::iter::from_fn(done)));
+        .inspect(|_| {
+            if table != "item" {
+                progress.add(per_part);
+            }
+        });
+    let dialect = population.dialect;
     let loaded = match c.loads_delimited() {
-        // The loader that parses text itself (COPY, LOAD DATA LOCAL INFILE) takes it as text.
-        true => c.bulk_load_delimited(&name, columns, &mut delimited(&mut rows)),
-        false => c.bulk_load(&name, columns, &mut rows),
+        // The loader that parses text itself (COPY, LOAD DATA LOCAL INFILE) takes it as text,
+        // written in place.
+        true => {
+            let capacity = (per_part * row_bytes(table) * 9 / 8) as usize;
+            let mut texts = parts.map(|(w, k)| {
+                let mut sink = Delimited::new(dialect, capacity);
+                population.write(table, w, k, &mut sink);
+                sink.text
+            });
+            c.bulk_load_delimited(&name, columns, &mut texts)
+        }
+        false => {
+            let mut rows = parts.flat_map(|(w, k)| {
+                let mut sink = Values::new(dialect);
+                population.write(table, w, k, &mut sink);
+                sink.rows
+            });
+            c.bulk_load(&name, columns, &mut rows)
+        }
     };
     if crate::measure::interrupted() {
         return Err(anyhow::anyhow!(crate::measure::Interrupted));
     }
     loaded.with_context(|| format!("loading {table} of warehouses {homes:?}"))
-}
-
-/// Rows as batches of '|'-delimited lines, each ending "|\n", NULL as `\N` (the population's
-/// text holds no '|', backslash or line break).
-fn delimited<'a>(rows: &'a mut dyn Iterator<Item = Row>) -> impl Iterator<Item = String> + 'a {
-    use std::fmt::Write;
-    let mut rows = rows.peekable();
-    let mut number = itoa::Buffer::new();
-    std::iter::from_fn(move || {
-        rows.peek()?;
-        let mut batch = String::with_capacity(1 << 16);
-        for row in rows.by_ref().take(500) {
-            for v in &row {
-                match v {
-                    SqlValue::Null => batch.push_str("\\N"),
-                    SqlValue::Int(i) => batch.push_str(number.format(*i)),
-                    SqlValue::Float(f) => write!(batch, "{f}").expect("writing to a String"),
-                    SqlValue::Text(t) => batch.push_str(t),
-                    SqlValue::Bytes(b) => batch.push_str(&String::from_utf8_lossy(b)),
-                }
-                batch.push('|');
-            }
-            batch.push('\n');
-        }
-        Some(batch)
-    })
 }
 
 /// The keys, the planner's statistics, then the meta row that marks the tables loaded whole.
