@@ -3,7 +3,7 @@
 //! its own seeded stream, so the rows are the same however the load is split over loaders.
 
 use super::money::Money;
-use super::random::{astring, data, nstring, nurand, write_last_name, zip, Constants};
+use super::random::{astring, data, nstring, nurand, write_last_name, zip, Constants, Draws};
 use super::sink::Sink;
 use crate::engine::sql::Dialect;
 use rand::seq::SliceRandom;
@@ -162,18 +162,20 @@ fn tenth(part: i64) -> std::ops::RangeInclusive<i64> {
     (part - 1) * ITEMS / PARTS + 1..=part * ITEMS / PARTS
 }
 
-fn astring_field(sink: &mut impl Sink, rng: &mut impl Rng, min: usize, max: usize) {
+fn astring_field(sink: &mut impl Sink, rng: &mut Draws, min: usize, max: usize) {
     sink.text(|s| astring(rng, min, max, s));
 }
 
 impl Population {
     /// The random stream of `table` in warehouse `w` (0 for item) and part `part`.
-    fn rng(&self, table: &str, w: i64, part: i64) -> ChaCha8Rng {
+    fn rng(&self, table: &str, w: i64, part: i64) -> Draws {
         let mut h = self.seed ^ 0x7470_6363;
         for b in table.bytes() {
             h = h.wrapping_mul(0x100_0000_01B3) ^ b as u64;
         }
-        ChaCha8Rng::seed_from_u64(h ^ ((w as u64) << 20) ^ ((part as u64) << 8))
+        Draws::new(ChaCha8Rng::seed_from_u64(
+            h ^ ((w as u64) << 20) ^ ((part as u64) << 8),
+        ))
     }
 
     /// Writes part `part` (1..=`parts(table)`) of `table` for warehouse `w` into `sink` (item:
@@ -215,7 +217,7 @@ impl Population {
     }
 
     /// Two street lines, city, state and zip (§4.3.2).
-    fn place(rng: &mut impl Rng, sink: &mut impl Sink) {
+    fn place(rng: &mut Draws, sink: &mut impl Sink) {
         for _ in 0..3 {
             astring_field(sink, rng, 10, 20);
         }
@@ -224,7 +226,7 @@ impl Population {
     }
 
     /// Name, place, tax and year-to-date of a warehouse or a district.
-    fn site(rng: &mut impl Rng, sink: &mut impl Sink, ytd: Money) {
+    fn site(rng: &mut Draws, sink: &mut impl Sink, ytd: Money) {
         astring_field(sink, rng, 6, 10);
         Self::place(rng, sink);
         sink.money(Money::rate(rng.random_range(0..=2_000)));

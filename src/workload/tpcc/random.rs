@@ -1,7 +1,8 @@
 //! TPC-C's random values (§2.1.6, §4.3.2): NURand with a constant C per field, the C-Load/C-Run
 //! rule for customer last names, the syllable names, and the random strings of the population.
 
-use rand::Rng;
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 /// The constants C of NURand (§2.1.6), one per field that draws with it.
@@ -79,10 +80,92 @@ pub fn run_last_name(rng: &mut impl Rng, c: &Constants) -> String {
 
 const ALPHANUMERIC: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
+/// ALPHANUMERIC by six bits of a draw; 0 where the six bits pass its end (drawn again).
+const BY_SIX_BITS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < ALPHANUMERIC.len() {
+        t[i] = ALPHANUMERIC[i];
+        i += 1;
+    }
+    t
+};
+
+/// How many characters a block of `Draws` holds.
+const BLOCK: usize = 4096;
+
+/// A random stream for the population, whose random strings take their characters from a
+/// block drawn ahead from a second stream: the characters were most of the load's generating
+/// time, and a block is drawn in one tight loop (each 64-bit draw gives ten, six bits each,
+/// those past the alphabet's end dropped) instead of a call per string.
+pub struct Draws {
+    rng: ChaCha8Rng,
+    characters: ChaCha8Rng,
+    block: String,
+    at: usize,
+}
+
+impl Draws {
+    pub fn new(mut rng: ChaCha8Rng) -> Draws {
+        let characters = ChaCha8Rng::from_rng(&mut rng);
+        Draws {
+            rng,
+            characters,
+            block: String::with_capacity(BLOCK + 10),
+            at: 0,
+        }
+    }
+
+    /// Appends `n` letters and digits, each equally likely.
+    fn alphanumerics(&mut self, mut n: usize, out: &mut String) {
+        while n > 0 {
+            if self.at == self.block.len() {
+                self.refill();
+            }
+            let k = n.min(self.block.len() - self.at);
+            out.push_str(&self.block[self.at..self.at + k]);
+            self.at += k;
+            n -= k;
+        }
+    }
+
+    fn refill(&mut self) {
+        let mut bytes = [0u8; BLOCK + 10];
+        let mut filled = 0;
+        while filled < BLOCK {
+            let mut bits = self.characters.next_u64();
+            for _ in 0..10 {
+                // Written always, kept only when in the alphabet: no branch to mispredict.
+                let c = BY_SIX_BITS[(bits & 63) as usize];
+                bytes[filled] = c;
+                filled += usize::from(c != 0);
+                bits >>= 6;
+            }
+        }
+        self.block.clear();
+        self.block
+            .push_str(std::str::from_utf8(&bytes[..filled]).expect("an ASCII alphabet"));
+        self.at = 0;
+    }
+}
+
+/// Every other draw (lengths, numbers, choices) comes from the first stream.
+impl RngCore for Draws {
+    fn next_u32(&mut self) -> u32 {
+        self.rng.next_u32()
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        self.rng.fill_bytes(dst)
+    }
+}
+
 /// Appends a random a-string (letters and digits) of `min..=max` characters (§4.3.2.2).
-pub fn astring(rng: &mut impl Rng, min: usize, max: usize, out: &mut String) {
+pub fn astring(rng: &mut Draws, min: usize, max: usize, out: &mut String) {
     let n = rng.random_range(min..=max);
-    drawn(rng, n, ALPHANUMERIC, out);
+    rng.alphanumerics(n, out);
 }
 
 /// Appends a random n-string (digits) of `min..=max` characters.
@@ -92,33 +175,21 @@ pub fn nstring(rng: &mut impl Rng, min: usize, max: usize, out: &mut String) {
 }
 
 /// Appends `n` characters of `alphabet`, each equally likely: a 64-bit draw gives several, a
-/// few bits each (six for 62 characters), and a value past the alphabet's end is drawn again.
-/// One draw per character was most of the load's generating time; the characters gather in a
-/// buffer on the stack and go into `out` a block at a time.
+/// few bits each (four for ten digits), and a value past the alphabet's end is drawn again.
 fn drawn(rng: &mut impl Rng, n: usize, alphabet: &[u8], out: &mut String) {
     let width = usize::BITS - (alphabet.len() - 1).leading_zeros();
     let mask = (1u64 << width) - 1;
-    let mut block = [0u8; 64];
-    let mut left = n;
-    while left > 0 {
-        let want = left.min(block.len());
-        let mut filled = 0;
-        while filled < want {
-            let mut bits: u64 = rng.random();
-            for _ in 0..64 / width {
-                if let Some(&c) = alphabet.get((bits & mask) as usize) {
-                    block[filled] = c;
-                    filled += 1;
-                    if filled == want {
-                        break;
-                    }
-                }
-                bits >>= width;
+    let start = out.len();
+    while out.len() < start + n {
+        let mut bits: u64 = rng.random();
+        for _ in 0..64 / width {
+            if let Some(&c) = alphabet.get((bits & mask) as usize) {
+                out.push(char::from(c));
             }
+            bits >>= width;
         }
-        out.push_str(std::str::from_utf8(&block[..want]).expect("an ASCII alphabet"));
-        left -= want;
     }
+    out.truncate(start + n);
 }
 
 /// Appends a zip code: four random digits and "11111" (§4.3.2.7).
@@ -129,7 +200,7 @@ pub fn zip(rng: &mut impl Rng, out: &mut String) {
 
 /// Appends i_data or s_data: an a-string of 26..=50, and in 10% of rows "ORIGINAL" at a random
 /// place.
-pub fn data(rng: &mut impl Rng, out: &mut String) {
+pub fn data(rng: &mut Draws, out: &mut String) {
     let start = out.len();
     astring(rng, 26, 50, out);
     if rng.random_range(0..10) == 0 {
@@ -141,8 +212,6 @@ pub fn data(rng: &mut impl Rng, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
-    use rand_chacha::ChaCha8Rng;
 
     fn text(fill: impl FnOnce(&mut String)) -> String {
         let mut s = String::from("kept");
@@ -188,7 +257,7 @@ mod tests {
 
     #[test]
     fn strings_draw_every_character_equally_often() {
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(5));
         let mut counts = [0u32; 128];
         for _ in 0..20_000 {
             let s = text(|s| astring(&mut rng, 14, 24, s));
@@ -215,7 +284,7 @@ mod tests {
 
     #[test]
     fn data_holds_original_in_about_one_row_in_ten() {
-        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut rng = Draws::new(ChaCha8Rng::seed_from_u64(3));
         let n = 20_000;
         let original = (0..n)
             .filter(|_| text(|s| data(&mut rng, s)).contains("ORIGINAL"))
