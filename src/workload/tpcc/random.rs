@@ -168,25 +168,19 @@ pub fn astring(rng: &mut Draws, min: usize, max: usize, out: &mut String) {
     rng.alphanumerics(n, out);
 }
 
-/// Appends a random n-string (digits) of `min..=max` characters.
+/// Appends a random n-string (digits) of `min..=max` characters: four bits of a draw a digit,
+/// a value past 9 drawn again.
 pub fn nstring(rng: &mut impl Rng, min: usize, max: usize, out: &mut String) {
     let n = rng.random_range(min..=max);
-    drawn(rng, n, b"0123456789", out);
-}
-
-/// Appends `n` characters of `alphabet`, each equally likely: a 64-bit draw gives several, a
-/// few bits each (four for ten digits), and a value past the alphabet's end is drawn again.
-fn drawn(rng: &mut impl Rng, n: usize, alphabet: &[u8], out: &mut String) {
-    let width = usize::BITS - (alphabet.len() - 1).leading_zeros();
-    let mask = (1u64 << width) - 1;
     let start = out.len();
     while out.len() < start + n {
         let mut bits: u64 = rng.random();
-        for _ in 0..64 / width {
-            if let Some(&c) = alphabet.get((bits & mask) as usize) {
-                out.push(char::from(c));
+        for _ in 0..16 {
+            let digit = (bits & 15) as u8;
+            if digit < 10 {
+                out.push(char::from(b'0' + digit));
             }
-            bits >>= width;
+            bits >>= 4;
         }
     }
     out.truncate(start + n);
@@ -278,8 +272,19 @@ mod tests {
             seen.iter().sum::<u32>() as usize,
             counts.iter().sum::<u32>() as usize
         );
-        let digits = text(|s| nstring(&mut rng, 16, 16, s));
-        assert!(digits.len() == 16 && digits.bytes().all(|b| b.is_ascii_digit()));
+        let mut by_digit = [0u32; 10];
+        for _ in 0..2_000 {
+            let digits = text(|s| nstring(&mut rng, 16, 16, s));
+            assert!(digits.len() == 16 && digits.bytes().all(|b| b.is_ascii_digit()));
+            digits
+                .bytes()
+                .for_each(|b| by_digit[(b - b'0') as usize] += 1);
+        }
+        // 3,200 each expected.
+        assert!(
+            by_digit.iter().all(|n| (2_900..3_500).contains(n)),
+            "{by_digit:?}"
+        );
     }
 
     #[test]
