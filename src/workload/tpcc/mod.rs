@@ -5,7 +5,8 @@
 //! these runs are not audited.
 //!
 //! One procedure per file (`new_order.rs` ... `stock_level.rs`), their SQL in
-//! `sql/transactions.sql`, the population in `population.rs`, the tables' life in `tables.rs`,
+//! `sql/transactions.sql`, the population in `population.rs` (written through `sink.rs`, its
+//! random values from `random.rs`), the tables' life in `tables.rs`,
 //! the conditions in `check.rs` and `sql/checks.sql`.
 
 mod check;

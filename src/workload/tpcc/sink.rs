@@ -62,7 +62,8 @@ impl Sink for Delimited {
     }
 }
 
-/// Rows as values, for the loaders that bind them (multi-row INSERT, Appender, ODBC).
+/// Rows as values, for the loaders that bind them (prepared inserts on SQLite and Berkeley DB
+/// SQL, arrays through ODBC, multi-row INSERTs where LOAD DATA LOCAL is refused).
 pub struct Values {
     pub rows: Vec<Row>,
     row: Row,
