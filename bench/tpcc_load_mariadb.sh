@@ -9,7 +9,9 @@
 # and the other tables in a second (one per core), then the two secondary indexes (two
 # sessions), then ANALYZE TABLE. hakari's figure is its load step from its result file. Prints
 # each round and the medians' ratio reference / hakari (above 1: hakari loads faster).
-#   ROUNDS=3 bench/tpcc_load_mariadb.sh [WAREHOUSES]
+# NET_BUFFER=4096 has the reference's client send the rows in packets of that size instead of
+# its 16 KiB (the mysql crate hakari uses sends 4 KiB ones), to see what the packets cost.
+#   ROUNDS=3 [NET_BUFFER=BYTES] bench/tpcc_load_mariadb.sh [WAREHOUSES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -18,6 +20,7 @@ warehouses="${1:-10}"; rounds="${ROUNDS:-3}"
 . bench/tpcc_load_rounds.sh
 . bench/private_mariadb.sh
 sql=("${my_client[@]}" hakari_bench)
+packets=(); [ -n "${NET_BUFFER:-}" ] && packets=(--net-buffer-length="$NET_BUFFER")
 tables="warehouse district customer history new_order orders order_line item stock"
 hakari_load() { # $1: out dir; prints the load step's seconds
   "$HAKARI_BIN" run tpcc --engine mysql --url "$my_url" --warehouses "$warehouses" --clients 1 \
@@ -40,7 +43,7 @@ done
 
 reference() { # prints the seconds of the whole reference load
   local start; start=$(date +%s.%N)
-  load() { "${sql[@]}" -e "$(cat "$my_work/create_$1.sql"); LOAD DATA LOCAL INFILE '$my_work/rows/$1.txt' INTO TABLE ref_$1"; }
+  load() { "${sql[@]}" "${packets[@]}" -e "$(cat "$my_work/create_$1.sql"); LOAD DATA LOCAL INFILE '$my_work/rows/$1.txt' INTO TABLE ref_$1"; }
   load order_line &
   for t in $tables; do [ "$t" = order_line ] || load "$t"; done
   wait
@@ -53,4 +56,4 @@ reference() { # prints the seconds of the whole reference load
 }
 
 figures="$my_work/figures.txt"
-rounds "mariadb LOAD DATA from files"
+rounds "mariadb LOAD DATA from files${NET_BUFFER:+ in $NET_BUFFER-byte packets}"
