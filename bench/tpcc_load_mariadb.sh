@@ -11,7 +11,11 @@
 # each round and the medians' ratio reference / hakari (above 1: hakari loads faster).
 # NET_BUFFER=4096 has the reference's client send the rows in packets of that size instead of
 # its 16 KiB (the mysql crate hakari uses sends 4 KiB ones), to see what the packets cost.
-#   ROUNDS=3 [NET_BUFFER=BYTES] bench/tpcc_load_mariadb.sh [WAREHOUSES]
+# SPLIT_CORES=1 keeps the server on core 0 and every client (hakari, the `mariadb` ones) on core 1,
+# as when the client has a machine of its own: what each way of loading costs the server, without
+# hakari's generating of the rows taking cores the server loads on (the reference's clients only
+# read files). Needs two cores or more.
+#   ROUNDS=3 [NET_BUFFER=BYTES] [SPLIT_CORES=1] bench/tpcc_load_mariadb.sh [WAREHOUSES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -19,6 +23,12 @@ warehouses="${1:-10}"; rounds="${ROUNDS:-3}"
 [ -x "$HAKARI_BIN" ] || cargo build --release --quiet
 . bench/tpcc_load_rounds.sh
 . bench/private_mariadb.sh
+if [ -n "${SPLIT_CORES:-}" ]; then
+  [ "$(nproc)" -ge 2 ] || { echo "SPLIT_CORES needs two cores or more" >&2; exit 1; }
+  # -a: every thread of the server; threads it starts later inherit the mask.
+  taskset -a -p -c 0 "$(cat "$my_work/mysqld.pid")" >/dev/null
+  taskset -p -c 1 $$ >/dev/null
+fi
 sql=("${my_client[@]}" hakari_bench)
 packets=(); [ -n "${NET_BUFFER:-}" ] && packets=(--net-buffer-length="$NET_BUFFER")
 tables="warehouse district customer history new_order orders order_line item stock"
@@ -56,4 +66,4 @@ reference() { # prints the seconds of the whole reference load
 }
 
 figures="$my_work/figures.txt"
-rounds "mariadb LOAD DATA from files${NET_BUFFER:+ in $NET_BUFFER-byte packets}"
+rounds "mariadb LOAD DATA from files${NET_BUFFER:+ in $NET_BUFFER-byte packets}${SPLIT_CORES:+ (server on core 0, clients on core 1)}"

@@ -2,8 +2,10 @@
 # `hakari run tpcc` against bench/tpcc_native.rs (the same transactions straight through the same
 # postgres crate) on one private PostgreSQL: WAREHOUSES warehouses loaded once by hakari and kept,
 # then TERMINALS terminals for SECONDS seconds after a 10-second ramp-up, the two alternating,
-# ROUNDS rounds (the database grows as both run on it; alternating spreads that over both). Prints
-# each round's NOPM and the medians' ratio hakari / native.
+# ROUNDS rounds, the one that goes first swapped each round. The database grows as both run on it:
+# before each run a VACUUM and a CHECKPOINT (untimed) clear what the run before left, so that
+# neither runs beside autovacuum working off the other's rows. Prints each round's NOPM and the
+# medians' ratio hakari / native.
 #   ROUNDS=3 bench/tpcc_native.sh [WAREHOUSES] [TERMINALS] [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,16 +23,28 @@ hakari() { # $1: out dir, then flags
 echo "preparing: $warehouses warehouse(s) loaded once and kept" >&2
 hakari "$work/prep" --clients 1 --duration 1 --ramp-up 0 --check none
 figures="$work/figures.txt"
-for r in $(seq "$rounds"); do
-  n=$("$native" "$url" "$terminals" "$seconds" 10 | awk '/^nopm/ {print $2}')
-  # Conditions 1-4 after each hakari run also cover the native rounds before it (same tables).
-  hakari "$work/hk-$r" --clients "$terminals" --duration "$seconds" --ramp-up 10 --check required
-  h=$(python3 - "$work/hk-$r" <<'PY'
+psql=("$pg_bin/psql" -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres hakari_bench)
+settle() { "${psql[@]}" -c "VACUUM" -c "CHECKPOINT"; }
+native_nopm() {
+  settle
+  "$native" "$url" "$terminals" "$seconds" 10 | awk '/^nopm/ {print $2}'
+}
+hakari_nopm() { # $1: out dir
+  settle
+  # Conditions 1-4 after each hakari run also cover the native runs before it (same tables).
+  hakari "$1" --clients "$terminals" --duration "$seconds" --ramp-up 10 --check required
+  python3 - "$1" <<'PY'
 import glob, json, sys
 r = json.load(open(glob.glob(sys.argv[1] + "/*.json")[0]))
 print(round(next(m["value"] for m in r["metrics"] if m["name"] == "NOPM")))
 PY
-)
+}
+for r in $(seq "$rounds"); do
+  if [ $((r % 2)) -eq 1 ]; then
+    n=$(native_nopm); h=$(hakari_nopm "$work/hk-$r")
+  else
+    h=$(hakari_nopm "$work/hk-$r"); n=$(native_nopm)
+  fi
   echo "round $r: native $n NOPM, hakari $h NOPM" | tee -a "$figures"
 done
 python3 - "$figures" "$warehouses" "$terminals" "$seconds" <<'PY'

@@ -15,10 +15,10 @@ use crate::server::postgres as server;
 use crate::server::topology::Topology;
 use crate::server::{Launched, PrivateServer};
 use anyhow::{anyhow, bail, Context, Result};
-use postgres::types::ToSql;
+use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, SimpleQueryMessage};
 use std::io::Write;
-use values::{copy_text, from_row, to_param};
+use values::{copy_text, from_row, to_param, Param};
 use wire::Wire;
 
 pub struct Postgres;
@@ -323,10 +323,7 @@ impl PostgresConnection {
     fn statement(&self, stmt: Stmt) -> Result<postgres::Statement> {
         self.statements.get(stmt).cloned()
     }
-    fn params(
-        stmt: &postgres::Statement,
-        values: &[SqlValue],
-    ) -> Result<Vec<Box<dyn ToSql + Sync>>> {
+    fn params<'a>(stmt: &postgres::Statement, values: &'a [SqlValue]) -> Result<Vec<Param<'a>>> {
         if stmt.params().len() != values.len() {
             bail!(
                 "statement takes {} parameters, {} given",
@@ -382,8 +379,10 @@ impl SqlConnection for PostgresConnection {
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
         let s = self.statement(stmt)?;
         let p = Self::params(&s, params)?;
-        let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|b| b.as_ref()).collect();
-        self.client.execute(&s, &refs).map_err(classify)
+        // As `execute` does, with no slice of references to build first.
+        let mut rows = self.client.query_raw(&s, p.iter()).map_err(classify)?;
+        while rows.next().map_err(classify)?.is_some() {}
+        Ok(rows.rows_affected().unwrap_or(0))
     }
     fn run_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
         // The rows are counted by the server's command tag, never converted.
@@ -392,17 +391,19 @@ impl SqlConnection for PostgresConnection {
     fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
         let s = self.statement(stmt)?;
         let p = Self::params(&s, args)?;
-        let refs: Vec<&(dyn ToSql + Sync)> = p.iter().map(|b| b.as_ref()).collect();
-        let rows = self.client.query(&s, &refs).map_err(classify)?;
-        let mut buf = Vec::new();
-        for row in &rows {
+        // Rows as they come, not gathered into a vector first.
+        let mut rows = self.client.query_raw(&s, p.iter()).map_err(classify)?;
+        let (mut n, mut buf) = (0, Vec::new());
+        while let Some(row) = rows.next().map_err(classify)? {
             buf.clear();
+            buf.reserve(row.len());
             for i in 0..row.len() {
-                buf.push(from_row(row, i)?);
+                buf.push(from_row(&row, i)?);
             }
             visit(&buf);
+            n += 1;
         }
-        Ok(rows.len() as u64)
+        Ok(n)
     }
     fn columns(&mut self, stmt: Stmt) -> Result<Vec<String>> {
         let s = self.statement(stmt)?;

@@ -4,60 +4,79 @@
 use crate::engine::sql::SqlValue;
 use anyhow::{anyhow, Result};
 use postgres::types::{ToSql, Type};
+use std::borrow::Cow;
+use std::fmt::Write;
 
 /// A parameter converted to the type the server expects for it.
-pub(super) fn to_param(v: &SqlValue, ty: &Type) -> Result<Box<dyn ToSql + Sync>> {
+pub(super) fn to_param<'a>(v: &'a SqlValue, ty: &Type) -> Result<Param<'a>> {
     Ok(match (v, ty) {
         // NULL fits any type, as pgbench's NULL parameter does (a typed None would not).
-        (SqlValue::Null, _) => Box::new(AsText(None)),
-        (SqlValue::Int(i), t) if *t == Type::INT2 => Box::new(i16::try_from(*i)?),
-        (SqlValue::Int(i), t) if *t == Type::INT4 => Box::new(i32::try_from(*i)?),
-        (SqlValue::Int(i), t) if *t == Type::INT8 => Box::new(*i),
-        (SqlValue::Int(i), t) if *t == Type::FLOAT8 => Box::new(*i as f64),
-        (SqlValue::Int(i), t) if *t == Type::FLOAT4 => Box::new(*i as f32),
-        (SqlValue::Int(i), t) if *t == Type::TEXT || *t == Type::VARCHAR || *t == Type::BPCHAR => {
-            Box::new(i.to_string())
-        }
-        (SqlValue::Int(i), t) if *t == Type::BOOL => Box::new(*i != 0),
-        (SqlValue::Float(f), t) if *t == Type::FLOAT4 => Box::new(*f as f32),
-        (SqlValue::Float(f), t) if *t == Type::FLOAT8 => Box::new(*f),
-        (SqlValue::Text(s), t) if *t == Type::TEXT || *t == Type::VARCHAR || *t == Type::BPCHAR => {
-            Box::new(s.clone())
-        }
-        (SqlValue::Bytes(b), t) if *t == Type::BYTEA => Box::new(b.clone()),
+        (SqlValue::Null, _) => Param::Text(None),
+        (SqlValue::Int(i), t) if *t == Type::INT2 => Param::I16(i16::try_from(*i)?),
+        (SqlValue::Int(i), t) if *t == Type::INT4 => Param::I32(i32::try_from(*i)?),
+        (SqlValue::Int(i), t) if *t == Type::INT8 => Param::I64(*i),
+        (SqlValue::Int(i), t) if *t == Type::FLOAT8 => Param::F64(*i as f64),
+        (SqlValue::Int(i), t) if *t == Type::FLOAT4 => Param::F32(*i as f32),
+        (SqlValue::Int(i), t) if *t == Type::BOOL => Param::Bool(*i != 0),
+        (SqlValue::Float(f), t) if *t == Type::FLOAT4 => Param::F32(*f as f32),
+        (SqlValue::Float(f), t) if *t == Type::FLOAT8 => Param::F64(*f),
+        (SqlValue::Bytes(b), t) if *t == Type::BYTEA => Param::Bytes(b),
         // Any other pairing goes as text for the server to read (numeric, dates, a number
-        // into a text column's comparison), as psql and pgbench send every parameter.
-        (SqlValue::Int(i), _) => Box::new(AsText(Some(i.to_string()))),
-        (SqlValue::Float(f), _) => Box::new(AsText(Some(f.to_string()))),
-        (SqlValue::Text(s), _) => Box::new(AsText(Some(s.clone()))),
-        (SqlValue::Bytes(b), _) => Box::new(b.clone()),
+        // into a text column's comparison), as psql and pgbench send every parameter; into a
+        // text column the text is the value itself.
+        (SqlValue::Int(i), _) => Param::Text(Some(Cow::Owned(i.to_string()))),
+        (SqlValue::Float(f), _) => Param::Text(Some(Cow::Owned(f.to_string()))),
+        (SqlValue::Text(s), _) => Param::Text(Some(Cow::Borrowed(s))),
+        (SqlValue::Bytes(b), _) => Param::Bytes(b),
     })
 }
 
-/// A parameter sent in text format, read by the server as its type's input (None: NULL).
+/// A parameter as it goes to the server: a value of the type it expects, borrowed from the
+/// caller's where it can be (no allocation per parameter on the transactions' path), or text
+/// for the server's input function to read (None: NULL).
 #[derive(Debug)]
-struct AsText(Option<String>);
+pub(super) enum Param<'a> {
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+    Bool(bool),
+    Bytes(&'a [u8]),
+    Text(Option<Cow<'a, str>>),
+}
 
-impl ToSql for AsText {
+impl ToSql for Param<'_> {
     fn to_sql(
         &self,
-        _: &Type,
+        ty: &Type,
         out: &mut postgres::types::private::BytesMut,
     ) -> std::result::Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>>
     {
-        match &self.0 {
-            Some(text) => {
+        match self {
+            Param::I16(v) => v.to_sql(ty, out),
+            Param::I32(v) => v.to_sql(ty, out),
+            Param::I64(v) => v.to_sql(ty, out),
+            Param::F32(v) => v.to_sql(ty, out),
+            Param::F64(v) => v.to_sql(ty, out),
+            Param::Bool(v) => v.to_sql(ty, out),
+            Param::Bytes(v) => v.to_sql(ty, out),
+            Param::Text(Some(text)) => {
                 out.extend_from_slice(text.as_bytes());
                 Ok(postgres::types::IsNull::No)
             }
-            None => Ok(postgres::types::IsNull::Yes),
+            Param::Text(None) => Ok(postgres::types::IsNull::Yes),
         }
     }
+    /// `to_param` chose the variant by the type the server expects.
     fn accepts(_: &Type) -> bool {
         true
     }
     fn encode_format(&self, _: &Type) -> postgres::types::Format {
-        postgres::types::Format::Text
+        match self {
+            Param::Text(_) => postgres::types::Format::Text,
+            _ => postgres::types::Format::Binary,
+        }
     }
     postgres::types::to_sql_checked!();
 }
@@ -117,38 +136,38 @@ impl<'a> postgres::types::FromSql<'a> for Numeric {
         if sign == 0xC000 {
             return Ok(Numeric("NaN".into()));
         }
-        let digits: Vec<i16> = (0..count.max(0) as usize)
-            .map(|i| word(4 + i))
-            .collect::<std::result::Result<_, _>>()?;
-        // Digit k stands for digits[k] * 10000^(weight - k).
-        let digit = |k: i32| -> i16 {
-            usize::try_from(k)
-                .ok()
-                .and_then(|k| digits.get(k).copied())
-                .unwrap_or(0)
+        if raw.len() < 8 + 2 * count.max(0) as usize {
+            return Err("a NUMERIC shorter than its header says".into());
+        }
+        // Digit k stands for digit(k) * 10000^(weight - k); past the stored ones, 0.
+        let digit = |k: i32| -> std::result::Result<i16, String> {
+            match k >= 0 && k < i32::from(count) {
+                true => word(4 + k as usize),
+                false => Ok(0),
+            }
         };
-        let mut text = String::new();
+        // Written in place, no string made per digit: money is read on every transaction.
+        let mut text = String::with_capacity(24);
         if sign == 0x4000 {
             text.push('-');
         }
         if weight < 0 {
             text.push('0');
         } else {
-            text.push_str(&digit(0).to_string());
+            write!(text, "{}", digit(0)?)?;
             for k in 1..=weight as i32 {
-                text.push_str(&format!("{:04}", digit(k)));
+                write!(text, "{:04}", digit(k)?)?;
             }
         }
         if scale > 0 {
-            let mut fraction = String::new();
+            text.push('.');
+            let start = text.len();
             let mut k = weight as i32 + 1;
-            while fraction.len() < scale as usize {
-                fraction.push_str(&format!("{:04}", digit(k)));
+            while text.len() - start < scale as usize {
+                write!(text, "{:04}", digit(k)?)?;
                 k += 1;
             }
-            fraction.truncate(scale as usize);
-            text.push('.');
-            text.push_str(&fraction);
+            text.truncate(start + scale as usize);
         }
         Ok(Numeric(text))
     }
@@ -176,7 +195,8 @@ impl<'a> postgres::types::FromSql<'a> for Moment {
         let micros = i64::from_be_bytes(raw.try_into()?);
         let at =
             epoch.and_hms_opt(0, 0, 0).expect("midnight") + chrono::Duration::microseconds(micros);
-        Ok(Moment(at.format("%Y-%m-%d %H:%M:%S%.f").to_string()))
+        // Display is "%Y-%m-%d %H:%M:%S%.f" without parsing a format on every value.
+        Ok(Moment(at.to_string()))
     }
     fn accepts(ty: &Type) -> bool {
         *ty == Type::TIMESTAMP || *ty == Type::DATE
@@ -227,6 +247,7 @@ mod tests {
         assert_eq!(read(&[0, 0, 0, 2]), "0.00");
         assert_eq!(read(&[3, 1, 0x4000, 2, 1, 2345, 6700]), "-12345.67");
         assert!(Numeric::from_sql(&Type::NUMERIC, &binary(&[2, 0, 0, 2, 12])).is_err());
+        assert!(Numeric::from_sql(&Type::NUMERIC, &binary(&[3, 0, 0, 0, 12])).is_err());
         let micros = (86_400i64 * 366 + 3_661) * 1_000_000 + 500_000;
         let at = Moment::from_sql(&Type::TIMESTAMP, &micros.to_be_bytes())
             .unwrap()
