@@ -103,7 +103,7 @@ fn sigterm_keeps_the_first_and_leaves_nothing(args: &[&str]) {
     assert_eq!(status.code(), Some(143), "{args:?}: {text}");
     assert!(text.contains("interrupted by SIGTERM"), "{text}");
     let files: Vec<PathBuf> = common::result_files(out.path());
-    assert_eq!(files.len(), 1, "{args:?}");
+    assert_eq!(files.len(), 1, "{args:?}: {text}");
     let r = hakari::results::store::read(&files[0]).unwrap();
     assert_eq!(r.status, "interrupted", "{args:?}");
     assert!(r.writer.is_none(), "a finished file names no writer");
