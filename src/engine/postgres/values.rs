@@ -27,7 +27,8 @@ pub(super) fn to_param<'a>(v: &'a SqlValue, ty: &Type) -> Result<Param<'a>> {
         (SqlValue::Int(i), _) => Param::Text(Some(Cow::Owned(i.to_string()))),
         (SqlValue::Float(f), _) => Param::Text(Some(Cow::Owned(f.to_string()))),
         (SqlValue::Text(s), _) => Param::Text(Some(Cow::Borrowed(s))),
-        (SqlValue::Bytes(b), _) => Param::Bytes(b),
+        // Raw bytes are read as the binary form of the expected type: only a bytea takes them.
+        (SqlValue::Bytes(_), t) => anyhow::bail!("a byte string cannot be a {t} parameter"),
     })
 }
 
@@ -232,6 +233,26 @@ pub(super) fn copy_text(v: &SqlValue, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameters_take_the_expected_type_or_go_as_text() {
+        let int = SqlValue::Int(7);
+        assert!(matches!(
+            to_param(&int, &Type::INT4).unwrap(),
+            Param::I32(7)
+        ));
+        assert!(matches!(
+            to_param(&int, &Type::NUMERIC).unwrap(),
+            Param::Text(Some(t)) if t == "7"
+        ));
+        assert!(to_param(&SqlValue::Int(1 << 40), &Type::INT4).is_err());
+        let bytes = SqlValue::Bytes(vec![0, 0, 0, 7]);
+        assert!(matches!(
+            to_param(&bytes, &Type::BYTEA).unwrap(),
+            Param::Bytes(_)
+        ));
+        assert!(to_param(&bytes, &Type::INT4).is_err());
+    }
 
     #[test]
     fn numerics_read_as_their_exact_text() {
