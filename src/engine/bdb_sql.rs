@@ -356,7 +356,7 @@ impl BdbSqlConnection {
     }
 
     /// Steps `stmt` to the end, handing rows to `visit`; resets it after.
-    fn run(&self, stmt: *mut Sqlite3Stmt, visit: &mut dyn FnMut(&[SqlValue])) -> Result<u64> {
+    fn run(&self, stmt: *mut Sqlite3Stmt, visit: &mut Visit) -> Result<u64> {
         let a = self.api;
         let columns = unsafe { (a.column_count)(stmt) };
         let mut rows = 0;
@@ -366,7 +366,7 @@ impl BdbSqlConnection {
                 SQLITE_ROW => {
                     buf.clear();
                     buf.extend((0..columns).map(|i| self.column(stmt, i)));
-                    visit(&buf);
+                    visit(&mut buf);
                     rows += 1;
                 }
                 SQLITE_DONE => break Ok(rows),

@@ -141,8 +141,9 @@ impl SqlOptions {
     }
 }
 
-/// What a query hands each row to.
-pub type Visit<'a> = dyn FnMut(&[SqlValue]) + 'a;
+/// What a query hands each row to. The visitor may take the row (`std::mem::take`) instead of
+/// copying it: the engine fills a new one for the next.
+pub type Visit<'a> = dyn FnMut(&mut Row) + 'a;
 /// Rows a bulk load takes, as the generator makes them.
 pub type Rows<'a> = dyn Iterator<Item = Row> + 'a;
 /// Batches of '|'-delimited lines a delimited bulk load takes.

@@ -176,12 +176,7 @@ pub struct DuckdbConnection {
 
 impl DuckdbConnection {
     /// Runs `sql`'s rows through `visit`; returns the number of rows.
-    fn each_row(
-        &mut self,
-        sql: &str,
-        params: &[SqlValue],
-        visit: &mut dyn FnMut(&[SqlValue]),
-    ) -> Result<u64> {
+    fn each_row(&mut self, sql: &str, params: &[SqlValue], visit: &mut Visit) -> Result<u64> {
         let mut s = self.conn.prepare_cached(sql).map_err(classify)?;
         let values: Vec<Value> = params.iter().map(to_value).collect();
         let mut rows = s
@@ -195,7 +190,7 @@ impl DuckdbConnection {
             for i in 0..columns {
                 buf.push(from_ref(row.get_ref(i).map_err(classify)?)?);
             }
-            visit(&buf);
+            visit(&mut buf);
             n += 1;
         }
         Ok(n)

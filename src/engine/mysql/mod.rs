@@ -374,8 +374,8 @@ impl SqlConnection for MysqlConnection {
         let values: Vec<Value> = args.iter().map(to_value).collect();
         let rows: Vec<mysql::Row> = self.conn.exec(&s, values).map_err(classify)?;
         for r in &rows {
-            let vals: Vec<SqlValue> = r.clone().unwrap().into_iter().map(from_value).collect();
-            visit(&vals);
+            let mut vals: Vec<SqlValue> = r.clone().unwrap().into_iter().map(from_value).collect();
+            visit(&mut vals);
         }
         Ok(rows.len() as u64)
     }

@@ -162,7 +162,7 @@ fn drain(
     let mut values = Row::new();
     while let Some(mut row) = cursor.next_row().map_err(classify)? {
         read_row(&mut row, kinds, buf, &mut values)?;
-        visit(&values);
+        visit(&mut values);
         n += 1;
     }
     Ok(n)

@@ -323,7 +323,11 @@ impl PostgresConnection {
     fn statement(&self, stmt: Stmt) -> Result<postgres::Statement> {
         self.statements.get(stmt).cloned()
     }
-    fn params<'a>(stmt: &postgres::Statement, values: &'a [SqlValue]) -> Result<Vec<Param<'a>>> {
+    /// The statement's parameters, converted as the driver sends them (no vector of them made).
+    fn params<'a>(
+        stmt: &'a postgres::Statement,
+        values: &'a [SqlValue],
+    ) -> Result<impl ExactSizeIterator<Item = Param<'a>>> {
         if stmt.params().len() != values.len() {
             bail!(
                 "statement takes {} parameters, {} given",
@@ -331,11 +335,10 @@ impl PostgresConnection {
                 values.len()
             );
         }
-        values
+        Ok(values
             .iter()
             .zip(stmt.params())
-            .map(|(v, t)| to_param(v, t))
-            .collect()
+            .map(|(v, t)| to_param(v, t)))
     }
 }
 
@@ -380,7 +383,7 @@ impl SqlConnection for PostgresConnection {
         let s = self.statement(stmt)?;
         let p = Self::params(&s, params)?;
         // As `execute` does, with no slice of references to build first.
-        let mut rows = self.client.query_raw(&s, p.iter()).map_err(classify)?;
+        let mut rows = self.client.query_raw(&s, p).map_err(classify)?;
         while rows.next().map_err(classify)?.is_some() {}
         Ok(rows.rows_affected().unwrap_or(0))
     }
@@ -392,7 +395,7 @@ impl SqlConnection for PostgresConnection {
         let s = self.statement(stmt)?;
         let p = Self::params(&s, args)?;
         // Rows as they come, not gathered into a vector first.
-        let mut rows = self.client.query_raw(&s, p.iter()).map_err(classify)?;
+        let mut rows = self.client.query_raw(&s, p).map_err(classify)?;
         let (mut n, mut buf) = (0, Vec::new());
         while let Some(row) = rows.next().map_err(classify)? {
             buf.clear();
@@ -400,7 +403,7 @@ impl SqlConnection for PostgresConnection {
             for i in 0..row.len() {
                 buf.push(from_row(&row, i)?);
             }
-            visit(&buf);
+            visit(&mut buf);
             n += 1;
         }
         Ok(n)

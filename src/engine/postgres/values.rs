@@ -4,16 +4,24 @@
 use crate::engine::sql::SqlValue;
 use anyhow::{anyhow, Result};
 use postgres::types::{ToSql, Type};
-use std::borrow::Cow;
 use std::fmt::Write;
 
-/// A parameter converted to the type the server expects for it.
-pub(super) fn to_param<'a>(v: &'a SqlValue, ty: &Type) -> Result<Param<'a>> {
-    Ok(match (v, ty) {
+/// A parameter converted to the type the server expects for it; one that cannot be that type is
+/// `Invalid`, which the driver reports as the statement's error (nothing is allocated on the
+/// way: the transactions' path converts every parameter of every statement).
+pub(super) fn to_param<'a>(v: &'a SqlValue, ty: &Type) -> Param<'a> {
+    let narrow = |i: i64, p: fn(i64) -> Option<Param<'a>>| {
+        p(i).unwrap_or_else(|| Param::Invalid(format!("{i} is out of range for a {ty} parameter")))
+    };
+    match (v, ty) {
         // NULL fits any type, as pgbench's NULL parameter does (a typed None would not).
         (SqlValue::Null, _) => Param::Text(None),
-        (SqlValue::Int(i), t) if *t == Type::INT2 => Param::I16(i16::try_from(*i)?),
-        (SqlValue::Int(i), t) if *t == Type::INT4 => Param::I32(i32::try_from(*i)?),
+        (SqlValue::Int(i), t) if *t == Type::INT2 => {
+            narrow(*i, |i| i16::try_from(i).ok().map(Param::I16))
+        }
+        (SqlValue::Int(i), t) if *t == Type::INT4 => {
+            narrow(*i, |i| i32::try_from(i).ok().map(Param::I32))
+        }
         (SqlValue::Int(i), t) if *t == Type::INT8 => Param::I64(*i),
         (SqlValue::Int(i), t) if *t == Type::FLOAT8 => Param::F64(*i as f64),
         (SqlValue::Int(i), t) if *t == Type::FLOAT4 => Param::F32(*i as f32),
@@ -24,17 +32,18 @@ pub(super) fn to_param<'a>(v: &'a SqlValue, ty: &Type) -> Result<Param<'a>> {
         // Any other pairing goes as text for the server to read (numeric, dates, a number
         // into a text column's comparison), as psql and pgbench send every parameter; into a
         // text column the text is the value itself.
-        (SqlValue::Int(i), _) => Param::Text(Some(Cow::Owned(i.to_string()))),
-        (SqlValue::Float(f), _) => Param::Text(Some(Cow::Owned(f.to_string()))),
-        (SqlValue::Text(s), _) => Param::Text(Some(Cow::Borrowed(s))),
+        (SqlValue::Int(i), _) => Param::IntText(*i),
+        (SqlValue::Float(f), _) => Param::FloatText(*f),
+        (SqlValue::Text(s), _) => Param::Text(Some(s)),
         // Raw bytes are read as the binary form of the expected type: only a bytea takes them.
-        (SqlValue::Bytes(_), t) => anyhow::bail!("a byte string cannot be a {t} parameter"),
-    })
+        (SqlValue::Bytes(_), t) => {
+            Param::Invalid(format!("a byte string cannot be a {t} parameter"))
+        }
+    }
 }
 
 /// A parameter as it goes to the server: a value of the type it expects, borrowed from the
-/// caller's where it can be (no allocation per parameter on the transactions' path), or text
-/// for the server's input function to read (None: NULL).
+/// caller's where it can be, or text for the server's input function to read.
 #[derive(Debug)]
 pub(super) enum Param<'a> {
     I16(i16),
@@ -44,7 +53,13 @@ pub(super) enum Param<'a> {
     F64(f64),
     Bool(bool),
     Bytes(&'a [u8]),
-    Text(Option<Cow<'a, str>>),
+    /// Text as it is (None: NULL).
+    Text(Option<&'a str>),
+    /// A number written as text as it goes out.
+    IntText(i64),
+    FloatText(f64),
+    /// Why the value cannot be this parameter.
+    Invalid(String),
 }
 
 impl ToSql for Param<'_> {
@@ -67,6 +82,15 @@ impl ToSql for Param<'_> {
                 Ok(postgres::types::IsNull::No)
             }
             Param::Text(None) => Ok(postgres::types::IsNull::Yes),
+            Param::IntText(i) => {
+                out.extend_from_slice(itoa::Buffer::new().format(*i).as_bytes());
+                Ok(postgres::types::IsNull::No)
+            }
+            Param::FloatText(f) => {
+                write!(out, "{f}")?;
+                Ok(postgres::types::IsNull::No)
+            }
+            Param::Invalid(why) => Err(why.clone().into()),
         }
     }
     /// `to_param` chose the variant by the type the server expects.
@@ -75,7 +99,9 @@ impl ToSql for Param<'_> {
     }
     fn encode_format(&self, _: &Type) -> postgres::types::Format {
         match self {
-            Param::Text(_) => postgres::types::Format::Text,
+            Param::Text(_) | Param::IntText(_) | Param::FloatText(_) => {
+                postgres::types::Format::Text
+            }
             _ => postgres::types::Format::Binary,
         }
     }
@@ -236,22 +262,30 @@ mod tests {
 
     #[test]
     fn parameters_take_the_expected_type_or_go_as_text() {
+        // What goes on the wire: the value's bytes, or the error the statement fails with.
+        let wire = |v: &SqlValue, ty: &Type| -> std::result::Result<Vec<u8>, String> {
+            let mut out = postgres::types::private::BytesMut::new();
+            let param = to_param(v, ty);
+            param.to_sql(ty, &mut out).map_err(|e| e.to_string())?;
+            Ok(out.to_vec())
+        };
         let int = SqlValue::Int(7);
-        assert!(matches!(
-            to_param(&int, &Type::INT4).unwrap(),
-            Param::I32(7)
-        ));
-        assert!(matches!(
-            to_param(&int, &Type::NUMERIC).unwrap(),
-            Param::Text(Some(t)) if t == "7"
-        ));
-        assert!(to_param(&SqlValue::Int(1 << 40), &Type::INT4).is_err());
+        assert!(matches!(to_param(&int, &Type::INT4), Param::I32(7)));
+        assert_eq!(wire(&int, &Type::INT4).unwrap(), [0, 0, 0, 7]);
+        assert_eq!(wire(&int, &Type::NUMERIC).unwrap(), b"7");
+        assert_eq!(wire(&SqlValue::Int(-120), &Type::TEXT).unwrap(), b"-120");
+        assert_eq!(wire(&SqlValue::Float(2.5), &Type::NUMERIC).unwrap(), b"2.5");
+        assert_eq!(
+            wire(&SqlValue::Text("x".into()), &Type::TEXT).unwrap(),
+            b"x"
+        );
+        let far = wire(&SqlValue::Int(1 << 40), &Type::INT4).unwrap_err();
+        assert!(far.contains("out of range"), "{far}");
         let bytes = SqlValue::Bytes(vec![0, 0, 0, 7]);
-        assert!(matches!(
-            to_param(&bytes, &Type::BYTEA).unwrap(),
-            Param::Bytes(_)
-        ));
-        assert!(to_param(&bytes, &Type::INT4).is_err());
+        assert!(matches!(to_param(&bytes, &Type::BYTEA), Param::Bytes(_)));
+        assert_eq!(wire(&bytes, &Type::BYTEA).unwrap(), [0, 0, 0, 7]);
+        let wrong = wire(&bytes, &Type::INT4).unwrap_err();
+        assert!(wrong.contains("byte string"), "{wrong}");
     }
 
     #[test]

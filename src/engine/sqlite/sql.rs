@@ -152,7 +152,7 @@ impl SqlConnection for SqliteConnection {
         while let Some(row) = rows.next().map_err(classify)? {
             row_buf.clear();
             row_buf.extend((0..columns).map(|i| from_ref(row.get_ref_unwrap(i))));
-            visit(&row_buf);
+            visit(&mut row_buf);
             n += 1;
         }
         Ok(n)

@@ -136,7 +136,7 @@ pub fn first_row(
     let mut first = None;
     conn.query_prepared(stmt, args, &mut |row| {
         if first.is_none() {
-            first = Some(row.to_vec());
+            first = Some(std::mem::take(row));
         }
     })?;
     Ok(first)
