@@ -10,17 +10,16 @@ use std::fmt::Write;
 /// `Invalid`, which the driver reports as the statement's error (nothing is allocated on the
 /// way: the transactions' path converts every parameter of every statement).
 pub(super) fn to_param<'a>(v: &'a SqlValue, ty: &Type) -> Param<'a> {
-    let narrow = |i: i64, p: fn(i64) -> Option<Param<'a>>| {
-        p(i).unwrap_or_else(|| Param::Invalid(format!("{i} is out of range for a {ty} parameter")))
-    };
+    let out_of_range =
+        |i: &i64| Param::Invalid(format!("{i} is out of range for a {ty} parameter"));
     match (v, ty) {
         // NULL fits any type, as pgbench's NULL parameter does (a typed None would not).
         (SqlValue::Null, _) => Param::Text(None),
         (SqlValue::Int(i), t) if *t == Type::INT2 => {
-            narrow(*i, |i| i16::try_from(i).ok().map(Param::I16))
+            i16::try_from(*i).map_or_else(|_| out_of_range(i), Param::I16)
         }
         (SqlValue::Int(i), t) if *t == Type::INT4 => {
-            narrow(*i, |i| i32::try_from(i).ok().map(Param::I32))
+            i32::try_from(*i).map_or_else(|_| out_of_range(i), Param::I32)
         }
         (SqlValue::Int(i), t) if *t == Type::INT8 => Param::I64(*i),
         (SqlValue::Int(i), t) if *t == Type::FLOAT8 => Param::F64(*i as f64),
