@@ -5,8 +5,9 @@
 # power-loss crash test mounts its FUSE layer with it), and the prebuilt DuckDB library the
 # duckdb engine links (scripts/setup-duckdb.sh: fetched from its registry package, checksum
 # verified).
-# With --with-test-tools it also installs headless Chromium (the report test renders the HTML
-# report in it). Safe to run again: it installs only what is not there.
+# With --with-test-tools it also installs promtool (the tests load the OpenMetrics export with
+# it) and headless Chromium (the report test renders the HTML report in it). Safe to run again:
+# it installs only what is not there.
 set -euo pipefail
 
 packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 curl ca-certificates openssl)
@@ -36,6 +37,14 @@ if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: no Rust toolchain found; install one with rustup (https://rustup.rs), then run this again" >&2
     exit 1
   fi
+fi
+
+# promtool (Debian's prometheus package, without the services it recommends): the tests load
+# `hakari export --format openmetrics` with it.
+if [ "${1:-}" = "--with-test-tools" ] && ! command -v promtool >/dev/null; then
+  echo "setup: installing prometheus (for promtool)" >&2
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends prometheus >/dev/null
 fi
 
 "$(dirname "$0")/setup-duckdb.sh"

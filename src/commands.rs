@@ -7,7 +7,7 @@ use crate::durability::Durability;
 use crate::engine;
 use crate::errors::EXIT_BROKEN_PROMISE;
 use crate::errors::EXIT_GATE_FAILED;
-use crate::output::Format;
+use crate::output::{ExportFormat, Format};
 use crate::report;
 use crate::report::gate::Thresholds;
 use crate::results::store;
@@ -174,10 +174,7 @@ pub fn show(file: &Path, format: Format) -> Result<i32> {
     Ok(0)
 }
 
-pub fn export(paths: &[PathBuf], format: Format, output: Option<PathBuf>) -> Result<i32> {
-    if format == Format::Table {
-        anyhow::bail!("export writes csv or json, not a table (use `hakari show` for tables)");
-    }
+pub fn export(paths: &[PathBuf], format: ExportFormat, output: Option<PathBuf>) -> Result<i32> {
     let mut runs = Vec::new();
     for l in report::html::load(paths)? {
         match l.run {
@@ -188,7 +185,11 @@ pub fn export(paths: &[PathBuf], format: Format, output: Option<PathBuf>) -> Res
     if runs.is_empty() {
         anyhow::bail!("no result file to export in {}", describe_paths(paths));
     }
-    let text = report::rows::measurements(&runs).render(format)?;
+    let text = match format {
+        ExportFormat::Csv => report::rows::measurements(&runs).render(Format::Csv)?,
+        ExportFormat::Json => report::rows::measurements(&runs).render(Format::Json)?,
+        ExportFormat::Openmetrics => report::openmetrics::render(&runs),
+    };
     match output {
         Some(path) => {
             crate::results::store::write_text_atomic(&path, &text)?;

@@ -42,6 +42,19 @@ macro_rules! outln {
     }};
 }
 
+/// What `hakari export` writes: rows for spreadsheets, or the series for Prometheus.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// One row per measurement, every configuration field and figure a column.
+    #[default]
+    Csv,
+    /// The same rows as a JSON array.
+    Json,
+    /// Every interval's throughput and latency and every resource reading as timestamped
+    /// samples, for `promtool tsdb create-blocks-from openmetrics`.
+    Openmetrics,
+}
+
 /// How a listing command prints: a table for people, JSON or CSV for scripts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {

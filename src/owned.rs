@@ -31,6 +31,11 @@ pub fn process_started(pid: i32) {
         .push(pid);
 }
 
+/// The leaders of the private servers running now (what a step's resource readings follow).
+pub fn servers() -> Vec<i32> {
+    PROCESSES.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 /// A private server's process that has ended (stopped or crashed on purpose).
 pub fn process_ended(pid: i32) {
     PROCESSES

@@ -58,6 +58,8 @@ pub struct TimingOptions {
     pub hlog: Option<PathBuf>,
     /// `--start-at`, as given and as an instant.
     pub start_at: Option<(String, std::time::SystemTime)>,
+    /// `--no-resources`: read nothing of what the steps cost.
+    pub no_resources: bool,
 }
 
 impl TimingOptions {
@@ -116,6 +118,7 @@ impl TimingOptions {
             latency_limit: (self.latency_limit_ms).map(|ms| Duration::from_secs_f64(ms / 1000.0)),
             keep_histograms: self.hlog.is_some(),
             start_at: self.start_at.as_ref().map(|(_, at)| *at),
+            resources: !self.no_resources,
             ..Timing::default()
         }
     }

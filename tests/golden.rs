@@ -99,3 +99,27 @@ fn report_of_the_fixtures_is_as_before() {
     let html = html.replace("><", ">\n<");
     check(&Path::new(FIXTURES).join("report.html"), &html);
 }
+
+/// Every registered workload has a fixture, so its view's output is held here: a new workload,
+/// or a new figure in an old one's view, shows in the golden outputs.
+#[test]
+fn every_registered_workload_has_a_fixture() {
+    let fixtures = fixtures();
+    for w in hakari::workloads::all() {
+        let found = fixtures.iter().any(|f| {
+            let r = hakari::results::store::read(f).unwrap();
+            r.workload == w.name
+        });
+        assert!(
+            found,
+            "no result fixture of {} in {FIXTURES}/results (tests/fixtures/make.sh)",
+            w.name
+        );
+    }
+    // And one whose steps carry resource figures, so the cost tables are held too.
+    let costs = fixtures.iter().any(|f| {
+        let r = hakari::results::store::read(f).unwrap();
+        r.measurements.iter().any(|m| !m.figures.is_empty())
+    });
+    assert!(costs, "no result fixture with resource figures");
+}

@@ -2,12 +2,12 @@
 //! Nothing here measures, reads result files or knows an engine.
 
 mod cluster;
+mod timing;
 
 use crate::commands;
 use crate::commands::CrashOptions;
 use crate::durability::Durability;
 use crate::errors::{Usage, EXIT_CODES, EXIT_ERROR, EXIT_USAGE};
-use crate::measure::timing::Arrival;
 use crate::measure::Interrupted;
 use crate::output::Format;
 use crate::report::gate::Requirement;
@@ -18,6 +18,7 @@ use crate::workloads;
 use anyhow::Result;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
+use timing::TimingArgs;
 
 #[derive(Parser)]
 #[command(
@@ -59,9 +60,10 @@ enum Command {
         /// Result files or folders of them (default: results/).
         #[arg(default_value = "results")]
         paths: Vec<PathBuf>,
-        /// CSV (the default) or JSON.
+        /// csv (the default) or json: a row per measurement; openmetrics: the interval and
+        /// resource series, timestamped, for Prometheus.
         #[arg(long, value_enum, default_value = "csv", conflicts_with = "csv")]
-        format: Format,
+        format: crate::output::ExportFormat,
         /// Same as --format csv.
         #[arg(long)]
         csv: bool,
@@ -145,8 +147,9 @@ enum Command {
         format: Format,
         /// A regression gate: exit 4 when a shared figure is worse by more than this and by
         /// more than the runs' own noise. `5%` judges throughput; `p99:10%,ops:5%` sets a
-        /// threshold per figure (ops, p50, p95, p99, p999, max). Latency percentiles are merged
-        /// over runs, so no noise is recorded for them: their threshold alone decides.
+        /// threshold per figure (ops, p50, p95, p99, p999, max, or a resource figure by name:
+        /// `server.cpu_us_per_op:10%`). Latency percentiles are merged over runs, so no noise
+        /// is recorded for them: their threshold alone decides.
         #[arg(long, value_name = "THRESHOLDS")]
         fail_if_worse: Option<Thresholds>,
     },
@@ -328,87 +331,11 @@ pub struct CommonArgs {
     /// A threshold the run's figures must keep, checked at the end (repeatable): `ops>=2000`,
     /// `tpcb.p99<=5ms`, `kv.rocksdb.fetch.ops>=1M`. Dotted words before the figure select
     /// measurements by workload, engine, level, step, t<threads> or a configuration value.
-    /// Figures: ops (ops/s), p50, p95, p99, p999, max (latency, with us, ms or s). When one
-    /// fails, the result file says which and hakari exits 4.
+    /// Figures: ops (ops/s), p50, p95, p99, p999, max (latency, with us, ms or s), or a
+    /// resource figure by its name (`server.cpu_us_per_op<=400`, see docs/resources.md). When
+    /// one fails, the result file says which and hakari exits 4.
     #[arg(long = "require", value_name = "CONDITION")]
     pub require: Vec<Requirement>,
-}
-
-/// How timed steps are clocked: the interval series, the warm-up, the open loop.
-#[derive(Args, Clone, Debug)]
-#[command(next_help_heading = "Timing")]
-pub struct TimingArgs {
-    /// Cut each timed step into intervals of this many seconds: the result file keeps ops/s,
-    /// p50, p99 and max per interval, and a line per interval is printed (without this flag:
-    /// 1 s, printed once a step has run 5 s).
-    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
-    pub interval: Option<f64>,
-    /// Run the first seconds of each timed step without counting them (shaded in the report's
-    /// time charts). Must be shorter than the step.
-    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
-    pub warmup: Option<f64>,
-    /// Open loop: schedule operations (transactions) at this many per second in total, spread
-    /// over the workers, and measure latency from each one's intended start (no coordinated
-    /// omission); service time and schedule lag are recorded beside it. Several rates
-    /// (500,1000,2000) run each configuration once per rate: a latency-vs-load curve.
-    #[arg(long, value_name = "RATES", value_parser = rates)]
-    pub rate: Option<Rates>,
-    /// How intended starts are spaced in an open loop.
-    #[arg(long, value_enum, value_name = "KIND", requires = "rate")]
-    pub arrival: Option<Arrival>,
-    /// Count operations that end more than this many milliseconds after their (intended)
-    /// start; in an open loop tpcb also skips a transaction already that late at its turn, as
-    /// pgbench does (kv and session must do every operation: there they are only counted).
-    #[arg(long, value_name = "MS", value_parser = positive_seconds)]
-    pub latency_limit: Option<f64>,
-    /// Write every step's interval histograms to DIR/<run-id>.hlog, in HdrHistogram's interval
-    /// log format (nanoseconds; one tag per step and run).
-    #[arg(long, value_name = "DIR")]
-    pub hlog: Option<PathBuf>,
-}
-
-/// `--rate`'s values.
-#[derive(Clone, Debug)]
-pub struct Rates(Vec<f64>);
-
-fn rates(text: &str) -> Result<Rates, String> {
-    text.split(',')
-        .map(|r| match r.trim().parse::<f64>() {
-            Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
-            _ => Err(format!(
-                "'{r}' is not a rate above 0 (operations per second)"
-            )),
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(Rates)
-}
-
-fn seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
-        _ => Err(format!("'{text}' is not a number of seconds")),
-    }
-}
-
-fn positive_seconds(text: &str) -> Result<f64, String> {
-    match seconds(text) {
-        Ok(v) if v > 0.0 => Ok(v),
-        _ => Err(format!("'{text}' is not a number above 0")),
-    }
-}
-
-impl TimingArgs {
-    fn options(&self) -> TimingOptions {
-        TimingOptions {
-            interval: self.interval,
-            warmup: self.warmup.unwrap_or(0.0),
-            rates: self.rate.clone().map(|r| r.0).unwrap_or_default(),
-            arrival: self.arrival.unwrap_or_default(),
-            latency_limit_ms: self.latency_limit,
-            hlog: self.hlog.clone(),
-            start_at: None,
-        }
-    }
 }
 
 #[derive(Args, Clone, Debug)]
@@ -516,7 +443,14 @@ fn dispatch(command: Command) -> Result<i32> {
             format,
             csv,
             output,
-        } => commands::export(&paths, if csv { Format::Csv } else { format }, output),
+        } => {
+            let format = if csv {
+                crate::output::ExportFormat::Csv
+            } else {
+                format
+            };
+            commands::export(&paths, format, output)
+        }
         Command::Completions { shell } => commands::completions(shell, Cli::command()),
         Command::Man { dir } => commands::man(Cli::command(), dir),
         Command::Report { paths, output } => commands::report(&paths, output),

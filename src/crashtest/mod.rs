@@ -289,6 +289,8 @@ fn summarize(
             ops_per_sec: r.acknowledged as f64 / r.alive_secs,
             started_unix_s: None,
             intervals: Vec::new(),
+            usage: BTreeMap::new(),
+            resources: Vec::new(),
         })
         .collect();
     let rates =
@@ -322,6 +324,8 @@ fn summarize(
         retries: 0,
         late: None,
         open_loop: None,
+        figures: Vec::new(),
+        verdicts: Vec::new(),
     };
     (measurement, verdict)
 }

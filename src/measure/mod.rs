@@ -6,7 +6,10 @@
 pub mod fsync_probe;
 pub mod intervals;
 pub mod latency;
+mod lines;
 pub mod progress;
+mod readings;
+pub mod resources;
 pub mod runner;
 pub mod stats;
 pub mod timing;

@@ -7,7 +7,11 @@
 
 use super::intervals::{Collector, EncodedInterval, Grid, IntervalFigure};
 use super::latency::new_histogram;
+use super::lines::IntervalLines;
 use super::progress::Progress;
+use super::readings::Readings;
+pub use super::readings::StepResources;
+use super::resources;
 use super::timing::Timing;
 use super::worker::Done;
 pub use super::worker::Worker;
@@ -44,6 +48,8 @@ pub struct StepOutcome {
     pub by_kind: Vec<Histogram<u64>>,
     /// The counted latency of each part of a unit a body told with `part`, by its index.
     pub by_part: Vec<Histogram<u64>>,
+    /// What the step cost the client and the server (None: not read, `--no-resources`).
+    pub resources: Option<StepResources>,
 }
 
 /// What an open loop measures besides the latency from the intended start.
@@ -92,6 +98,7 @@ impl StepOutcome {
             open_loop: None,
             by_kind: Vec::new(),
             by_part: Vec::new(),
+            resources: None,
         }
     }
 }
@@ -119,8 +126,9 @@ where
         stop: AtomicBool::new(false),
         first_error: Mutex::new(None),
         clock: OnceLock::new(),
+        first_reading: Mutex::new(None),
     };
-    let done: Vec<Option<Done>> = std::thread::scope(|scope| {
+    let (done, readings) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|index| {
                 let (step, setup, body) = (&step, &setup, &body);
@@ -128,18 +136,22 @@ where
             })
             .collect();
         step.release();
-        let (_, collector) = step.clock.get().expect("set by the release");
+        let (clock, collector) = step.clock.get().expect("set by the release");
         let mut lines = IntervalLines::new(timing, progress);
+        let first = step.first_reading.lock().unwrap().take();
+        let mut readings = Readings::new(first, clock.grid);
         while !handles.iter().all(|h| h.is_finished()) {
             std::thread::sleep(COLLECT_EVERY);
             lines.print_new(&mut collector.lock().unwrap());
+            readings.on_boundary();
         }
         let results: Vec<Option<Done>> = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Some(Done::panicked())))
             .collect();
+        readings.at_end();
         lines.print_new(&mut collector.lock().unwrap());
-        results
+        (results, readings)
     });
     progress.finish();
 
@@ -150,7 +162,9 @@ where
         return Err(anyhow!(Interrupted));
     }
     let (grid, collector) = step.clock.into_inner().expect("the clock was set");
-    merge(done, collector.into_inner().unwrap(), timing, grid)
+    let mut outcome = merge(done, collector.into_inner().unwrap(), timing, grid)?;
+    outcome.resources = readings.finish();
+    Ok(outcome)
 }
 
 /// What the workers of a step share.
@@ -163,6 +177,8 @@ struct Step<'a> {
     first_error: Mutex<Option<anyhow::Error>>,
     /// Set when every worker is ready: the step's clock, and the collector of its intervals.
     clock: OnceLock<(Clock, Mutex<Collector>)>,
+    /// The resource reading taken just before the clock started.
+    first_reading: Mutex<Option<resources::Sample>>,
 }
 
 /// When the step started, on both clocks.
@@ -192,6 +208,11 @@ impl Step<'_> {
                 }
                 std::thread::sleep(wait.min(Duration::from_millis(100)));
             }
+        }
+        // The first resource reading before the clock starts, while every worker waits: nothing
+        // the step does can fall before it.
+        if self.timing.resources {
+            *self.first_reading.lock().unwrap() = Some(resources::sample());
         }
         let t0 = Instant::now();
         let grid = Grid {
@@ -257,59 +278,6 @@ impl Step<'_> {
 
 /// How often the calling thread merges finished intervals.
 const COLLECT_EVERY: Duration = Duration::from_millis(20);
-
-/// Steps without `--interval` print their lines once they have run this long.
-const QUIET_SECONDS: f64 = 5.0;
-
-/// The terminal's line per interval (as pgbench -P prints).
-struct IntervalLines<'a> {
-    progress: &'a Progress,
-    always: bool,
-    printed: usize,
-}
-
-impl<'a> IntervalLines<'a> {
-    fn new(timing: &Timing, progress: &'a Progress) -> Self {
-        IntervalLines {
-            progress,
-            always: timing.print_intervals,
-            printed: 0,
-        }
-    }
-
-    fn print_new(&mut self, collector: &mut Collector) {
-        collector.finish_ready();
-        let figures = &collector.figures;
-        let ran = figures.last().map_or(0.0, |f| f.t_s + f.seconds);
-        if !self.always && ran < QUIET_SECONDS {
-            return;
-        }
-        for f in &figures[self.printed..] {
-            self.progress.line(&interval_line(f));
-        }
-        self.printed = figures.len();
-    }
-}
-
-/// `  12.0 s   4,321 ops/s  p50 0.21 ms  p99 1.30 ms  max 3.0 s`
-pub fn interval_line(f: &IntervalFigure) -> String {
-    let ms = |us: f64| crate::units::duration(us / 1e6);
-    let mut line = format!(
-        "  {:>7.1} s {:>12} ops/s  p50 {:>8}  p99 {:>8}  max {:>8}",
-        f.t_s + f.seconds,
-        crate::units::thousands(f.ops_per_sec),
-        ms(f.p50_us),
-        ms(f.p99_us),
-        ms(f.max_us)
-    );
-    if let Some(lag) = f.lag_max_us {
-        line.push_str(&format!("  lag max {}", ms(lag)));
-    }
-    if f.warmup {
-        line.push_str("  (warm-up)");
-    }
-    line
-}
 
 /// The step as one outcome: from the end of the warm-up to the last worker's end, every
 /// counted operation and latency (the collector's), and the workers' own counters.
@@ -379,6 +347,7 @@ fn merge(
         open_loop,
         by_kind,
         by_part,
+        resources: None,
     })
 }
 

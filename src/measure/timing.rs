@@ -33,6 +33,8 @@ pub struct Timing {
     /// `--start-at`: no step starts before this instant (so that the clients of several
     /// machines start their first step together).
     pub start_at: Option<std::time::SystemTime>,
+    /// Read what each step costs the client and the servers (`resources.rs`) on its clock.
+    pub resources: bool,
 }
 
 impl Default for Timing {
@@ -46,6 +48,7 @@ impl Default for Timing {
             latency_limit: None,
             keep_histograms: false,
             start_at: None,
+            resources: false,
         }
     }
 }

@@ -161,9 +161,49 @@ pub fn render(base: &RunResult, new: &RunResult, thresholds: Option<&Thresholds>
         ]);
     }
     let mut out = t.render();
+    out.push_str(&costs(&pairs, thresholds));
     out.push_str(RULE);
     out.push('\n');
     out
+}
+
+/// The change of each resource figure both runs have (cost per operation, CPU), with the same
+/// test of significance over runs as throughput's; "" when no pair has one.
+fn costs(pairs: &[(&Measurement, &Measurement)], thresholds: Option<&Thresholds>) -> String {
+    let mut t = Table::new(
+        "Change in what each step cost (mean over runs; lower is better but for cache hits)",
+        ["figure", "resource", "base", "new", "change", "", "gate"]
+            .map(String::from)
+            .to_vec(),
+        2,
+    );
+    for (a, b) in pairs {
+        let worse = worse_figures(a, b, thresholds);
+        for f in Figure::every().filter(|f| matches!(f, Figure::Resource(_))) {
+            let Figure::Resource(name) = f else { continue };
+            let (Some(va), Some(vb)) = (f.value(a), f.value(b)) else {
+                continue;
+            };
+            t.row(vec![
+                figure_name(a),
+                name.into(),
+                f.format(va),
+                f.format(vb),
+                format!("{:+.1}%", percent(va, vb)),
+                gate::significance(f, a, b).remark(),
+                if worse.contains(&f) {
+                    "WORSE".into()
+                } else {
+                    String::new()
+                },
+            ]);
+        }
+    }
+    if t.is_empty() {
+        String::new()
+    } else {
+        format!("\n{}", t.render())
+    }
 }
 
 /// One row per shared measurement and figure: both values, the change, whether it is larger
@@ -172,7 +212,7 @@ pub fn rows(base: &RunResult, new: &RunResult, thresholds: Option<&Thresholds>) 
     let mut rows = Rows::new(&["base_run", "new_run"]);
     for (a, b) in pairs(base, new) {
         let worse = worse_figures(a, b, thresholds);
-        for f in Figure::ALL {
+        for f in Figure::every() {
             let (Some(va), Some(vb)) = (f.value(a), f.value(b)) else {
                 continue;
             };
@@ -185,10 +225,7 @@ pub fn rows(base: &RunResult, new: &RunResult, thresholds: Option<&Thresholds>) 
             cells.extend(super::rows::identity(a));
             cells.extend([
                 ("figure".to_string(), Value::from(f.name())),
-                (
-                    "unit".to_string(),
-                    Value::from(if f == Figure::Ops { "ops/s" } else { "us" }),
-                ),
+                ("unit".to_string(), Value::from(f.unit())),
                 ("base".to_string(), Value::from(va)),
                 ("base_stddev".to_string(), Value::from(sa)),
                 ("new".to_string(), Value::from(vb)),

@@ -19,6 +19,8 @@ pub enum Figure {
     P999,
     /// The slowest operation.
     Max,
+    /// A resource figure, by its name in `results/figures.rs` (`server.cpu_us_per_op`).
+    Resource(&'static str),
 }
 
 impl Figure {
@@ -39,23 +41,41 @@ impl Figure {
             Figure::P99 => "p99",
             Figure::P999 => "p999",
             Figure::Max => "max",
+            Figure::Resource(name) => name,
         }
+    }
+
+    /// Every figure: throughput, the latency percentiles, then each resource figure.
+    pub fn every() -> impl Iterator<Item = Figure> {
+        (Figure::ALL.into_iter()).chain(
+            (crate::results::figures::DEFINITIONS.iter())
+                .filter(|d| !matches!(d.made, crate::results::figures::Made::Shares(_)))
+                .map(|d| Figure::Resource(d.name)),
+        )
     }
 
     fn parse(s: &str) -> Result<Figure> {
         let s = s.trim().to_ascii_lowercase();
-        match Figure::ALL.into_iter().find(|f| f.name() == s) {
+        match Figure::every().find(|f| f.name() == s) {
             Some(f) => Ok(f),
             None => bail!(
                 "unknown figure '{s}'; figures: {}",
-                Figure::ALL.map(Figure::name).join(", ")
+                Figure::every()
+                    .map(Figure::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }
 
     /// Throughput gets worse as it falls; latency as it grows.
     pub fn higher_is_better(self) -> bool {
-        self == Figure::Ops
+        match self {
+            Figure::Resource(name) => {
+                crate::results::figures::definition(name).is_some_and(|d| d.higher_is_better)
+            }
+            f => f == Figure::Ops,
+        }
     }
 
     /// The figure of `m`: ops/s, or latency in microseconds (None when the step has none).
@@ -68,6 +88,7 @@ impl Figure {
             Figure::P99 => l.map(|l| l.p99_us),
             Figure::P999 => l.map(|l| l.p999_us),
             Figure::Max => l.map(|l| l.max_us),
+            Figure::Resource(name) => m.figure(name),
         }
     }
 
@@ -80,9 +101,24 @@ impl Figure {
         }
     }
 
+    /// The unit of its value in exported rows.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Figure::Ops => "ops/s",
+            Figure::Resource(name) => {
+                crate::results::figures::definition(name).map_or("", |d| d.unit)
+            }
+            _ => "us",
+        }
+    }
+
     pub fn format(self, v: f64) -> String {
         match self {
             Figure::Ops => format!("{} ops/s", crate::units::thousands(v)),
+            Figure::Resource(name) => crate::results::figures::format(
+                v,
+                crate::results::figures::definition(name).map_or("", |d| d.unit),
+            ),
             _ => crate::units::duration(v / 1e6),
         }
     }
@@ -152,6 +188,19 @@ pub fn worse(figure: Figure, base: &Measurement, new: &Measurement, percent: f64
 pub fn significance(figure: Figure, base: &Measurement, new: &Measurement) -> Significance {
     match figure {
         Figure::Ops => Significance::of(ops(base), ops(new)),
+        // A resource figure is made per run too: its runs' scatter is its noise.
+        Figure::Resource(name) => {
+            let sample = |m: &Measurement| {
+                let each = crate::results::figures::per_run(name, m);
+                let s = crate::measure::stats::Summary::of(&each);
+                super::significance::Sample {
+                    mean: s.mean,
+                    sd: s.stddev,
+                    runs: each.len(),
+                }
+            };
+            Significance::of(sample(base), sample(new))
+        }
         _ => Significance::CannotJudge,
     }
 }
@@ -220,6 +269,14 @@ impl FromStr for Requirement {
         .find_map(|(sym, op)| right.strip_prefix(sym).map(|v| (op, v)))
         .expect("starts with < or >");
         let mut words: Vec<String> = left.split('.').map(str::to_string).collect();
+        // A resource figure's name has a dot of its own (`tpcb.server.cpu_us_per_op`).
+        if let [.., source, name] = words.as_slice() {
+            let dotted = format!("{source}.{name}").to_ascii_lowercase();
+            if Figure::every().any(|f| f.name() == dotted) {
+                words.truncate(words.len() - 2);
+                words.push(dotted);
+            }
+        }
         let figure = Figure::parse(words.pop().unwrap_or_default().as_str())
             .map_err(|e| anyhow::anyhow!("in '{s}': {e}"))?;
         if words.iter().any(String::is_empty) {
@@ -244,7 +301,7 @@ fn parse_bound(figure: Figure, s: &str) -> Result<f64> {
             _ => bail!("'{s}' is not a number of 0 or more"),
         }
     };
-    if figure == Figure::Ops {
+    if matches!(figure, Figure::Ops | Figure::Resource(_)) {
         let (n, scale) = match s.chars().last() {
             Some('k' | 'K') => (&s[..s.len() - 1], 1e3),
             Some('M') => (&s[..s.len() - 1], 1e6),
@@ -373,6 +430,8 @@ mod tests {
                     ops_per_sec: ops,
                     started_unix_s: None,
                     intervals: Vec::new(),
+                    usage: Default::default(),
+                    resources: Vec::new(),
                 };
                 3
             ],
@@ -390,6 +449,8 @@ mod tests {
             retries: 0,
             late: None,
             open_loop: None,
+            figures: Vec::new(),
+            verdicts: Vec::new(),
         }
     }
 

@@ -5,13 +5,16 @@
 
 pub mod chart;
 pub mod compare;
+pub mod costs;
 pub mod engines;
 pub mod gate;
 pub mod html;
 pub mod markup;
+pub mod openmetrics;
 pub mod over_time;
 pub mod parts;
 pub mod published;
+pub mod resources;
 pub mod rows;
 pub mod significance;
 pub mod summary;

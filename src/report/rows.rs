@@ -113,6 +113,8 @@ pub fn measurements(runs: &[RunResult]) -> Rows {
             ];
             cells.extend(identity(m));
             cells.extend(figures(m));
+            // The resource figures, each its own column (`results/figures.rs` names them).
+            cells.extend((m.figures.iter()).map(|f| (f.name.clone(), Value::from(f.value))));
             rows.push(cells);
         }
     }

@@ -18,6 +18,11 @@ pub fn render(result: &RunResult, view: &dyn View) -> String {
         for part in view.parts(result, &[]) {
             out.push_str(&part.terminal());
         }
+        let costs = super::costs::part(result).terminal();
+        if !costs.is_empty() {
+            out.push('\n');
+            out.push_str(&costs);
+        }
     }
     if !result.metrics.is_empty() && view.derived() {
         out.push('\n');

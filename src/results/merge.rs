@@ -315,6 +315,10 @@ fn merge_measurement(m: &Measurement, clients: &[Client]) -> Result<Measurement>
         retries: theirs.iter().map(|t| t.retries).sum(),
         late: theirs.iter().map(|t| t.late).sum(),
         open_loop,
+        // Each client read its own CPU and the server's whole counters: the clients' files
+        // keep their figures; added up they would count the server once per client.
+        figures: Vec::new(),
+        verdicts: Vec::new(),
         ..m.clone()
     })
 }
@@ -380,6 +384,8 @@ fn merge_run(logs: &[&Vec<Logged>], tag: &str) -> Result<(RunFigure, Histogram<u
         ops_per_sec,
         started_unix_s: Some(start),
         intervals,
+        usage: Default::default(),
+        resources: Vec::new(),
     };
     Ok((figure, histogram))
 }

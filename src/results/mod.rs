@@ -1,12 +1,14 @@
 //! The result file: a versioned schema written atomically, read back by `report` and `compare`.
 
 pub mod environment;
+pub mod figures;
 pub mod hlog;
 pub mod merge;
 pub mod recorder;
 pub mod redact;
 pub mod store;
 pub mod time;
+pub mod verdicts;
 
 use crate::measure::intervals::IntervalFigure;
 use crate::measure::latency::LatencySummary;
@@ -142,6 +144,14 @@ pub struct RunFigure {
     /// The run's series: one entry per interval, warm-up intervals marked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<IntervalFigure>,
+    /// What the counted part of the run cost, by reading (`measure/resources.rs`): each
+    /// counter's change, each gauge's largest level.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub usage: BTreeMap<String, f64>,
+    /// The readings' series on the run's own clock: counters per second between interval
+    /// boundaries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<crate::measure::resources::ResourceInterval>,
 }
 
 /// How a run's steps were clocked (the flags that apply to every timed step).
@@ -207,9 +217,32 @@ pub struct Measurement {
     /// An open loop's figures (None: a closed loop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<OpenLoopFigures>,
+    /// What the step cost the client and the server, per operation and per second
+    /// (`figures.rs` defines each one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<figures::Figure>,
+    /// What bound the step, where the readings tell: "client-bound", "flush-bound".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verdicts: Vec<Verdict>,
+}
+
+/// What a step's readings say bound it, with the figures that say so.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// "client-bound", "cpu-bound" or "flush-bound".
+    pub kind: String,
+    pub why: String,
 }
 
 impl Measurement {
+    /// A resource figure's value, by name.
+    pub fn figure(&self, name: &str) -> Option<f64> {
+        self.figures
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.value)
+    }
+
     /// Builds a measurement from the outcomes of its runs.
     pub fn from_runs(key: MeasurementKey, outcomes: &[StepOutcome]) -> Measurement {
         let runs: Vec<RunFigure> = outcomes
@@ -220,8 +253,23 @@ impl Measurement {
                 ops_per_sec: o.ops_per_sec(),
                 started_unix_s: Some(time::unix_seconds(o.started)),
                 intervals: o.intervals.clone(),
+                usage: o
+                    .resources
+                    .as_ref()
+                    .map(|r| r.counted.clone())
+                    .unwrap_or_default(),
+                resources: o
+                    .resources
+                    .as_ref()
+                    .map(|r| r.series.clone())
+                    .unwrap_or_default(),
             })
             .collect();
+        let figures = figures::make(
+            &runs.iter().map(|r| &r.usage).collect::<Vec<_>>(),
+            runs.iter().map(|r| r.ops).sum(),
+            runs.iter().map(|r| r.seconds).sum(),
+        );
         let rate = Summary::of(&runs.iter().map(|r| r.ops_per_sec).collect::<Vec<_>>());
         let secs = Summary::of(&runs.iter().map(|r| r.seconds).collect::<Vec<_>>());
         let merged = |of: &dyn Fn(&StepOutcome) -> Option<&Histogram<u64>>| {
@@ -276,6 +324,8 @@ impl Measurement {
             late: (outcomes.iter().any(|o| o.late.is_some()))
                 .then(|| outcomes.iter().filter_map(|o| o.late).sum()),
             open_loop,
+            figures,
+            verdicts: Vec::new(),
         }
     }
 }

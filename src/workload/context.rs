@@ -94,7 +94,17 @@ impl RunContext {
         if let Some(log) = &mut self.hlog {
             log.add(&key, outcomes)?;
         }
-        let m = Measurement::from_runs(key, outcomes);
+        let mut m = Measurement::from_runs(key, outcomes);
+        let ceiling =
+            (self.recorder.result().environment.sync_ceiling.as_ref()).map(|c| c.fsync_per_sec);
+        m.verdicts = crate::results::verdicts::of(&m, ceiling);
+        for v in &m.verdicts {
+            eprintln!("  {}: {}", v.kind, v.why);
+        }
+        for note in crate::measure::resources::take_notes() {
+            eprintln!("  note: {note}");
+            self.recorder.note(note);
+        }
         if let Some(open) = m.open_loop.as_ref().filter(|o| o.behind) {
             let lag = open.lag.map_or(0.0, |l| l.p99_us);
             let note = format!(
@@ -151,6 +161,7 @@ impl RunContext {
         };
         crate::owned::directory_made(&data_root)
             .with_context(|| format!("cannot write in {}", data_root.display()))?;
+        crate::measure::resources::watch_device_of(&data_root);
         let parameters = match options.parameters {
             serde_json::Value::Object(map) => map.into_iter().collect(),
             _ => Default::default(),

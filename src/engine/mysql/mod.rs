@@ -2,6 +2,7 @@
 //! database only if it is empty or marked as hakari's (`hakari_owner`); without one it starts a
 //! private server (src/server/mariadb/) configured for the durability level.
 
+mod statistics;
 pub mod wire;
 
 use super::kv::Conflict;
@@ -119,7 +120,10 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
         _ => vec![Wire::parse(&url_of(&options.url, &server))?],
     };
     let tls = wire.describe(&mut admin);
+    let statistics = (wire.connect().ok())
+        .map(|c| crate::measure::resources::register(Box::new(statistics::Statistics::new(c))));
     Ok(Box::new(MysqlDatabase {
+        _statistics: statistics,
         wire,
         tls,
         nodes,
@@ -166,6 +170,8 @@ struct MysqlDatabase {
     created_marker: bool,
     /// The server accepts `LOAD DATA LOCAL INFILE`.
     local_infile: bool,
+    /// The server's counters in every step's resource readings, while the database is open.
+    _statistics: Option<crate::measure::resources::Registration>,
 }
 
 impl SqlDatabase for MysqlDatabase {

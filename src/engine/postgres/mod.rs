@@ -2,6 +2,7 @@
 //! schema `hakari` inside that database (marked by a `hakari_owner` table); without one it starts
 //! a private server (src/server/postgres/) configured for the durability level.
 
+mod statistics;
 mod values;
 pub mod wire;
 
@@ -88,7 +89,12 @@ fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn Sq
         }
     }
     let tls = wire.describe(&mut admin);
+    let statistics = (wire.open().ok()).map(|c| {
+        let sampler = wire.open().ok();
+        crate::measure::resources::register(Box::new(statistics::Statistics::new(c, sampler)))
+    });
     Ok(Box::new(PostgresDatabase {
+        _statistics: statistics,
         url,
         wire,
         tls,
@@ -171,6 +177,8 @@ struct PostgresDatabase {
     synchronous_commit: &'static str,
     /// Other clients work in the schema too; the one that loaded it drops it.
     shared: bool,
+    /// The server's counters in every step's resource readings, while the database is open.
+    _statistics: Option<crate::measure::resources::Registration>,
 }
 
 impl SqlDatabase for PostgresDatabase {

@@ -327,7 +327,10 @@ fn run_section(r: &RunResult, view: &dyn View, verdicts: &[Verdict]) -> (String,
         s.push_str("<p class=problem>This run finished no measurement.</p>");
         return (s, 0);
     }
-    for part in view.parts(r, verdicts) {
+    for part in view.parts(r, verdicts).into_iter().chain([
+        crate::report::costs::part(r),
+        crate::report::view::Part::html(crate::report::resources::charts(r)),
+    ]) {
         let (html, drawn) = part.page();
         s.push_str(&html);
         charts += drawn;

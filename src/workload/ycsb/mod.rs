@@ -344,6 +344,7 @@ fn measure_run(
         print_intervals: ctx.timing.print_intervals,
         keep_histograms: ctx.timing.keep_histograms,
         start_at: ctx.timing.start_at.filter(|_| each_loads),
+        resources: ctx.timing.resources,
         ..Timing::default()
     };
     let seed = ctx.seed ^ ((run as u64) << 40);

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# What reading the resources costs: the same run with the readings on (the default) and with
+# --no-resources, alternating which goes first, ROUNDS rounds; the ratio on / off of ops/s per
+# round and its median. Two runs: tpcb on a private PostgreSQL (4 clients, where every reading
+# source is there: /proc, the device, pg_stat_*, the wait-event sampler), and kv on the null
+# engine (nothing but hakari's own loop, so any cost of the collecting thread shows).
+#   ROUNDS=6 DURATION=20 bench/resources_overhead.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+rounds="${ROUNDS:-6}"; duration="${DURATION:-20}"
+[ -x "$HAKARI_BIN" ] || cargo build --release --quiet
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+tpcb=(run tpcb --engine postgres --durability nosync --clients 4 --duration "$duration" --scale 4 --runs 1)
+kv=(run kv --engine null --durability none --batches 3000000 --batch-size 10 --txn-size op --runs 1)
+rate() { # RESULT-DIR STEP: ops/s
+  python3 -c "import json,glob
+print(next(m['ops_per_sec_mean'] for m in json.load(open(glob.glob('$1/*.json')[0]))['measurements'] if m['step']=='$2'))"
+}
+for name in tpcb kv; do
+  declare -n args="$name"
+  step=$([ "$name" = tpcb ] && echo tpcb || echo insert)
+  for r in $(seq "$rounds"); do
+    if [ $((r % 2)) = 1 ]; then order="on off"; else order="off on"; fi
+    for side in $order; do
+      flag=(); [ "$side" = off ] && flag=(--no-resources)
+      "$HAKARI_BIN" "${args[@]}" "${flag[@]}" --out "$work/$name-$side-$r" >/dev/null 2>&1
+      echo "$name $r $side $(rate "$work/$name-$side-$r" "$step")" | tee -a "$work/figures.txt"
+    done
+  done
+done
+python3 - "$work/figures.txt" <<'PY'
+import statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1])]
+print("\nresource readings on / off, ops/s, medians over rounds")
+for name in dict.fromkeys(r[0] for r in rows):
+    on = {r[1]: float(r[3]) for r in rows if r[0] == name and r[2] == "on"}
+    off = {r[1]: float(r[3]) for r in rows if r[0] == name and r[2] == "off"}
+    ratios = [on[k] / off[k] for k in on]
+    print(f"{name:5} on {st.median(on.values()):12,.0f}  off {st.median(off.values()):12,.0f}  "
+          f"on/off {st.median(ratios):.3f}  rounds {' '.join(f'{x:.3f}' for x in ratios)}")
+PY

@@ -1,0 +1,61 @@
+//! MariaDB's and MySQL's own counters for a step's resource readings (`measure/resources.rs`):
+//! `SHOW GLOBAL STATUS` (redo written, data fsyncs, row lock waits, commits, the buffer pool's
+//! reads), read on a connection of their own.
+
+use crate::measure::resources::{Reading, Readings, Source};
+use anyhow::Result;
+use mysql::prelude::Queryable;
+use mysql::Conn;
+
+/// The status variables read, as their figures' readings name them (`mysql.` + lower case).
+const VARIABLES: &[&str] = &[
+    "Com_commit",
+    "Com_rollback",
+    "Com_select",
+    "Com_insert",
+    "Com_update",
+    "Com_delete",
+    "Innodb_os_log_written",
+    "Innodb_data_fsyncs",
+    "Innodb_data_written",
+    "Innodb_row_lock_waits",
+    "Innodb_row_lock_time",
+    "Innodb_buffer_pool_read_requests",
+    "Innodb_buffer_pool_reads",
+    "Handler_commit",
+    "Questions",
+];
+
+pub struct Statistics {
+    conn: Conn,
+}
+
+impl Statistics {
+    pub fn new(conn: Conn) -> Statistics {
+        Statistics { conn }
+    }
+}
+
+impl Source for Statistics {
+    fn name(&self) -> String {
+        "MariaDB/MySQL status".into()
+    }
+
+    fn read(&mut self, into: &mut Readings) -> Result<()> {
+        let list = VARIABLES
+            .iter()
+            .map(|v| format!("'{v}'"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let rows: Vec<(String, String)> = self.conn.query(format!(
+            "SHOW GLOBAL STATUS WHERE Variable_name IN ({list})"
+        ))?;
+        for (name, value) in rows {
+            if let Ok(v) = value.parse::<f64>() {
+                let key = format!("mysql.{}", name.to_ascii_lowercase());
+                into.insert(key, Reading::Counter(v));
+            }
+        }
+        Ok(())
+    }
+}

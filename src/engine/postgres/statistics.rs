@@ -1,0 +1,165 @@
+//! PostgreSQL's own counters for a step's resource readings (`measure/resources.rs`): the
+//! database's transactions and blocks (`pg_stat_database`), WAL written (the insert position,
+//! exact at every reading) and its writes and syncs (`pg_stat_wal`), checkpoints. Read on a
+//! connection of their own, so their few statements are the readings' only cost to the server.
+
+use crate::measure::resources::{note, Reading, Readings, Source};
+use anyhow::Result;
+use postgres::Client;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub struct Statistics {
+    client: Client,
+    /// What the server's client backends were waiting on, sampled several times a second.
+    waits: Option<Waits>,
+    /// pg_stat_wal and pg_stat_bgwriter: absent before PostgreSQL 14, or not readable; once they
+    /// fail they are not asked again.
+    wal: bool,
+    checkpoints: bool,
+}
+
+impl Statistics {
+    /// The counters on `client`; the wait events on `sampler`, a connection of its own.
+    pub fn new(client: Client, sampler: Option<Client>) -> Statistics {
+        Statistics {
+            client,
+            waits: sampler.map(Waits::start),
+            wal: true,
+            checkpoints: true,
+        }
+    }
+}
+
+/// How often the wait events are sampled.
+const WAIT_EVERY: Duration = Duration::from_millis(100);
+
+/// The active client backends' wait events, sampled from `pg_stat_activity` every
+/// [`WAIT_EVERY`] on a thread of their own (a step's readings come once an interval, too seldom
+/// for waits): a count per event, a backend on the CPU counted as `CPU:running`.
+struct Waits {
+    counts: Arc<Mutex<BTreeMap<String, f64>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+const ACTIVITY: &str =
+    "SELECT coalesce(wait_event_type, 'CPU') || ':' || coalesce(wait_event, 'running'), \
+     count(*)::float8 FROM pg_stat_activity WHERE state = 'active' \
+     AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1";
+
+impl Waits {
+    fn start(mut client: Client) -> Waits {
+        let counts = Arc::new(Mutex::new(BTreeMap::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (c, s) = (counts.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                let Ok(rows) = client.query(ACTIVITY, &[]) else {
+                    return;
+                };
+                let mut counts = c.lock().unwrap_or_else(|e| e.into_inner());
+                for row in rows {
+                    *counts.entry(row.get::<_, String>(0)).or_insert(0.0) += row.get::<_, f64>(1);
+                }
+                drop(counts);
+                std::thread::sleep(WAIT_EVERY);
+            }
+        });
+        Waits {
+            counts,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Waits {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+const DATABASE: &str = "SELECT xact_commit::float8, xact_rollback::float8, blks_read::float8, \
+     blks_hit::float8, tup_inserted::float8, tup_updated::float8, tup_deleted::float8, \
+     pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() \
+     ELSE pg_current_wal_insert_lsn() END, '0/0')::float8, \
+     pg_snapshot_xmax(pg_current_snapshot())::text::float8 \
+     FROM pg_stat_database WHERE datname = current_database()";
+
+impl Source for Statistics {
+    fn name(&self) -> String {
+        "PostgreSQL statistics".into()
+    }
+
+    fn read(&mut self, into: &mut Readings) -> Result<()> {
+        let row = self.client.query_one(DATABASE, &[])?;
+        let names = [
+            "postgres.xact_commit",
+            "postgres.xact_rollback",
+            "postgres.blks_read",
+            "postgres.blks_hit",
+            "postgres.tup_inserted",
+            "postgres.tup_updated",
+            "postgres.tup_deleted",
+            "postgres.wal_bytes",
+            "postgres.xids",
+        ];
+        for (i, name) in names.into_iter().enumerate() {
+            if let Some(v) = row.get::<_, Option<f64>>(i) {
+                into.insert(name.into(), Reading::Counter(v));
+            }
+        }
+        if let Some(waits) = &self.waits {
+            let counts = waits.counts.lock().unwrap_or_else(|e| e.into_inner());
+            for (event, n) in counts.iter() {
+                into.insert(format!("postgres.wait.{event}"), Reading::Tally(*n));
+            }
+        }
+        if self.wal {
+            match self.client.query_one(
+                "SELECT wal_records::float8, wal_write::float8, wal_sync::float8 FROM pg_stat_wal",
+                &[],
+            ) {
+                Ok(row) => {
+                    for (i, name) in [
+                        "postgres.wal_records",
+                        "postgres.wal_write",
+                        "postgres.wal_sync",
+                    ]
+                    .into_iter()
+                    .enumerate()
+                    {
+                        into.insert(name.into(), Reading::Counter(row.get(i)));
+                    }
+                }
+                Err(e) => {
+                    self.wal = false;
+                    note(format!("PostgreSQL's pg_stat_wal could not be read ({e}): no WAL syncs per operation"));
+                }
+            }
+        }
+        if self.checkpoints {
+            match self.client.query_one(
+                "SELECT (checkpoints_timed + checkpoints_req)::float8 FROM pg_stat_bgwriter",
+                &[],
+            ) {
+                Ok(row) => {
+                    into.insert("postgres.checkpoints".into(), Reading::Counter(row.get(0)));
+                }
+                Err(e) => {
+                    self.checkpoints = false;
+                    note(format!(
+                        "PostgreSQL's checkpoint count could not be read ({e})"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

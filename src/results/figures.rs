@@ -1,0 +1,376 @@
+//! The resource figures of a measurement, as data: one list of definitions, each a name, how
+//! it is made from what a step's readings cost (`measure/resources.rs`), its unit and which way
+//! is better. Every table, export, comparison and `--require` iterates this list, so adding a
+//! figure is one entry here (and, if its reading is new, the line in a source that reads it).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One figure of a measurement: `server.cpu_us_per_op` = 212.0 µs/op.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    pub name: String,
+    pub value: f64,
+    pub unit: String,
+}
+
+/// How a figure is made from the readings' changes over the counted span of every run.
+#[derive(Clone, Copy, Debug)]
+pub enum Made {
+    /// The sum of these counters' changes, times the factor.
+    Total(&'static [&'static str], f64),
+    /// The same divided by the operations counted.
+    PerOp(&'static [&'static str], f64),
+    /// The same divided by the seconds counted.
+    PerSecond(&'static [&'static str], f64),
+    /// The largest level of a gauge.
+    Largest(&'static str),
+    /// hits / (hits + misses).
+    Share(&'static str, &'static str),
+    /// A profile: each reading under the prefix as its share of their sum, a figure each
+    /// (named as its reading: `postgres.wait.Lock:transactionid`).
+    Shares(&'static str),
+}
+
+/// A figure's definition.
+#[derive(Clone, Copy, Debug)]
+pub struct Definition {
+    pub name: &'static str,
+    /// Its column heading.
+    pub label: &'static str,
+    pub unit: &'static str,
+    pub made: Made,
+    /// Whether a larger value is better (a cache hit ratio) or worse (a cost).
+    pub higher_is_better: bool,
+}
+
+const CLIENT_CPU: &[&str] = &["client.cpu_user_s", "client.cpu_system_s"];
+const SERVER_CPU: &[&str] = &["server.cpu_user_s", "server.cpu_system_s"];
+
+const fn cost(
+    name: &'static str,
+    label: &'static str,
+    unit: &'static str,
+    made: Made,
+) -> Definition {
+    Definition {
+        name,
+        label,
+        unit,
+        made,
+        higher_is_better: false,
+    }
+}
+
+/// Every resource figure hakari records, in the order tables show them.
+pub const DEFINITIONS: &[Definition] = &[
+    cost(
+        "client.cpu_us_per_op",
+        "client CPU/op",
+        "µs",
+        Made::PerOp(CLIENT_CPU, 1e6),
+    ),
+    cost(
+        "client.cpu_cores",
+        "client CPU",
+        "cores",
+        Made::PerSecond(CLIENT_CPU, 1.0),
+    ),
+    cost(
+        "client.user_s",
+        "client user",
+        "s",
+        Made::Total(&["client.cpu_user_s"], 1.0),
+    ),
+    cost(
+        "client.system_s",
+        "client system",
+        "s",
+        Made::Total(&["client.cpu_system_s"], 1.0),
+    ),
+    cost(
+        "client.context_switches_per_op",
+        "client cs/op",
+        "",
+        Made::PerOp(&["client.context_switches"], 1.0),
+    ),
+    cost(
+        "client.rss_bytes",
+        "client RSS",
+        "B",
+        Made::Largest("client.rss_bytes"),
+    ),
+    cost(
+        "server.cpu_us_per_op",
+        "server CPU/op",
+        "µs",
+        Made::PerOp(SERVER_CPU, 1e6),
+    ),
+    cost(
+        "server.cpu_cores",
+        "server CPU",
+        "cores",
+        Made::PerSecond(SERVER_CPU, 1.0),
+    ),
+    cost(
+        "server.read_bytes_per_op",
+        "server read/op",
+        "B",
+        Made::PerOp(&["server.read_bytes"], 1.0),
+    ),
+    cost(
+        "server.write_bytes_per_op",
+        "server written/op",
+        "B",
+        Made::PerOp(&["server.write_bytes"], 1.0),
+    ),
+    cost(
+        "server.rss_bytes",
+        "server RSS",
+        "B",
+        Made::Largest("server.rss_bytes"),
+    ),
+    cost(
+        "device.writes_per_op",
+        "device writes/op",
+        "",
+        Made::PerOp(&["device.writes"], 1.0),
+    ),
+    cost(
+        "device.write_bytes_per_op",
+        "device written/op",
+        "B",
+        Made::PerOp(&["device.write_bytes"], 1.0),
+    ),
+    cost(
+        "device.flushes_per_op",
+        "device flushes/op",
+        "",
+        Made::PerOp(&["device.flushes"], 1.0),
+    ),
+    cost(
+        "device.flushes_per_s",
+        "device flushes/s",
+        "",
+        Made::PerSecond(&["device.flushes"], 1.0),
+    ),
+    cost(
+        "postgres.commits",
+        "server commits",
+        "",
+        Made::Total(&["postgres.xact_commit"], 1.0),
+    ),
+    cost(
+        "postgres.write_transactions",
+        "write transactions",
+        "",
+        Made::Total(&["postgres.xids"], 1.0),
+    ),
+    cost(
+        "postgres.rollbacks",
+        "server rollbacks",
+        "",
+        Made::Total(&["postgres.xact_rollback"], 1.0),
+    ),
+    cost(
+        "postgres.wal_bytes_per_op",
+        "WAL/op",
+        "B",
+        Made::PerOp(&["postgres.wal_bytes"], 1.0),
+    ),
+    cost(
+        "postgres.wal_syncs_per_op",
+        "WAL syncs/op",
+        "",
+        Made::PerOp(&["postgres.wal_sync"], 1.0),
+    ),
+    cost(
+        "postgres.blocks_read_per_op",
+        "blocks read/op",
+        "",
+        Made::PerOp(&["postgres.blks_read"], 1.0),
+    ),
+    Definition {
+        higher_is_better: true,
+        ..cost(
+            "postgres.cache_hit_ratio",
+            "cache hits",
+            "",
+            Made::Share("postgres.blks_hit", "postgres.blks_read"),
+        )
+    },
+    cost(
+        "postgres.checkpoints",
+        "checkpoints",
+        "",
+        Made::Total(&["postgres.checkpoints"], 1.0),
+    ),
+    cost(
+        "mysql.commits",
+        "server commits",
+        "",
+        Made::Total(&["mysql.com_commit"], 1.0),
+    ),
+    cost(
+        "mysql.redo_bytes_per_op",
+        "redo/op",
+        "B",
+        Made::PerOp(&["mysql.innodb_os_log_written"], 1.0),
+    ),
+    cost(
+        "mysql.data_fsyncs_per_op",
+        "data fsyncs/op",
+        "",
+        Made::PerOp(&["mysql.innodb_data_fsyncs"], 1.0),
+    ),
+    cost(
+        "mysql.row_lock_waits",
+        "row lock waits",
+        "",
+        Made::Total(&["mysql.innodb_row_lock_waits"], 1.0),
+    ),
+    Definition {
+        higher_is_better: true,
+        ..cost(
+            "mysql.buffer_pool_hit_ratio",
+            "cache hits",
+            "",
+            Made::Share(
+                "mysql.innodb_buffer_pool_read_requests",
+                "mysql.innodb_buffer_pool_reads",
+            ),
+        )
+    },
+    cost(
+        "postgres.wait",
+        "wait events",
+        "share",
+        Made::Shares("postgres.wait."),
+    ),
+];
+
+/// The definition of a figure by its name.
+pub fn definition(name: &str) -> Option<&'static Definition> {
+    DEFINITIONS.iter().find(|d| match d.made {
+        Made::Shares(prefix) => name.starts_with(prefix),
+        _ => d.name == name,
+    })
+}
+
+/// Every figure whose readings are there, from the runs' costs summed (`usage`: each run's
+/// counters' changes and gauges' largest levels), their operations and seconds.
+pub fn make(usage: &[&BTreeMap<String, f64>], ops: u64, seconds: f64) -> Vec<Figure> {
+    let sum = |keys: &[&str]| -> Option<f64> {
+        let present = keys
+            .iter()
+            .any(|k| usage.iter().any(|u| u.contains_key(*k)));
+        present.then(|| {
+            (usage.iter())
+                .flat_map(|u| keys.iter().filter_map(|k| u.get(*k)))
+                .sum()
+        })
+    };
+    let mut out = Vec::new();
+    for d in DEFINITIONS {
+        if let Made::Shares(prefix) = d.made {
+            out.extend(shares(usage, prefix, d.unit));
+            continue;
+        }
+        let value = match d.made {
+            Made::Total(keys, k) => sum(keys).map(|v| v * k),
+            Made::PerOp(keys, k) => sum(keys).filter(|_| ops > 0).map(|v| v * k / ops as f64),
+            Made::PerSecond(keys, k) => {
+                sum(keys).filter(|_| seconds > 0.0).map(|v| v * k / seconds)
+            }
+            Made::Largest(key) => (usage.iter().filter_map(|u| u.get(key)))
+                .copied()
+                .reduce(f64::max),
+            Made::Share(hit, miss) => match (sum(&[hit]), sum(&[miss])) {
+                (Some(h), Some(m)) if h + m > 0.0 => Some(h / (h + m)),
+                _ => None,
+            },
+            Made::Shares(_) => None,
+        };
+        if let Some(value) = value {
+            out.push(Figure {
+                name: d.name.into(),
+                value,
+                unit: d.unit.into(),
+            });
+        }
+    }
+    out
+}
+
+/// Each reading under `prefix` as its share of their sum, largest first.
+fn shares(usage: &[&BTreeMap<String, f64>], prefix: &str, unit: &str) -> Vec<Figure> {
+    let mut totals: BTreeMap<&str, f64> = BTreeMap::new();
+    for u in usage {
+        for (name, v) in u.iter().filter(|(n, _)| n.starts_with(prefix)) {
+            *totals.entry(name).or_insert(0.0) += v;
+        }
+    }
+    let all: f64 = totals.values().sum();
+    if all <= 0.0 {
+        return Vec::new();
+    }
+    let mut out: Vec<Figure> = (totals.into_iter())
+        .filter(|(_, v)| *v > 0.0)
+        .map(|(name, v)| Figure {
+            name: name.into(),
+            value: v / all,
+            unit: unit.into(),
+        })
+        .collect();
+    out.sort_by(|a, b| b.value.total_cmp(&a.value));
+    out
+}
+
+/// A figure's value in each run of a measurement (for the test of significance over runs).
+pub fn per_run(name: &str, m: &super::Measurement) -> Vec<f64> {
+    (m.runs.iter())
+        .filter_map(|r| {
+            let one = make(&[&r.usage], r.ops, r.seconds);
+            one.into_iter().find(|f| f.name == name).map(|f| f.value)
+        })
+        .collect()
+}
+
+/// A figure's value as a table shows it: three significant digits, bytes in KiB/MiB.
+pub fn format(value: f64, unit: &str) -> String {
+    match unit {
+        "B" if value >= 1024.0 * 1024.0 => format!("{:.1} MiB", value / (1024.0 * 1024.0)),
+        "B" if value >= 1024.0 => format!("{:.1} KiB", value / 1024.0),
+        "B" => format!("{value:.0} B"),
+        _ if value.abs() >= 100.0 || (value.fract() == 0.0 && unit.is_empty()) => {
+            format!("{} {unit}", crate::units::thousands(value))
+        }
+        _ if value.abs() >= 1.0 => format!("{value:.2} {unit}"),
+        _ => format!("{value:.3} {unit}"),
+    }
+    .trim_end()
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_exist_only_where_their_readings_do() {
+        let run: BTreeMap<String, f64> = [
+            ("client.cpu_user_s".to_string(), 1.5),
+            ("client.cpu_system_s".to_string(), 0.5),
+            ("postgres.blks_hit".to_string(), 90.0),
+            ("postgres.blks_read".to_string(), 10.0),
+        ]
+        .into();
+        let figures = make(&[&run, &run], 1000, 4.0);
+        let get = |n: &str| figures.iter().find(|f| f.name == n).map(|f| f.value);
+        assert_eq!(get("client.cpu_us_per_op"), Some(4000.0));
+        assert_eq!(get("client.cpu_cores"), Some(1.0));
+        assert_eq!(get("postgres.cache_hit_ratio"), Some(0.9));
+        assert_eq!(get("server.cpu_us_per_op"), None);
+        assert!(figures.iter().all(|f| definition(&f.name).is_some()));
+    }
+}

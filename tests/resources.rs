@@ -1,0 +1,384 @@
+//! What a run cost the client and the server: hakari's readings held against measures the test
+//! takes itself, outside hakari (its own sampling of the server's processes in /proc), against
+//! the server's own transaction count, and the verdict on what bound a step.
+
+mod common;
+
+use common::{run_ok, stderr};
+use std::collections::HashMap;
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+/// Every process's parent and CPU time (user + system, its reaped children's included), in
+/// clock ticks, read from /proc.
+fn processes() -> HashMap<i32, (i32, String, f64)> {
+    let mut out = HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close].to_string();
+        let f: Vec<&str> = stat[close + 2..].split(' ').collect();
+        // After the name: state, ppid, ..., utime (14th field of the line), stime, cutime, cstime.
+        let num = |field: usize| f[field - 3].parse::<f64>().unwrap_or(0.0);
+        out.insert(
+            pid,
+            (num(4) as i32, name, num(14) + num(15) + num(16) + num(17)),
+        );
+    }
+    out
+}
+
+/// The CPU seconds of every process below `root` whose tree holds a `postgres` process that is
+/// a child of `root` (the private server hakari started), with `root` itself left out.
+fn server_cpu(root: i32, tick: f64) -> f64 {
+    let all = processes();
+    let mut tree: Vec<i32> = (all.iter())
+        .filter(|(_, (ppid, name, _))| *ppid == root && name == "postgres")
+        .map(|(pid, _)| *pid)
+        .collect();
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(
+            all.iter()
+                .filter(|(_, (pp, _, _))| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    tree.iter()
+        .filter_map(|p| all.get(p))
+        .map(|(_, _, t)| t / tick)
+        .sum()
+}
+
+/// These tests measure CPU: run one at a time, so that none takes another's cores.
+static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ALONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn unix(t: SystemTime) -> f64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// The test's own reading at `at`, interpolated between its samples.
+fn at(samples: &[(f64, f64)], at: f64) -> f64 {
+    let i = samples
+        .partition_point(|(t, _)| *t < at)
+        .clamp(1, samples.len() - 1);
+    let ((t0, v0), (t1, v1)) = (samples[i - 1], samples[i]);
+    v0 + (v1 - v0) * ((at - t0) / (t1 - t0)).clamp(0.0, 1.0)
+}
+
+#[test]
+fn tpcb_on_a_private_postgres_costs_what_the_server_says() {
+    let _alone = alone();
+    let out = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args([
+            "run",
+            "tpcb",
+            "--engine",
+            "postgres",
+            "--durability",
+            "nosync",
+            "--clients",
+            "4",
+            "--duration",
+            "4",
+            "--scale",
+            "2",
+            "--accounts-per-branch",
+            "1000",
+            "--out",
+        ])
+        .arg(out.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // SAFETY: sysconf has no preconditions.
+    let tick = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let mut samples: Vec<(f64, f64)> = Vec::new();
+    while child.try_wait().unwrap().is_none() {
+        let cpu = server_cpu(child.id() as i32, tick);
+        samples.push((unix(SystemTime::now()), cpu));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = hakari::results::store::read(&common::only_result(out.path())).unwrap();
+    let m = &r.measurements.iter().find(|m| m.step == "tpcb").unwrap();
+    let run = &m.runs[0];
+
+    // Server CPU over the step, hakari's against the test's own sampling of the same processes.
+    let start = run.started_unix_s.unwrap();
+    let theirs = at(&samples, start + run.seconds) - at(&samples, start);
+    let ours = run.usage["server.cpu_user_s"] + run.usage["server.cpu_system_s"];
+    assert!(
+        theirs > 0.2,
+        "the server was busy: {theirs} s ({} samples)",
+        samples.len()
+    );
+    assert!(
+        (ours - theirs).abs() <= 0.1 * theirs,
+        "server CPU: hakari {ours:.3} s, the test's sampling {theirs:.3} s"
+    );
+    // Per operation: over every run of the step.
+    let cpu: f64 = (m.runs.iter())
+        .map(|r| r.usage["server.cpu_user_s"] + r.usage["server.cpu_system_s"])
+        .sum();
+    let ops: u64 = m.runs.iter().map(|r| r.ops).sum();
+    let per_op = m.figure("server.cpu_us_per_op").unwrap();
+    assert!((per_op - cpu * 1e6 / ops as f64).abs() < 1e-6 * per_op.max(1.0));
+
+    // Every tpcb transaction writes, so it takes a transaction id: the server's count of them
+    // over the step is hakari's count of transactions, give or take those in flight when the
+    // first reading was taken (the workers were released just before it), and retries.
+    let xids = run.usage["postgres.xids"];
+    let ops = run.ops as f64;
+    assert!(
+        xids >= ops - 4.0 && xids <= ops + m.retries as f64 + 4.0,
+        "the server assigned {xids} transaction ids; hakari counted {ops} transactions"
+    );
+    // WAL: written by every transaction; per operation from the server's insert position.
+    let wal = m.figure("postgres.wal_bytes_per_op").unwrap();
+    assert!(
+        (50.0..100_000.0).contains(&wal),
+        "WAL per transaction: {wal} bytes"
+    );
+    assert!(m.figure("client.cpu_us_per_op").unwrap() > 0.0);
+    // The series: one entry per interval boundary, on the step's own clock.
+    assert!(run.resources.len() >= 3, "{:?}", run.resources.len());
+    assert!(run
+        .resources
+        .iter()
+        .all(|i| i.rates.contains_key("server.cpu_user_s")));
+    // What the terminal shows: the cost table, from the result file.
+    let shown = Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args(["show"])
+        .arg(common::only_result(out.path()))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("Cost per operation"), "{text}");
+    assert!(
+        text.contains("server CPU/op") && text.contains("WAL/op"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_client_pinned_to_one_core_is_the_limit_and_is_said_to_be() {
+    let _alone = alone();
+    let out = tempfile::tempdir().unwrap();
+    // The null engine does nothing: the harness itself is all the work, on the one core it may
+    // use.
+    let o = Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(env!("CARGO_BIN_EXE_hakari"))
+        .args([
+            "run",
+            "kv",
+            "--engine",
+            "null",
+            "--durability",
+            "none",
+            "--threads",
+            "2",
+            "--batches",
+            "400",
+            "--batch-size",
+            "1000000",
+            "--runs",
+            "1",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = hakari::results::store::read(&common::only_result(out.path())).unwrap();
+    let insert = r.measurements.iter().find(|m| m.step == "insert").unwrap();
+    let cores = insert.figure("client.cpu_cores").unwrap();
+    // Long enough to be judged (CPU time comes in clock ticks).
+    assert!(insert.seconds_mean >= 1.0, "{} s", insert.seconds_mean);
+    assert!(
+        insert.verdicts.iter().any(|v| v.kind == "client-bound"),
+        "client CPU {cores:.2} cores, verdicts {:?}",
+        insert.verdicts
+    );
+    assert!(stderr(&o).contains("client-bound"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_run_bound_by_its_server_is_not_called_client_bound() {
+    let _alone = alone();
+    let r = run_ok(&[
+        "run",
+        "tpcb",
+        "--engine",
+        "postgres",
+        "--durability",
+        "sync",
+        "--clients",
+        "1",
+        "--duration",
+        "2",
+        "--scale",
+        "1",
+        "--accounts-per-branch",
+        "1000",
+    ]);
+    let m = r.measurements.iter().find(|m| m.step == "tpcb").unwrap();
+    assert!(m.figure("client.cpu_cores").is_some());
+    assert!(
+        !m.verdicts.iter().any(|v| v.kind == "client-bound"),
+        "{:?} (client {:?} cores, server {:?})",
+        m.verdicts,
+        m.figure("client.cpu_cores"),
+        m.figure("server.cpu_cores")
+    );
+    // Each commit waits for its flush: the device or the WAL's syncs show them.
+    assert!(
+        m.figure("postgres.wal_syncs_per_op").unwrap_or(0.0) > 0.5,
+        "{:?}",
+        m.figures
+    );
+}
+
+#[test]
+fn no_resources_reads_nothing() {
+    let _alone = alone();
+    for off in [true, false] {
+        let mut args = vec![
+            "run",
+            "kv",
+            "--engine",
+            "sqlite",
+            "--durability",
+            "none",
+            "--batches",
+            "2",
+            "--batch-size",
+            "200",
+        ];
+        if off {
+            args.push("--no-resources");
+        }
+        let r = run_ok(&args);
+        for m in &r.measurements {
+            assert_eq!(m.figures.is_empty(), off, "{:?}", m.figures);
+            assert_eq!(m.runs[0].usage.is_empty(), off);
+        }
+    }
+}
+
+#[test]
+fn tpcc_on_a_private_mariadb_gives_redo_fsyncs_and_lock_waits_per_new_order() {
+    let _alone = alone();
+    // Four terminals on one warehouse contend for its ten districts' rows: lock waits.
+    let r = run_ok(&[
+        "run",
+        "tpcc",
+        "--engine",
+        "mysql",
+        "--durability",
+        "sync",
+        "--warehouses",
+        "1",
+        "--clients",
+        "4",
+        "--duration",
+        "4",
+        "--ramp-up",
+        "1",
+    ]);
+    let m = r
+        .measurements
+        .iter()
+        .find(|m| m.step == "new-order")
+        .unwrap();
+    let redo = m.figure("mysql.redo_bytes_per_op").unwrap();
+    let fsyncs = m.figure("mysql.data_fsyncs_per_op").unwrap();
+    assert!(redo > 100.0, "redo per New-Order: {redo} bytes");
+    assert!(fsyncs > 0.0, "data fsyncs per New-Order: {fsyncs}");
+    assert!(
+        m.figure("mysql.row_lock_waits").is_some(),
+        "{:?}",
+        m.figures
+    );
+    // The server's own count of commits covers at least the New-Orders hakari counted.
+    let commits = m.figure("mysql.commits").unwrap();
+    let new_orders: u64 = m.runs.iter().map(|r| r.ops).sum();
+    assert!(
+        commits >= new_orders as f64,
+        "{commits} commits, {new_orders} New-Orders"
+    );
+}
+
+#[test]
+fn the_openmetrics_export_loads_into_prometheus() {
+    let _alone = alone();
+    let out = tempfile::tempdir().unwrap();
+    let o = common::hakari(&[
+        "run",
+        "tpcb",
+        "--engine",
+        "sqlite",
+        "--clients",
+        "2",
+        "--duration",
+        "2.5",
+        "--interval",
+        "0.5",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = out.path().join("run.om");
+    let o = common::hakari(&[
+        "export",
+        "--format",
+        "openmetrics",
+        "-o",
+        file.to_str().unwrap(),
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.ends_with("# EOF\n"));
+    assert!(
+        text.contains("hakari_resource_rate{") && text.contains("reading=\"client.cpu_user_s\"")
+    );
+    let blocks = out.path().join("tsdb");
+    let o = Command::new("promtool")
+        .args(["tsdb", "create-blocks-from", "openmetrics"])
+        .arg(&file)
+        .arg(&blocks)
+        .output()
+        .expect("promtool (scripts/setup.sh --with-test-tools installs it)");
+    assert!(
+        o.status.success(),
+        "promtool refused the export: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(&o)
+    );
+    // A block was written, holding the samples.
+    let made = std::fs::read_dir(&blocks)
+        .unwrap()
+        .flatten()
+        .any(|e| e.path().join("meta.json").exists());
+    assert!(made, "no block in {}", blocks.display());
+}
