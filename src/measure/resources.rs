@@ -43,6 +43,18 @@ static DEVICE: Mutex<Option<String>> = Mutex::new(None);
 /// Notes of sources that could not be read, taken by the run context after each step.
 static NOTES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
+/// Whether this run reads resources at all (`--no-resources` says no): engines ask before they
+/// open a connection for their statistics.
+static ENABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+pub fn enable(on: bool) {
+    ENABLED.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+pub fn enabled() -> bool {
+    ENABLED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Keeps a registered source in the readings until dropped.
 pub struct Registration(u64);
 

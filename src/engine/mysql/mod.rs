@@ -11,6 +11,7 @@ use super::sql::{
     SqlValue, Stmt, Visit,
 };
 use crate::durability::Durability;
+use crate::measure::resources;
 use crate::results::redact::redact;
 use crate::server::mariadb as server;
 use crate::server::topology::{Connect, Topology};
@@ -120,8 +121,8 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
         _ => vec![Wire::parse(&url_of(&options.url, &server))?],
     };
     let tls = wire.describe(&mut admin);
-    let statistics = (wire.connect().ok())
-        .map(|c| crate::measure::resources::register(Box::new(statistics::Statistics::new(c))));
+    let statistics = (resources::enabled().then(|| wire.connect().ok()).flatten())
+        .map(|c| resources::register(Box::new(statistics::Statistics::new(c))));
     Ok(Box::new(MysqlDatabase {
         _statistics: statistics,
         wire,

@@ -12,6 +12,7 @@ use super::sql::{
     SqlValue, Stmt, Visit,
 };
 use crate::durability::Durability;
+use crate::measure::resources;
 use crate::server::postgres as server;
 use crate::server::topology::Topology;
 use crate::server::{Launched, PrivateServer};
@@ -89,9 +90,9 @@ fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn Sq
         }
     }
     let tls = wire.describe(&mut admin);
-    let statistics = (wire.open().ok()).map(|c| {
+    let statistics = (resources::enabled().then(|| wire.open().ok()).flatten()).map(|c| {
         let sampler = wire.open().ok();
-        crate::measure::resources::register(Box::new(statistics::Statistics::new(c, sampler)))
+        resources::register(Box::new(statistics::Statistics::new(c, sampler)))
     });
     Ok(Box::new(PostgresDatabase {
         _statistics: statistics,
