@@ -4,7 +4,7 @@
 # round and its median. Two runs: tpcb on a private PostgreSQL (4 clients, where every reading
 # source is there: /proc, the device, pg_stat_*, the wait-event sampler), and kv on the null
 # engine (nothing but hakari's own loop, so any cost of the collecting thread shows).
-#   ROUNDS=6 DURATION=20 bench/resources_overhead.sh
+#   ROUNDS=6 DURATION=20 [NAMES="tpcb kv"] bench/resources_overhead.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -17,7 +17,7 @@ rate() { # RESULT-DIR STEP: ops/s
   python3 -c "import json,glob
 print(next(m['ops_per_sec_mean'] for m in json.load(open(glob.glob('$1/*.json')[0]))['measurements'] if m['step']=='$2'))"
 }
-for name in tpcb kv; do
+for name in ${NAMES:-tpcb kv}; do
   declare -n args="$name"
   step=$([ "$name" = tpcb ] && echo tpcb || echo insert)
   for r in $(seq "$rounds"); do
