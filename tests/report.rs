@@ -43,8 +43,8 @@ fn chromium() -> PathBuf {
     panic!("headless Chromium is needed for this test: run scripts/setup.sh (or `apt-get install chromium`)");
 }
 
-/// The page as headless Chromium rendered it (its DOM after load), with the console's log.
-fn rendered(report: &Path) -> (String, String) {
+/// Headless Chromium's DOM of `page` after load, and its log, with `more` flags.
+fn chromium_dom(page: &Path, more: &[&str]) -> (String, String) {
     let profile = tempfile::tempdir().unwrap();
     let out = Command::new(chromium())
         .args([
@@ -59,8 +59,9 @@ fn rendered(report: &Path) -> (String, String) {
             "--v=0",
             &format!("--user-data-dir={}", profile.path().display()),
             "--dump-dom",
-            &format!("file://{}", report.display()),
         ])
+        .args(more)
+        .arg(format!("file://{}", page.display()))
         .output()
         .expect("chromium runs");
     assert!(
@@ -72,6 +73,11 @@ fn rendered(report: &Path) -> (String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// The page as headless Chromium rendered it (its DOM after load), with the console's log.
+fn rendered(report: &Path) -> (String, String) {
+    chromium_dom(report, &[])
 }
 
 /// The text a reader sees: the DOM without its tags (the charts' labels included).
@@ -294,4 +300,74 @@ fn run_with_report_writes_the_runs_own_page() {
     let json = &result_files(dir.path())[0];
     let page = std::fs::read_to_string(json.with_extension("html")).unwrap();
     assert!(page.contains("<svg class=\"chart\""));
+}
+
+/// The page at a window's width: the report with a script of the test's own appended that,
+/// once the page has loaded, writes the window's width, the page's width and, for every chart,
+/// its title, width and right edge into the DOM that Chromium dumps.
+fn laid_out(report: &Path, width: u32) -> String {
+    let page = report.with_file_name(format!("at-{width}.html"));
+    let script = r#"<script>addEventListener('load', () => {
+  const w = document.documentElement.clientWidth;
+  const charts = [...document.querySelectorAll('svg.chart')].map(s => {
+    const r = s.getBoundingClientRect();
+    return `${Math.round(r.width)}|${Math.round(r.right)}|${s.getAttribute('aria-label')}`;
+  });
+  const d = document.createElement('pre');
+  d.id = 'layout';
+  d.textContent = [`window ${w} page ${document.documentElement.scrollWidth}`, ...charts].join('\n');
+  document.body.appendChild(d);
+});</script>"#;
+    let html = std::fs::read_to_string(report).unwrap();
+    std::fs::write(&page, html.replace("</body>", &format!("{script}</body>"))).unwrap();
+    let size = format!("--window-size={width},900");
+    let (dom, _) = chromium_dom(&page, &["--hide-scrollbars", &size]);
+    let layout = dom
+        .split("<pre id=\"layout\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .expect("the layout script ran");
+    layout.to_string()
+}
+
+/// The charts of what each step cost (CPU, the device's writes) fit the window at a desktop's
+/// 1400 px and a narrow 800 px: no chart runs past the window's edge or collapses, and the
+/// page itself does not scroll sideways.
+#[test]
+fn the_resource_charts_fit_the_window_at_1400_and_800_px() {
+    let dir = tempfile::tempdir().unwrap();
+    two_runs(dir.path());
+    let o = hakari(&["report", dir.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = dir.path().join("report.html");
+    for width in [1400, 800] {
+        let layout = laid_out(&report, width);
+        let mut lines = layout.lines();
+        let head: Vec<u32> = (lines.next().unwrap().split(' '))
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let (window, page) = (head[0], head[1]);
+        assert!(window <= width && window > width - 40, "{layout}");
+        assert!(
+            page <= window,
+            "the page scrolls sideways at {width} px: {layout}"
+        );
+        let mut resource_charts = 0;
+        for chart in lines {
+            let mut parts = chart.splitn(3, '|');
+            let w: u32 = parts.next().unwrap().parse().unwrap();
+            let right: u32 = parts.next().unwrap().parse().unwrap();
+            let title = parts.next().unwrap();
+            assert!(
+                right <= window,
+                "{title} runs past the window at {width} px"
+            );
+            assert!(w >= 300, "{title} is {w} px wide at {width} px");
+            if title.contains(": CPU per interval") || title.contains(": device I/O per interval") {
+                resource_charts += 1;
+            }
+        }
+        // Per run, per step: its CPU and its device's writes.
+        assert_eq!(resource_charts, 2 * 4 * 2, "{layout}");
+    }
 }

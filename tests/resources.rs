@@ -131,9 +131,15 @@ fn tpcb_on_a_private_postgres_costs_what_the_server_says() {
         "the server was busy: {theirs} s ({} samples)",
         samples.len()
     );
+    let gap = (samples.windows(2))
+        .filter(|w| w[1].0 >= start && w[0].0 <= start + run.seconds)
+        .map(|w| w[1].0 - w[0].0)
+        .fold(0.0, f64::max);
     assert!(
         (ours - theirs).abs() <= 0.1 * theirs,
-        "server CPU: hakari {ours:.3} s, the test's sampling {theirs:.3} s"
+        "server CPU: hakari {ours:.3} s, the test's sampling {theirs:.3} s over {:.3} s \
+         (its longest gap between samples {gap:.3} s)",
+        run.seconds
     );
     // Per operation: over every run of the step.
     let cpu: f64 = (m.runs.iter())
@@ -198,7 +204,7 @@ fn a_client_pinned_to_one_core_is_the_limit_and_is_said_to_be() {
             "--threads",
             "2",
             "--batches",
-            "400",
+            "2000",
             "--batch-size",
             "1000000",
             "--runs",
@@ -381,4 +387,97 @@ fn the_openmetrics_export_loads_into_prometheus() {
         .flatten()
         .any(|e| e.path().join("meta.json").exists());
     assert!(made, "no block in {}", blocks.display());
+}
+
+/// The embedded engines' own statistics: RocksDB's WAL, compaction and the device's bytes per
+/// byte the user wrote; Berkeley DB's log; LMDB's transaction ids. Each log holds at least every
+/// record's key and value, so the bytes per insert are at least their sizes; LMDB commits one
+/// write transaction per batch.
+#[test]
+fn embedded_engines_count_their_logs_compactions_and_commits() {
+    let _alone = alone();
+    // 100,000 records of 64 + 100 bytes through 64 KiB memtables: hundreds of flushes, and
+    // compactions of the files they leave.
+    let r = run_ok(&[
+        "run",
+        "kv",
+        "--engine",
+        "rocksdb,bdb,lmdb",
+        "--durability",
+        "write-nosync",
+        "--batches",
+        "10000",
+        "--value-size",
+        "100",
+        "--log-buffer",
+        "64K",
+        "--runs",
+        "1",
+    ]);
+    let insert = |engine: &str| {
+        (r.measurements.iter())
+            .find(|m| m.engine == engine && m.step == "insert")
+            .unwrap()
+    };
+    let rocks = insert("rocksdb");
+    let wal = rocks.figure("rocksdb.wal_bytes_per_op").unwrap();
+    assert!(wal >= 164.0, "RocksDB's WAL per insert: {wal} bytes");
+    assert!(
+        rocks.figure("rocksdb.write_amplification").is_some(),
+        "{:?}",
+        rocks.figures
+    );
+    let compacted: f64 = (r.measurements.iter())
+        .filter(|m| m.engine == "rocksdb")
+        .filter_map(|m| m.figure("rocksdb.compaction_bytes"))
+        .sum();
+    assert!(compacted > 0.0, "no compaction was counted");
+    let log = insert("bdb").figure("bdb.log_bytes_per_op").unwrap();
+    assert!(log >= 164.0, "Berkeley DB's log per insert: {log} bytes");
+    assert_eq!(insert("lmdb").figure("lmdb.commits"), Some(10_000.0));
+}
+
+/// Redis's INFO and memcached's stats: their CPU per operation, and the session store's reads
+/// of sessions that are all there hit every time. The session view prints the client's user +
+/// system seconds per step, as the session-store test printed them.
+#[test]
+fn redis_and_memcached_give_their_cpu_and_hits() {
+    let _alone = alone();
+    let out = tempfile::tempdir().unwrap();
+    let o = common::hakari(&[
+        "run",
+        "session",
+        "--engine",
+        "redis,memcached",
+        "--sizes",
+        "1K",
+        "--layout",
+        "blob",
+        "--compress",
+        "none",
+        "--sessions",
+        "300",
+        "--reads",
+        "3000",
+        "--runs",
+        "1",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("the client's CPU, user + system seconds per step"),
+        "{stdout}"
+    );
+    let r = hakari::results::store::read(&common::only_result(out.path())).unwrap();
+    for engine in ["redis", "memcached"] {
+        let read = (r.measurements.iter())
+            .find(|m| m.engine == engine && m.step == "read")
+            .unwrap();
+        let cpu = read.figure(&format!("{engine}.cpu_us_per_op"));
+        assert!(cpu.is_some_and(|c| c > 0.0), "{engine}: {:?}", read.figures);
+        let hits = read.figure(&format!("{engine}.hit_ratio"));
+        assert_eq!(hits, Some(1.0), "{engine}: {:?}", read.figures);
+    }
 }

@@ -683,6 +683,7 @@ fn interval_log(run: &RunResult, client: u64) -> Vec<u8> {
             threads: m.threads,
             step: m.step.clone(),
             config: m.config.clone(),
+            produced: m.produced.clone(),
         };
         for k in 1..=m.runs.len() {
             let tag = hakari::results::hlog::run_tag(&key, None, k);

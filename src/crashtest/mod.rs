@@ -313,6 +313,7 @@ fn summarize(
         threads: 1,
         step: "crash".into(),
         config,
+        produced: Default::default(),
         runs,
         ops_per_sec_mean: rates.mean,
         ops_per_sec_stddev: rates.stddev,

@@ -55,7 +55,36 @@ impl KvEngine for Lmdb {
         // transaction would copy and write the main database's page too.
         let db: Database<Bytes, Bytes> = env.create_database(&mut wtxn, None)?;
         wtxn.commit()?;
-        Ok(Box::new(LmdbStore { env, db, map_size }))
+        let statistics = crate::measure::resources::enabled()
+            .then(|| crate::measure::resources::register(Box::new(Statistics(env.clone()))));
+        Ok(Box::new(LmdbStore {
+            env,
+            db,
+            map_size,
+            statistics,
+        }))
+    }
+}
+
+/// LMDB's environment info for a step's resource readings (`measure/resources.rs`): the id of
+/// the last committed transaction (one per write transaction: a count of commits) and the pages
+/// in use.
+struct Statistics(Env<WithTls>);
+
+impl crate::measure::resources::Source for Statistics {
+    fn name(&self) -> String {
+        "LMDB environment info".into()
+    }
+    fn read(&mut self, into: &mut crate::measure::resources::Readings) -> Result<()> {
+        use crate::measure::resources::Reading;
+        let info = self.0.info();
+        into.insert(
+            "lmdb.last_txn_id".into(),
+            Reading::Counter(info.last_txn_id as f64),
+        );
+        let pages = info.last_page_number as f64 + 1.0;
+        into.insert("lmdb.pages".into(), Reading::Gauge(pages));
+        Ok(())
     }
 }
 
@@ -63,6 +92,8 @@ struct LmdbStore {
     env: Env<WithTls>,
     db: Database<Bytes, Bytes>,
     map_size: u64,
+    /// A copy of the environment in the readings: dropped before the environment closes.
+    statistics: Option<crate::measure::resources::Registration>,
 }
 
 impl KvStore for LmdbStore {
@@ -85,7 +116,8 @@ impl KvStore for LmdbStore {
             ),
         ]
     }
-    fn close(self: Box<Self>) -> Result<()> {
+    fn close(mut self: Box<Self>) -> Result<()> {
+        self.statistics = None;
         self.env.force_sync().ok();
         self.env.prepare_for_closing().wait();
         Ok(())

@@ -74,6 +74,15 @@ impl KvEngine for Memcached {
             .ok()
             .and_then(|v| v.into_iter().next().map(|(_, v)| v))
             .unwrap_or_default();
+        let statistics = (crate::measure::resources::enabled())
+            .then(|| std::net::TcpStream::connect(&address).ok())
+            .flatten()
+            .map(|con| {
+                // A server that stops answering must not hold the collecting thread.
+                con.set_read_timeout(Some(std::time::Duration::from_secs(2)))
+                    .ok();
+                crate::measure::resources::register(Box::new(Statistics(BufReader::new(con))))
+            });
         Ok(Box::new(MemcachedStore {
             url: format!("memcache://{address}"),
             item_limit,
@@ -90,6 +99,7 @@ impl KvEngine for Memcached {
                     },
                 ),
             ],
+            _statistics: statistics,
             _private: private,
         }))
     }
@@ -97,12 +107,23 @@ impl KvEngine for Memcached {
 
 /// `stats settings` over a plain connection (the client crate asks only for `stats`).
 fn stats_settings(address: &str) -> Result<Vec<(String, String)>> {
-    let mut stream = std::net::TcpStream::connect(address)?;
+    let stream = std::net::TcpStream::connect(address)?;
     stream.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
-    stream.write_all(b"stats settings\r\n")?;
+    stats(&mut BufReader::new(stream), "stats settings")
+}
+
+/// One `stats` command's `STAT name value` lines, up to its `END`.
+fn stats(con: &mut BufReader<std::net::TcpStream>, command: &str) -> Result<Vec<(String, String)>> {
+    con.get_mut()
+        .write_all(format!("{command}\r\n").as_bytes())?;
     let mut out = Vec::new();
-    for line in BufReader::new(stream).lines() {
-        let line = line?;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if con.read_line(&mut line)? == 0 {
+            bail!("the connection closed before the end of {command}");
+        }
+        let line = line.trim_end();
         if line == "END" {
             return Ok(out);
         }
@@ -110,16 +131,47 @@ fn stats_settings(address: &str) -> Result<Vec<(String, String)>> {
         if let (Some("STAT"), Some(k), Some(v)) = (words.next(), words.next(), words.next()) {
             out.push((k.to_string(), v.to_string()));
         } else {
-            bail!("unexpected answer to stats settings: {line}");
+            bail!("unexpected answer to {command}: {line}");
         }
     }
-    bail!("the connection closed before the end of stats settings")
+}
+
+/// memcached's own counters for a step's resource readings (`measure/resources.rs`): its CPU
+/// (`rusage_user`, `rusage_system`), the gets and sets it served and its hits and misses.
+struct Statistics(BufReader<std::net::TcpStream>);
+
+impl crate::measure::resources::Source for Statistics {
+    fn name(&self) -> String {
+        "memcached stats".into()
+    }
+    fn read(&mut self, into: &mut crate::measure::resources::Readings) -> Result<()> {
+        for (name, value) in stats(&mut self.0, "stats")? {
+            let reading = match name.as_str() {
+                "rusage_user" => "memcached.cpu_user_s",
+                "rusage_system" => "memcached.cpu_system_s",
+                "cmd_get" => "memcached.gets",
+                "cmd_set" => "memcached.sets",
+                "get_hits" => "memcached.get_hits",
+                "get_misses" => "memcached.get_misses",
+                _ => continue,
+            };
+            if let Ok(v) = value.parse::<f64>() {
+                into.insert(
+                    reading.into(),
+                    crate::measure::resources::Reading::Counter(v),
+                );
+            }
+        }
+        Ok(())
+    }
 }
 
 struct MemcachedStore {
     url: String,
     item_limit: u64,
     settings: Vec<(String, String)>,
+    // Before the server, so that it is no longer read once it stops.
+    _statistics: Option<crate::measure::resources::Registration>,
     _private: Option<Launched>,
 }
 

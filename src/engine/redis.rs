@@ -11,7 +11,7 @@ use crate::server::redis as server;
 use crate::server::{Launched, PrivateServer, ServerOptions};
 use anyhow::{anyhow, bail, Context, Result};
 use redis::cluster::{cluster_pipe, ClusterClient, ClusterConnection};
-use redis::Commands;
+use redis::{Commands, IntoConnectionInfo};
 
 /// A connection to one server or to a cluster: the same commands, routed by the cluster
 /// client to the node that holds each key.
@@ -82,11 +82,16 @@ impl KvEngine for Redis {
         // A cluster given by --url may be named by several seed nodes, comma-separated.
         let (url, certificates) = tls_certificates(&url)?;
         let seeds: Vec<&str> = url.split(',').map(str::trim).collect();
-        let client = match &certificates {
-            Some(c) => redis::Client::build_with_tls(seeds[0], c.clone()),
-            None => redis::Client::open(seeds[0]),
+        let reach = Reach {
+            certificates,
+            // A server given by --url whose URL has no password takes redis-cli's REDISCLI_AUTH.
+            password: (private.is_none())
+                .then(|| std::env::var("REDISCLI_AUTH").ok())
+                .flatten()
+                .filter(|p| !p.is_empty()),
         };
-        let client = client.map_err(|e| anyhow!("bad Redis URL {}: {e}", redact(seeds[0])))?;
+        let client = (reach.client(seeds[0]))
+            .map_err(|e| anyhow!("bad Redis URL {}: {e}", redact(seeds[0])))?;
         let mut con = client
             .get_connection()
             .map_err(|e| anyhow!("cannot connect to Redis at {}: {e}", redact(&url)))?;
@@ -110,24 +115,7 @@ impl KvEngine for Redis {
                     .unwrap_or_default()
             })?;
         if private.is_none() {
-            let (want_aof, want_fsync) =
-                server::persistence(options.durability).map_err(|e| anyhow!(e))?;
-            let matches = appendonly == want_aof && (want_aof == "no" || appendfsync == want_fsync);
-            if !matches {
-                bail!(
-                    "the Redis server at {} runs with appendonly {appendonly}, appendfsync \
-                     {appendfsync}; durability '{}' needs appendonly {want_aof}{}. hakari does not \
-                     reconfigure a server it did not start: pick the level that matches, or leave \
-                     out --url for a private server",
-                    redact(&url),
-                    options.durability,
-                    if want_aof == "yes" {
-                        format!(", appendfsync {want_fsync}")
-                    } else {
-                        String::new()
-                    }
-                );
-            }
+            persistence_matches(&url, options.durability, &appendonly, &appendfsync)?;
         }
         let cluster_seeds = match &private {
             Some(cluster) if !cluster.others.is_empty() => Some(cluster.node_urls()),
@@ -137,11 +125,16 @@ impl KvEngine for Redis {
                 cluster_enabled(&mut con)?.then(|| seeds.iter().map(|s| s.to_string()).collect())
             }
         };
+        let statistics = crate::measure::resources::enabled()
+            .then(|| statistics(con, cluster_seeds.as_deref(), &reach));
         let target = match cluster_seeds {
             Some(seeds) => {
                 let mut builder = redis::cluster::ClusterClientBuilder::new(seeds);
-                if let Some(c) = certificates.clone() {
+                if let Some(c) = reach.certificates.clone() {
                     builder = builder.certs(c);
+                }
+                if let Some(p) = &reach.password {
+                    builder = builder.password(p);
                 }
                 let client = builder.build();
                 Target::Cluster(client.map_err(|e| anyhow!("cannot reach the Redis Cluster: {e}"))?)
@@ -154,21 +147,127 @@ impl KvEngine for Redis {
                 ("server".into(), format!("Redis {version}")),
                 ("appendonly".into(), appendonly),
                 ("appendfsync".into(), appendfsync),
-                ("tls".into(), tls_in_use(&url, certificates.is_some())),
+                ("tls".into(), tls_in_use(&url, reach.certificates.is_some())),
                 (
                     "instance".into(),
                     crate::server::origin(private.is_some()).into(),
                 ),
             ],
+            _statistics: statistics,
             _private: private,
             shared: options.shared,
         }))
     }
 }
 
+/// A server hakari did not start keeps its persistence: it must be the level's.
+fn persistence_matches(
+    url: &str,
+    level: Durability,
+    appendonly: &str,
+    appendfsync: &str,
+) -> Result<()> {
+    let (want_aof, want_fsync) = server::persistence(level).map_err(|e| anyhow!(e))?;
+    if appendonly == want_aof && (want_aof == "no" || appendfsync == want_fsync) {
+        return Ok(());
+    }
+    bail!(
+        "the Redis server at {} runs with appendonly {appendonly}, appendfsync {appendfsync}; \
+         durability '{level}' needs appendonly {want_aof}{}. hakari does not reconfigure a \
+         server it did not start: pick the level that matches, or leave out --url for a \
+         private server",
+        redact(url),
+        if want_aof == "yes" {
+            format!(", appendfsync {want_fsync}")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// How a server is reached: its TLS certificates and the password the URL leaves out.
+struct Reach {
+    certificates: Option<redis::TlsCertificates>,
+    password: Option<String>,
+}
+
+impl Reach {
+    /// A client of the server at `url`.
+    fn client(&self, url: &str) -> redis::RedisResult<redis::Client> {
+        let mut info = url.into_connection_info()?;
+        if let (Some(p), None) = (&self.password, info.redis_settings().password()) {
+            let settings = info.redis_settings().clone().set_password(p);
+            info = info.set_redis_settings(settings);
+        }
+        match &self.certificates {
+            Some(c) => redis::Client::build_with_tls(info, c.clone()),
+            None => redis::Client::open(info),
+        }
+    }
+}
+
+/// Registers the statistics of the server `con` reaches, or of every node a cluster names.
+fn statistics(
+    con: redis::Connection,
+    nodes: Option<&[String]>,
+    reach: &Reach,
+) -> crate::measure::resources::Registration {
+    let connections = match nodes {
+        None => vec![con],
+        Some(urls) => (urls.iter())
+            .filter_map(|u| reach.client(u).and_then(|c| c.get_connection()).ok())
+            .collect(),
+    };
+    for c in &connections {
+        // A server that stops answering must not hold the collecting thread.
+        c.set_read_timeout(Some(std::time::Duration::from_secs(2)))
+            .ok();
+    }
+    crate::measure::resources::register(Box::new(Statistics(connections)))
+}
+
+/// Redis's own counters for a step's resource readings (`measure/resources.rs`), from `INFO`
+/// on each server or cluster node, summed: its CPU, the commands it processed, key hits and
+/// misses. A cluster given by `--url` is read on the seed nodes it names.
+struct Statistics(Vec<redis::Connection>);
+
+impl crate::measure::resources::Source for Statistics {
+    fn name(&self) -> String {
+        "Redis INFO".into()
+    }
+    fn read(&mut self, into: &mut crate::measure::resources::Readings) -> Result<()> {
+        let mut sums = std::collections::BTreeMap::new();
+        for con in &mut self.0 {
+            let info: String = redis::cmd("INFO").query(con)?;
+            for line in info.lines() {
+                let Some((name, value)) = line.trim_end().split_once(':') else {
+                    continue;
+                };
+                let reading = match name {
+                    "used_cpu_user" => "redis.cpu_user_s",
+                    "used_cpu_sys" => "redis.cpu_system_s",
+                    "total_commands_processed" => "redis.commands",
+                    "keyspace_hits" => "redis.keyspace_hits",
+                    "keyspace_misses" => "redis.keyspace_misses",
+                    _ => continue,
+                };
+                if let Ok(v) = value.parse::<f64>() {
+                    *sums.entry(reading).or_insert(0.0) += v;
+                }
+            }
+        }
+        for (name, v) in sums {
+            into.insert(name.into(), crate::measure::resources::Reading::Counter(v));
+        }
+        Ok(())
+    }
+}
+
 struct RedisStore {
     target: Target,
     settings: Vec<(String, String)>,
+    // Before the server, so that it is no longer read once it stops.
+    _statistics: Option<crate::measure::resources::Registration>,
     _private: Option<Launched>,
     /// `--shard`: another client removes hakari's keys at the end.
     shared: bool,

@@ -65,6 +65,13 @@ impl KvEngine for RocksDb {
             mem_env = rocksdb::Env::mem_env().context("cannot create RocksDB's in-memory Env")?;
             opts.set_env(&mem_env);
         }
+        // Tickers only (no histograms, no timers): the cheapest level that counts bytes.
+        let statistics = crate::measure::resources::enabled().then(|| {
+            opts.enable_statistics();
+            opts.set_statistics_level(rocksdb::statistics::StatsLevel::ExceptHistogramOrTimers);
+            // A copy of the options shares their statistics object with the database.
+            crate::measure::resources::register(Box::new(Statistics(opts.clone())))
+        });
         let db = DB::open(&opts, &options.dir).context("cannot open the RocksDB database")?;
         let mut write = WriteOptions::default();
         write.set_sync(options.durability == Durability::Sync);
@@ -78,7 +85,34 @@ impl KvEngine for RocksDb {
                 0 => None,
                 n => Some(n),
             },
+            _statistics: statistics,
         }))
+    }
+}
+
+/// RocksDB's own counters for a step's resource readings (`measure/resources.rs`): the bytes
+/// the user wrote, the WAL, flushes and compactions wrote, write stalls and the block cache.
+struct Statistics(Options);
+
+impl crate::measure::resources::Source for Statistics {
+    fn name(&self) -> String {
+        "RocksDB statistics".into()
+    }
+    fn read(&mut self, into: &mut crate::measure::resources::Readings) -> Result<()> {
+        use rocksdb::statistics::Ticker;
+        for (name, ticker) in [
+            ("rocksdb.bytes_written", Ticker::BytesWritten),
+            ("rocksdb.wal_bytes", Ticker::WalFileBytes),
+            ("rocksdb.flush_bytes", Ticker::FlushWriteBytes),
+            ("rocksdb.compaction_bytes", Ticker::CompactWriteBytes),
+            ("rocksdb.stall_us", Ticker::StallMicros),
+            ("rocksdb.block_cache_hit", Ticker::BlockCacheHit),
+            ("rocksdb.block_cache_miss", Ticker::BlockCacheMiss),
+        ] {
+            let v = self.0.get_ticker_count(ticker) as f64;
+            into.insert(name.into(), crate::measure::resources::Reading::Counter(v));
+        }
+        Ok(())
     }
 }
 
@@ -88,6 +122,7 @@ struct RocksStore {
     durability: Durability,
     cache_bytes: u64,
     block_bytes: Option<u32>,
+    _statistics: Option<crate::measure::resources::Registration>,
 }
 
 /// RocksDB's default compression: Snappy when the build has it (hakari's does), as in

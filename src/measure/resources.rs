@@ -101,8 +101,36 @@ pub struct Sample {
     pub readings: Readings,
 }
 
-/// Reads every source now.
+/// CPU hakari has spent reading resources (the samples and any sampling thread), in ns.
+static COST_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The CPU time the calling thread has used, in ns (CLOCK_THREAD_CPUTIME_ID).
+pub fn thread_cpu_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// Adds CPU a source spent on its own thread (a sampler's) to what the readings cost.
+pub fn charge(ns: u64) {
+    COST_NS.fetch_add(ns, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A process's CPU seconds (user + system), from /proc: for the statistics sessions of a
+/// private server, so that what the readings cost the server is a reading too.
+pub fn process_cpu_s(pid: i32) -> Option<f64> {
+    let (user, system, _) = cpu_ticks(&pid.to_string())?;
+    Some((user + system) / ticks())
+}
+
+/// Reads every source now. What the reading itself cost hakari is a reading too
+/// (`readings.client_cpu_s`), so every step says what measuring it took.
 pub fn sample() -> Sample {
+    let started = thread_cpu_ns();
     let mut readings = Readings::new();
     client(&mut readings);
     servers(&mut readings);
@@ -125,6 +153,9 @@ pub fn sample() -> Sample {
             notes.push(format!("a resource figure could not be read: {why}"));
         }
     }
+    charge(thread_cpu_ns().saturating_sub(started));
+    let cost = COST_NS.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e9;
+    readings.insert("readings.client_cpu_s".into(), Reading::Counter(cost));
     Sample {
         at: Instant::now(),
         readings,

@@ -179,14 +179,13 @@ fn costs(pairs: &[(&Measurement, &Measurement)], thresholds: Option<&Thresholds>
     );
     for (a, b) in pairs {
         let worse = worse_figures(a, b, thresholds);
-        for f in Figure::every().filter(|f| matches!(f, Figure::Resource(_))) {
-            let Figure::Resource(name) = f else { continue };
+        for f in Figure::every().filter(|f| f.is_resource()) {
             let (Some(va), Some(vb)) = (f.value(a), f.value(b)) else {
                 continue;
             };
             t.row(vec![
                 figure_name(a),
-                name.into(),
+                f.name().into(),
                 f.format(va),
                 f.format(vb),
                 format!("{:+.1}%", percent(va, vb)),

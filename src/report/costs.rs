@@ -10,14 +10,15 @@ use crate::results::{Measurement, RunResult};
 
 /// The cost tables and verdicts of a run (nothing when no step has resource figures).
 pub fn part(r: &RunResult) -> Part {
-    let per_op = |d: &Definition| matches!(d.made, Made::PerOp(..) | Made::Share(..));
+    let per_op =
+        |d: &Definition| matches!(d.made, Made::PerOp(..) | Made::Share(..) | Made::Ratio(..));
     let profile = |d: &Definition| matches!(d.made, Made::Shares(..));
     let tables: Vec<Table> = [
         table(r, "Cost per operation", &per_op),
         table(
             r,
             "CPU, memory and the server's own counts over the counted time",
-            &|d| !per_op(d) && !profile(d),
+            &|d| d.is_resource() && !per_op(d) && !profile(d),
         ),
         waits(r),
     ]

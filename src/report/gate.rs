@@ -3,55 +3,43 @@
 //! Both end the command with exit 4 when they fail.
 
 use super::significance::{ops, Significance};
+use crate::results::figures::{self, Definition, Made};
 use crate::results::{Measurement, RequirementOutcome};
 use anyhow::{bail, Result};
 use std::fmt;
 use std::str::FromStr;
 
-/// A kind of figure a gate can judge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Figure {
-    /// Throughput: ops/s mean over runs (higher is better).
-    Ops,
-    P50,
-    P95,
-    P99,
-    P999,
-    /// The slowest operation.
-    Max,
-    /// A resource figure, by its name in `results/figures.rs` (`server.cpu_us_per_op`).
-    Resource(&'static str),
+/// A figure a gate can judge: one of the figures `results/figures.rs` lists.
+#[derive(Clone, Copy, Debug)]
+pub struct Figure(&'static Definition);
+
+impl PartialEq for Figure {
+    fn eq(&self, other: &Figure) -> bool {
+        self.0.name == other.0.name
+    }
 }
 
+impl Eq for Figure {}
+
 impl Figure {
-    pub const ALL: [Figure; 6] = [
-        Figure::Ops,
-        Figure::P50,
-        Figure::P95,
-        Figure::P99,
-        Figure::P999,
-        Figure::Max,
-    ];
+    pub const OPS: Figure = Figure(&figures::OPS);
+    pub const P50: Figure = Figure(&figures::P50);
+    pub const P99: Figure = Figure(&figures::P99);
 
     pub fn name(self) -> &'static str {
-        match self {
-            Figure::Ops => "ops",
-            Figure::P50 => "p50",
-            Figure::P95 => "p95",
-            Figure::P99 => "p99",
-            Figure::P999 => "p999",
-            Figure::Max => "max",
-            Figure::Resource(name) => name,
-        }
+        self.0.name
     }
 
-    /// Every figure: throughput, the latency percentiles, then each resource figure.
+    /// Whether it is made from the step's resource readings.
+    pub fn is_resource(self) -> bool {
+        self.0.is_resource()
+    }
+
+    /// Every figure a gate can judge: each one the list has but a profile's shares.
     pub fn every() -> impl Iterator<Item = Figure> {
-        (Figure::ALL.into_iter()).chain(
-            (crate::results::figures::DEFINITIONS.iter())
-                .filter(|d| !matches!(d.made, crate::results::figures::Made::Shares(_)))
-                .map(|d| Figure::Resource(d.name)),
-        )
+        (figures::DEFINITIONS.iter())
+            .filter(|d| !matches!(d.made, Made::Shares(_)))
+            .map(Figure)
     }
 
     fn parse(s: &str) -> Result<Figure> {
@@ -68,58 +56,36 @@ impl Figure {
         }
     }
 
-    /// Throughput gets worse as it falls; latency as it grows.
+    /// Throughput gets worse as it falls, latency and costs as they grow, a cache's hits as
+    /// they fall.
     pub fn higher_is_better(self) -> bool {
-        match self {
-            Figure::Resource(name) => {
-                crate::results::figures::definition(name).is_some_and(|d| d.higher_is_better)
-            }
-            f => f == Figure::Ops,
-        }
+        self.0.higher_is_better
     }
 
-    /// The figure of `m`: ops/s, or latency in microseconds (None when the step has none).
+    /// The figure of `m`: ops/s, latency in microseconds, a cost (None when the step has none).
     pub fn value(self, m: &Measurement) -> Option<f64> {
-        let l = m.latency.as_ref();
-        match self {
-            Figure::Ops => Some(m.ops_per_sec_mean),
-            Figure::P50 => l.map(|l| l.p50_us),
-            Figure::P95 => l.map(|l| l.p95_us),
-            Figure::P99 => l.map(|l| l.p99_us),
-            Figure::P999 => l.map(|l| l.p999_us),
-            Figure::Max => l.map(|l| l.max_us),
-            Figure::Resource(name) => m.figure(name),
-        }
+        figures::value(self.0, m)
     }
 
     /// The runs' own scatter of the figure: the stddev of ops/s over runs. Latency percentiles
     /// are merged over runs, so no spread is recorded for them: 0.
     pub fn stddev(self, m: &Measurement) -> f64 {
-        match self {
-            Figure::Ops => m.ops_per_sec_stddev,
+        match self.0.made {
+            Made::Throughput => m.ops_per_sec_stddev,
             _ => 0.0,
         }
     }
 
     /// The unit of its value in exported rows.
     pub fn unit(self) -> &'static str {
-        match self {
-            Figure::Ops => "ops/s",
-            Figure::Resource(name) => {
-                crate::results::figures::definition(name).map_or("", |d| d.unit)
-            }
-            _ => "us",
-        }
+        self.0.unit
     }
 
     pub fn format(self, v: f64) -> String {
-        match self {
-            Figure::Ops => format!("{} ops/s", crate::units::thousands(v)),
-            Figure::Resource(name) => crate::results::figures::format(
-                v,
-                crate::results::figures::definition(name).map_or("", |d| d.unit),
-            ),
-            _ => crate::units::duration(v / 1e6),
+        match self.0.made {
+            Made::Throughput => format!("{} ops/s", crate::units::thousands(v)),
+            Made::Latency(_) => crate::units::duration(v / 1e6),
+            _ => figures::format(v, self.0.unit),
         }
     }
 }
@@ -142,7 +108,7 @@ impl FromStr for Thresholds {
         for part in s.split(',').map(str::trim) {
             let (figure, pct) = match part.split_once(':') {
                 Some((f, p)) => (Figure::parse(f)?, p),
-                None => (Figure::Ops, part),
+                None => (Figure::OPS, part),
             };
             let pct = parse_percent(pct)?;
             if out.iter().any(|(f, _)| *f == figure) {
@@ -186,12 +152,13 @@ pub fn worse(figure: Figure, base: &Measurement, new: &Measurement, percent: f64
 /// Whether a figure's change stands out from the runs' noise: throughput by Welch's t-test on
 /// the runs; a latency percentile is merged over runs, so its noise cannot be judged.
 pub fn significance(figure: Figure, base: &Measurement, new: &Measurement) -> Significance {
-    match figure {
-        Figure::Ops => Significance::of(ops(base), ops(new)),
+    match figure.0.made {
+        Made::Throughput => Significance::of(ops(base), ops(new)),
+        Made::Latency(_) => Significance::CannotJudge,
         // A resource figure is made per run too: its runs' scatter is its noise.
-        Figure::Resource(name) => {
+        _ => {
             let sample = |m: &Measurement| {
-                let each = crate::results::figures::per_run(name, m);
+                let each = figures::per_run(figure.name(), m);
                 let s = crate::measure::stats::Summary::of(&each);
                 super::significance::Sample {
                     mean: s.mean,
@@ -201,7 +168,6 @@ pub fn significance(figure: Figure, base: &Measurement, new: &Measurement) -> Si
             };
             Significance::of(sample(base), sample(new))
         }
-        _ => Significance::CannotJudge,
     }
 }
 
@@ -301,7 +267,7 @@ fn parse_bound(figure: Figure, s: &str) -> Result<f64> {
             _ => bail!("'{s}' is not a number of 0 or more"),
         }
     };
-    if matches!(figure, Figure::Ops | Figure::Resource(_)) {
+    if !matches!(figure.0.made, Made::Latency(_)) {
         let (n, scale) = match s.chars().last() {
             Some('k' | 'K') => (&s[..s.len() - 1], 1e3),
             Some('M') => (&s[..s.len() - 1], 1e6),
@@ -422,6 +388,7 @@ mod tests {
             threads: 4,
             step: "tpcb".into(),
             config: [("table_sets".to_string(), serde_json::json!(1))].into(),
+            produced: Default::default(),
             // Three runs: enough for the noise to be judged.
             runs: vec![
                 crate::results::RunFigure {
@@ -457,10 +424,10 @@ mod tests {
     #[test]
     fn thresholds_parse_bare_and_per_figure() {
         let t: Thresholds = "5%".parse().unwrap();
-        assert_eq!(t.0, vec![(Figure::Ops, 5.0)]);
+        assert_eq!(t.0, vec![(Figure::OPS, 5.0)]);
         let t: Thresholds = "p99:10%, ops:5%".parse().unwrap();
         assert_eq!(t.percent(Figure::P99), Some(10.0));
-        assert_eq!(t.percent(Figure::Ops), Some(5.0));
+        assert_eq!(t.percent(Figure::OPS), Some(5.0));
         assert_eq!(t.percent(Figure::P50), None);
         for bad in ["5", "-1%", "p98:5%", "ops:5%,ops:6%", "x%"] {
             assert!(bad.parse::<Thresholds>().is_err(), "{bad}");
@@ -475,7 +442,7 @@ mod tests {
         let cases = [
             (
                 "20% fewer ops/s, small noise",
-                Figure::Ops,
+                Figure::OPS,
                 &base,
                 800.0,
                 10.0,
@@ -485,7 +452,7 @@ mod tests {
             ),
             (
                 "3% fewer: inside the threshold",
-                Figure::Ops,
+                Figure::OPS,
                 &base,
                 970.0,
                 10.0,
@@ -495,7 +462,7 @@ mod tests {
             ),
             (
                 "10% fewer, runs scatter by 100",
-                Figure::Ops,
+                Figure::OPS,
                 &noisy,
                 900.0,
                 100.0,
@@ -505,7 +472,7 @@ mod tests {
             ),
             (
                 "faster is never worse",
-                Figure::Ops,
+                Figure::OPS,
                 &base,
                 2000.0,
                 10.0,
@@ -548,10 +515,10 @@ mod tests {
             single(measurement("sqlite", 900.0, 0.0, 100.0)),
         );
         assert!(
-            worse(Figure::Ops, &a, &b, 5.0),
+            worse(Figure::OPS, &a, &b, 5.0),
             "10% fewer over single runs"
         );
-        assert!(!worse(Figure::Ops, &a, &b, 15.0), "inside a 15% threshold");
+        assert!(!worse(Figure::OPS, &a, &b, 15.0), "inside a 15% threshold");
     }
 
     #[test]

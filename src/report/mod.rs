@@ -52,13 +52,7 @@ pub fn step_columns(ms: &[Measurement]) -> Vec<String> {
 /// Config fields whose values differ between a run's measurements (tpcb's `table_sets`, say):
 /// they tell configurations apart beside engine, durability and threads.
 pub fn varying_config(ms: &[Measurement]) -> Vec<String> {
-    // Fields that describe what a configuration produced, not which configuration it was.
-    const OUTCOMES: [&str; 3] = ["payload_bytes", "stored_bytes", "start_s"];
-    let mut keys: Vec<String> = ms
-        .iter()
-        .flat_map(|m| m.config.keys().cloned())
-        .filter(|k| !OUTCOMES.contains(&k.as_str()))
-        .collect();
+    let mut keys: Vec<String> = ms.iter().flat_map(|m| m.config.keys().cloned()).collect();
     keys.sort();
     keys.dedup();
     keys.retain(|k| {

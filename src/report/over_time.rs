@@ -133,7 +133,7 @@ pub struct StreamLane {
 pub fn tpch_timelines(r: &RunResult) -> Vec<(String, Vec<StreamLane>)> {
     let mut configs: Vec<(String, Vec<StreamLane>)> = Vec::new();
     for m in &r.measurements {
-        let Some(start) = m.config.get("start_s").and_then(|v| v.as_f64()) else {
+        let Some(start) = m.produced.get("start_s").and_then(|v| v.as_f64()) else {
             continue;
         };
         let test = config_text(m, "test");

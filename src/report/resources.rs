@@ -1,7 +1,8 @@
 //! The page's charts of what each step cost over time, on the same axis as its throughput and
-//! p99 lines: client and server CPU, the device's writes, the server's WAL or redo bytes.
+//! p99 lines: client and server CPU, the device's writes, the WAL, redo or log bytes, and what
+//! the server's sessions waited on as stacked shares.
 
-use super::chart::{self, AxisKind, Labels, LineSeries};
+use super::chart::{self, AxisKind, Band, Labels, LineSeries};
 use crate::measure::resources::ResourceInterval;
 use crate::results::{Measurement, RunResult};
 
@@ -31,6 +32,8 @@ pub fn charts(r: &RunResult) -> (String, usize) {
             &[
                 ("WAL", &["postgres.wal_bytes"], 1.0 / 1048576.0),
                 ("redo", &["mysql.innodb_os_log_written"], 1.0 / 1048576.0),
+                ("WAL", &["rocksdb.wal_bytes"], 1.0 / 1048576.0),
+                ("log", &["bdb.log_bytes"], 1.0 / 1048576.0),
             ],
         ),
     ];
@@ -75,8 +78,84 @@ pub fn charts(r: &RunResult) -> (String, usize) {
             ));
             drawn += 1;
         }
+        for m in &ms {
+            if let Some(svg) = waits(m, &step) {
+                out.push_str(&svg);
+                drawn += 1;
+            }
+        }
     }
     (out, drawn)
+}
+
+/// How many of a wait profile's events get a band of their own; the rest are one band.
+const BANDS: usize = 6;
+
+/// A step's wait-event profile over time (first run), as stacked shares of each interval's
+/// samples; None when the step has none.
+fn waits(m: &Measurement, step: &str) -> Option<String> {
+    const PREFIX: &str = "postgres.wait.";
+    let run = &m.runs[0].resources;
+    let mut totals: Vec<(&str, f64)> = Vec::new();
+    for i in run {
+        for (name, v) in i.rates.iter().filter(|(n, _)| n.starts_with(PREFIX)) {
+            match totals.iter_mut().find(|(n, _)| n == name) {
+                Some((_, t)) => *t += v * i.seconds,
+                None => totals.push((name, v * i.seconds)),
+            }
+        }
+    }
+    totals.retain(|(_, t)| *t > 0.0);
+    if totals.is_empty() {
+        return None;
+    }
+    totals.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let named: Vec<&str> = totals.iter().take(BANDS).map(|(n, _)| *n).collect();
+    let intervals: Vec<&ResourceInterval> = (run.iter())
+        .filter(|i| i.rates.keys().any(|n| n.starts_with(PREFIX)))
+        .collect();
+    let share = |i: &ResourceInterval, keep: &dyn Fn(&str) -> bool| {
+        let all: f64 = (i.rates.iter())
+            .filter(|(n, _)| n.starts_with(PREFIX))
+            .map(|(_, v)| v)
+            .sum();
+        let part: f64 = (i.rates.iter())
+            .filter(|(n, _)| n.starts_with(PREFIX) && keep(n))
+            .map(|(_, v)| v)
+            .sum();
+        if all > 0.0 {
+            part / all
+        } else {
+            0.0
+        }
+    };
+    let mut bands: Vec<Band> = (named.iter())
+        .map(|n| Band {
+            name: n[PREFIX.len()..].to_string(),
+            shares: intervals.iter().map(|i| share(i, &|e| e == *n)).collect(),
+        })
+        .collect();
+    if totals.len() > BANDS {
+        bands.push(Band {
+            name: "other".into(),
+            shares: (intervals.iter())
+                .map(|i| share(i, &|e| !named.contains(&e)))
+                .collect(),
+        });
+    }
+    let spans: Vec<(f64, f64)> = (intervals.iter())
+        .map(|i| (i.t_s.max(0.0), i.t_s + i.seconds))
+        .collect();
+    let title = format!(
+        "{step}: {} {} t{}: what the server's sessions waited on (first run)",
+        m.engine, m.durability, m.threads
+    );
+    let labels = Labels {
+        title: &title,
+        x: "seconds into the step (each interval a column)",
+        y: "share of sampled sessions",
+    };
+    Some(chart::stacked(&labels, &spans, &bands))
 }
 
 /// The sum of `keys` per second at the end of each interval that has any of them.

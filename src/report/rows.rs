@@ -111,7 +111,14 @@ pub fn measurements(runs: &[RunResult]) -> Rows {
                 ("status".to_string(), Value::from(r.status.clone())),
                 ("preset".to_string(), Value::from(r.preset.clone())),
             ];
+            // What the configuration produced sorts in among its fields, as the columns
+            // of results made before it was kept apart did.
+            let at = cells.len() + 5;
             cells.extend(identity(m));
+            let mut fields: Vec<(String, Value)> = cells.split_off(at);
+            fields.extend(m.produced.iter().map(|(k, v)| (k.clone(), v.clone())));
+            fields.sort_by(|a, b| a.0.cmp(&b.0));
+            cells.extend(fields);
             cells.extend(figures(m));
             // The resource figures, each its own column (`results/figures.rs` names them).
             cells.extend((m.figures.iter()).map(|f| (f.name.clone(), Value::from(f.value))));

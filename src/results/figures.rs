@@ -1,8 +1,10 @@
-//! The resource figures of a measurement, as data: one list of definitions, each a name, how
-//! it is made from what a step's readings cost (`measure/resources.rs`), its unit and which way
-//! is better. Every table, export, comparison and `--require` iterates this list, so adding a
-//! figure is one entry here (and, if its reading is new, the line in a source that reads it).
+//! The figures of a measurement, as data: one list of definitions, each a name, how it is made
+//! (throughput and latency from the step's operations; the rest from what its readings cost,
+//! `measure/resources.rs`), its unit and which way is better. The cost tables, exports,
+//! `compare`, `--require` and `--fail-if-worse` iterate this list, so adding a figure is one
+//! entry here (and, if its reading is new, the line in a source that reads it).
 
+use crate::measure::latency::LatencySummary;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -14,9 +16,14 @@ pub struct Figure {
     pub unit: String,
 }
 
-/// How a figure is made from the readings' changes over the counted span of every run.
+/// How a figure is made: from the step's operations, or from the readings' changes over the
+/// counted span of every run.
 #[derive(Clone, Copy, Debug)]
 pub enum Made {
+    /// Operations per second, the mean over runs.
+    Throughput,
+    /// A latency of the operations, merged over workers and runs, in µs.
+    Latency(fn(&LatencySummary) -> f64),
     /// The sum of these counters' changes, times the factor.
     Total(&'static [&'static str], f64),
     /// The same divided by the operations counted.
@@ -27,6 +34,8 @@ pub enum Made {
     Largest(&'static str),
     /// hits / (hits + misses).
     Share(&'static str, &'static str),
+    /// One sum of counters over another (device bytes per byte the engine was given).
+    Ratio(&'static [&'static str], &'static [&'static str]),
     /// A profile: each reading under the prefix as its share of their sum, a figure each
     /// (named as its reading: `postgres.wait.Lock:transactionid`).
     Shares(&'static str),
@@ -62,8 +71,31 @@ const fn cost(
     }
 }
 
-/// Every resource figure hakari records, in the order tables show them.
+const fn latency(name: &'static str, of: fn(&LatencySummary) -> f64) -> Definition {
+    cost(name, name, "us", Made::Latency(of))
+}
+
+/// Throughput: higher is better.
+pub const OPS: Definition = Definition {
+    higher_is_better: true,
+    ..cost("ops", "ops/s", "ops/s", Made::Throughput)
+};
+pub const P50: Definition = latency("p50", |l| l.p50_us);
+pub const P95: Definition = latency("p95", |l| l.p95_us);
+pub const P99: Definition = latency("p99", |l| l.p99_us);
+pub const P999: Definition = latency("p999", |l| l.p999_us);
+/// The slowest operation.
+pub const MAX: Definition = latency("max", |l| l.max_us);
+
+/// Every figure hakari records: throughput, the latency percentiles, then what the steps cost,
+/// in the order tables show them.
 pub const DEFINITIONS: &[Definition] = &[
+    OPS,
+    P50,
+    P95,
+    P99,
+    P999,
+    MAX,
     cost(
         "client.cpu_us_per_op",
         "client CPU/op",
@@ -242,12 +274,154 @@ pub const DEFINITIONS: &[Definition] = &[
         )
     },
     cost(
+        "rocksdb.write_amplification",
+        "device B/user B",
+        "",
+        Made::Ratio(&["device.write_bytes"], &["rocksdb.bytes_written"]),
+    ),
+    cost(
+        "rocksdb.wal_bytes_per_op",
+        "WAL/op",
+        "B",
+        Made::PerOp(&["rocksdb.wal_bytes"], 1.0),
+    ),
+    cost(
+        "rocksdb.compaction_bytes_per_op",
+        "compaction/op",
+        "B",
+        Made::PerOp(&["rocksdb.compaction_bytes"], 1.0),
+    ),
+    cost(
+        "rocksdb.flush_bytes_per_op",
+        "flushed/op",
+        "B",
+        Made::PerOp(&["rocksdb.flush_bytes"], 1.0),
+    ),
+    Definition {
+        higher_is_better: true,
+        ..cost(
+            "rocksdb.block_cache_hit_ratio",
+            "cache hits",
+            "",
+            Made::Share("rocksdb.block_cache_hit", "rocksdb.block_cache_miss"),
+        )
+    },
+    cost(
+        "rocksdb.compaction_bytes",
+        "compaction written",
+        "B",
+        Made::Total(&["rocksdb.compaction_bytes"], 1.0),
+    ),
+    cost(
+        "rocksdb.stall_s",
+        "write stalls",
+        "s",
+        Made::Total(&["rocksdb.stall_us"], 1e-6),
+    ),
+    cost(
+        "bdb.log_bytes_per_op",
+        "log/op",
+        "B",
+        Made::PerOp(&["bdb.log_bytes"], 1.0),
+    ),
+    cost(
+        "bdb.log_syncs_per_op",
+        "log syncs/op",
+        "",
+        Made::PerOp(&["bdb.log_syncs"], 1.0),
+    ),
+    Definition {
+        higher_is_better: true,
+        ..cost(
+            "bdb.cache_hit_ratio",
+            "cache hits",
+            "",
+            Made::Share("bdb.cache_hit", "bdb.cache_miss"),
+        )
+    },
+    cost(
+        "bdb.pages_written",
+        "pages written",
+        "",
+        Made::Total(&["bdb.pages_written"], 1.0),
+    ),
+    cost(
+        "lmdb.commits",
+        "write transactions",
+        "",
+        Made::Total(&["lmdb.last_txn_id"], 1.0),
+    ),
+    cost(
+        "lmdb.pages",
+        "pages in use",
+        "",
+        Made::Largest("lmdb.pages"),
+    ),
+    cost(
+        "redis.cpu_us_per_op",
+        "Redis CPU/op",
+        "µs",
+        Made::PerOp(&["redis.cpu_user_s", "redis.cpu_system_s"], 1e6),
+    ),
+    cost(
+        "redis.commands_per_op",
+        "commands/op",
+        "",
+        Made::PerOp(&["redis.commands"], 1.0),
+    ),
+    Definition {
+        higher_is_better: true,
+        ..cost(
+            "redis.hit_ratio",
+            "key hits",
+            "",
+            Made::Share("redis.keyspace_hits", "redis.keyspace_misses"),
+        )
+    },
+    cost(
+        "memcached.cpu_us_per_op",
+        "memcached CPU/op",
+        "µs",
+        Made::PerOp(&["memcached.cpu_user_s", "memcached.cpu_system_s"], 1e6),
+    ),
+    Definition {
+        higher_is_better: true,
+        ..cost(
+            "memcached.hit_ratio",
+            "get hits",
+            "",
+            Made::Share("memcached.get_hits", "memcached.get_misses"),
+        )
+    },
+    cost(
+        "readings.cpu_cores",
+        "readings' CPU",
+        "cores",
+        Made::PerSecond(&["readings.client_cpu_s", "readings.server_cpu_s"], 1.0),
+    ),
+    cost(
         "postgres.wait",
         "wait events",
         "share",
         Made::Shares("postgres.wait."),
     ),
 ];
+
+impl Definition {
+    /// Whether it is made from a step's resource readings (not its operations).
+    pub fn is_resource(&self) -> bool {
+        !matches!(self.made, Made::Throughput | Made::Latency(_))
+    }
+}
+
+/// A figure's value in a measurement (None where the step has none).
+pub fn value(d: &Definition, m: &super::Measurement) -> Option<f64> {
+    match d.made {
+        Made::Throughput => Some(m.ops_per_sec_mean),
+        Made::Latency(of) => m.latency.as_ref().map(of),
+        _ => m.figure(d.name),
+    }
+}
 
 /// The definition of a figure by its name.
 pub fn definition(name: &str) -> Option<&'static Definition> {
@@ -271,7 +445,7 @@ pub fn make(usage: &[&BTreeMap<String, f64>], ops: u64, seconds: f64) -> Vec<Fig
         })
     };
     let mut out = Vec::new();
-    for d in DEFINITIONS {
+    for d in DEFINITIONS.iter().filter(|d| d.is_resource()) {
         if let Made::Shares(prefix) = d.made {
             out.extend(shares(usage, prefix, d.unit));
             continue;
@@ -289,7 +463,11 @@ pub fn make(usage: &[&BTreeMap<String, f64>], ops: u64, seconds: f64) -> Vec<Fig
                 (Some(h), Some(m)) if h + m > 0.0 => Some(h / (h + m)),
                 _ => None,
             },
-            Made::Shares(_) => None,
+            Made::Ratio(over, under) => match (sum(over), sum(under)) {
+                (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                _ => None,
+            },
+            Made::Shares(_) | Made::Throughput | Made::Latency(_) => None,
         };
         if let Some(value) = value {
             out.push(Figure {

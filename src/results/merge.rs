@@ -246,6 +246,7 @@ fn key_of(m: &Measurement) -> MeasurementKey {
         threads: m.threads,
         step: m.step.clone(),
         config,
+        produced: m.produced.clone(),
     }
 }
 

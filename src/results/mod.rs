@@ -200,6 +200,10 @@ pub struct Measurement {
     /// Further dimensions of this configuration (txn grouping, payload size, query number...).
     #[serde(default)]
     pub config: BTreeMap<String, Value>,
+    /// What the configuration produced besides its figures, which tells no configuration apart
+    /// (the bytes a session store kept per session, when a TPC-H query started).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub produced: BTreeMap<String, Value>,
     pub runs: Vec<RunFigure>,
     pub ops_per_sec_mean: f64,
     pub ops_per_sec_stddev: f64,
@@ -312,6 +316,7 @@ impl Measurement {
             threads: key.threads,
             step: key.step,
             config,
+            produced: key.produced,
             runs,
             ops_per_sec_mean: rate.mean,
             ops_per_sec_stddev: rate.stddev,
@@ -340,9 +345,17 @@ pub struct MeasurementKey {
     pub threads: usize,
     pub step: String,
     pub config: BTreeMap<String, Value>,
+    /// What the configuration produced (`Measurement::produced`), not part of what identifies it.
+    pub produced: BTreeMap<String, Value>,
 }
 
 impl MeasurementKey {
+    /// The key with something the configuration produced.
+    pub fn producing(mut self, name: &str, value: impl Into<Value>) -> MeasurementKey {
+        self.produced.insert(name.into(), value.into());
+        self
+    }
+
     pub fn new(
         engine: &str,
         durability: crate::durability::Durability,
@@ -357,6 +370,7 @@ impl MeasurementKey {
             threads,
             step: step.into(),
             config,
+            produced: BTreeMap::new(),
         }
     }
 }

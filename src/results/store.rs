@@ -52,8 +52,30 @@ pub fn read(path: &Path) -> Result<RunResult> {
         ),
         Some(_) => {}
     }
-    serde_json::from_value(value)
-        .with_context(|| format!("{} does not match the result schema", path.display()))
+    let mut result: RunResult = serde_json::from_value(value)
+        .with_context(|| format!("{} does not match the result schema", path.display()))?;
+    upgrade(&mut result);
+    Ok(result)
+}
+
+/// Results written before a measurement kept what its configuration produced apart
+/// (`Measurement::produced`) had it among the configuration's fields: the session store's
+/// payload and stored bytes, a TPC-H query's start. They are moved where they are kept now.
+fn upgrade(result: &mut RunResult) {
+    const MOVED: [(&str, &str); 3] = [
+        ("session", "payload_bytes"),
+        ("session", "stored_bytes"),
+        ("tpch", "start_s"),
+    ];
+    for m in &mut result.measurements {
+        for (workload, name) in MOVED {
+            if m.workload == workload {
+                if let Some(v) = m.config.remove(name) {
+                    m.produced.insert(name.into(), v);
+                }
+            }
+        }
+    }
 }
 
 /// The result files named: files as given, folders expanded to their `*.json` files (sorted).

@@ -4,6 +4,8 @@
 //! is the Transactional Data Store (txn + lock + log + mpool) with the commit flags of DESIGN.md
 //! section 3. As in the papers: Btree, DB_PRIVATE environment, one DB handle per worker thread.
 
+mod statistics;
+
 use super::kv::{Conflict, KvEngine, KvOptions, KvSession, KvStore};
 use crate::durability::Durability;
 use anyhow::{anyhow, bail, Context, Result};
@@ -178,9 +180,14 @@ impl KvEngine for Bdb {
                 4 << 20
             },
             value_size: options.value_size,
+            statistics: None,
         };
         // One handle held for the store's life: it creates the file and reports settings.
         store.main = store.open_handle()?;
+        if crate::measure::resources::enabled() {
+            let source = statistics::Statistics(env);
+            store.statistics = Some(crate::measure::resources::register(Box::new(source)));
+        }
         Ok(Box::new(store))
     }
 }
@@ -192,6 +199,8 @@ struct BdbStore {
     page_size: u32,
     bulk_bytes: usize,
     value_size: usize,
+    /// The environment's counters in the step's readings; dropped before the environment closes.
+    statistics: Option<crate::measure::resources::Registration>,
 }
 
 // SAFETY: the environment is opened DB_THREAD (free-threaded); handles are used by one thread.
@@ -258,6 +267,7 @@ impl KvStore for BdbStore {
 
 impl BdbStore {
     fn shut(&mut self) -> Result<()> {
+        self.statistics = None;
         let mut first = Ok(());
         if !self.main.is_null() {
             // SAFETY: every session's handle was closed when it was dropped.

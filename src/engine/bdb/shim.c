@@ -239,3 +239,35 @@ int hk_settings(DB_ENV *env, DB *db, char *out, size_t cap) {
                     (open_flags & DB_INIT_TXN) != 0, (open_flags & DB_INIT_LOCK) != 0,
                     (open_flags & DB_INIT_LOG) != 0, (open_flags & DB_PRIVATE) != 0);
 }
+
+/* The environment's own counters for a step's resource readings: bytes and writes to the log,
+   its syncs, and the cache's hits, misses and pages written out. A Data Store has no log: its
+   log figures are left at UINT64_MAX, which the caller skips.
+
+   Called from hakari's collecting thread while a worker may be inside the library. With several
+   workers the environment is DB_THREAD; with one it is private and unthreaded, so Berkeley DB
+   allocates no region mutexes and these reads race the worker's increments. The stat calls
+   used here only copy integer counters out of the regions (no list is walked: txn_stat, which
+   walks the active transactions, is not called), so the worst a race gives is a count one
+   operation old. */
+int hk_stats(DB_ENV *env, uint64_t out[6]) {
+    u_int32_t open_flags = 0;
+    int ret;
+    for (int i = 0; i < 6; i++) out[i] = UINT64_MAX;
+    env->get_open_flags(env, &open_flags);
+    if (open_flags & DB_INIT_LOG) {
+        DB_LOG_STAT *log = NULL;
+        if ((ret = env->log_stat(env, &log, 0)) != 0) return ret;
+        out[0] = (uint64_t)log->st_w_mbytes * (1u << 20) + log->st_w_bytes;
+        out[1] = log->st_wcount;
+        out[2] = log->st_scount;
+        free(log);
+    }
+    DB_MPOOL_STAT *pool = NULL;
+    if ((ret = env->memp_stat(env, &pool, NULL, 0)) != 0) return ret;
+    out[3] = pool->st_cache_hit;
+    out[4] = pool->st_cache_miss;
+    out[5] = pool->st_page_out;
+    free(pool);
+    return 0;
+}

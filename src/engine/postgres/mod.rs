@@ -92,7 +92,8 @@ fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn Sq
     let tls = wire.describe(&mut admin);
     let statistics = (resources::enabled().then(|| wire.open().ok()).flatten()).map(|c| {
         let sampler = wire.open().ok();
-        resources::register(Box::new(statistics::Statistics::new(c, sampler)))
+        let local = server.is_some();
+        resources::register(Box::new(statistics::Statistics::new(c, sampler, local)))
     });
     Ok(Box::new(PostgresDatabase {
         _statistics: statistics,

@@ -3,7 +3,7 @@
 //! exact at every reading) and its writes and syncs (`pg_stat_wal`), checkpoints. Read on a
 //! connection of their own, so their few statements are the readings' only cost to the server.
 
-use crate::measure::resources::{note, Reading, Readings, Source};
+use crate::measure::resources::{self, note, Reading, Readings, Source};
 use anyhow::Result;
 use postgres::Client;
 use std::collections::BTreeMap;
@@ -19,16 +19,29 @@ pub struct Statistics {
     /// fail they are not asked again.
     wal: bool,
     checkpoints: bool,
+    /// The server processes of the two statistics sessions, when the server runs on this
+    /// machine (a private one): what reading costs the server, from /proc.
+    backends: Vec<i32>,
 }
 
 impl Statistics {
     /// The counters on `client`; the wait events on `sampler`, a connection of its own.
-    pub fn new(client: Client, sampler: Option<Client>) -> Statistics {
+    /// `local`: the server is hakari's own, on this machine, so its processes are in /proc.
+    pub fn new(mut client: Client, mut sampler: Option<Client>, local: bool) -> Statistics {
+        let mut backends = Vec::new();
+        if local {
+            for c in std::iter::once(&mut client).chain(sampler.as_mut()) {
+                if let Ok(row) = c.query_one("SELECT pg_backend_pid()", &[]) {
+                    backends.push(row.get(0));
+                }
+            }
+        }
         Statistics {
             client,
             waits: sampler.map(Waits::start),
             wal: true,
             checkpoints: true,
+            backends,
         }
     }
 }
@@ -57,6 +70,7 @@ impl Waits {
         let (c, s) = (counts.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
+                let started = resources::thread_cpu_ns();
                 let Ok(rows) = client.query(ACTIVITY, &[]) else {
                     return;
                 };
@@ -65,6 +79,7 @@ impl Waits {
                     *counts.entry(row.get::<_, String>(0)).or_insert(0.0) += row.get::<_, f64>(1);
                 }
                 drop(counts);
+                resources::charge(resources::thread_cpu_ns().saturating_sub(started));
                 std::thread::sleep(WAIT_EVERY);
             }
         });
@@ -114,6 +129,13 @@ impl Source for Statistics {
             if let Some(v) = row.get::<_, Option<f64>>(i) {
                 into.insert(name.into(), Reading::Counter(v));
             }
+        }
+        let cost: Vec<f64> = (self.backends.iter())
+            .filter_map(|p| resources::process_cpu_s(*p))
+            .collect();
+        if !cost.is_empty() {
+            let cost = Reading::Counter(cost.iter().sum());
+            into.insert("readings.server_cpu_s".into(), cost);
         }
         if let Some(waits) = &self.waits {
             let counts = waits.counts.lock().unwrap_or_else(|e| e.into_inner());

@@ -3,10 +3,12 @@
 //! units, and a legend.
 
 mod scale;
+mod stacked;
 mod timeline;
 
 use super::markup::escape;
 pub use scale::{nice_step, tick_label, Scale};
+pub use stacked::{stacked, Band};
 use std::fmt::Write;
 pub use timeline::{timeline, Bar, Lane};
 
@@ -103,6 +105,11 @@ fn y_axis(out: &mut String, scale: &Scale) {
             label = tick_label(t),
         );
     }
+    frame(out);
+}
+
+/// The plot's left and bottom axis lines.
+fn frame(out: &mut String) {
     let _ = write!(
         out,
         r#"<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{b}" class="axis"/><line x1="{LEFT}" x2="{r}" y1="{b}" y2="{b}" class="axis"/>"#,

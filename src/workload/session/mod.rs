@@ -266,8 +266,6 @@ fn measure_cell(
         config.insert("layout".into(), cell.layout.name().into());
         config.insert("compress".into(), cell.codec.name().into());
         config.insert("size".into(), cell.size.into());
-        config.insert("payload_bytes".into(), (payloads[0].len() as u64).into());
-        config.insert("stored_bytes".into(), stored_per_session.into());
         MeasurementKey::new(
             cell.config.engine.name(),
             cell.config.durability,
@@ -275,6 +273,8 @@ fn measure_cell(
             step,
             config,
         )
+        .producing("payload_bytes", payloads[0].len() as u64)
+        .producing("stored_bytes", stored_per_session)
     };
     ctx.measured(key("write"), &writes)?;
     ctx.measured(key("read"), &reads)?;

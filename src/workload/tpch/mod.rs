@@ -213,14 +213,12 @@ pub(super) fn record(
     if let Some(s) = stream {
         map.insert("stream".into(), Value::from(s));
     }
+    let mut key = MeasurementKey::new(config.engine.name(), config.durability, threads, step, map);
     if let Some(s) = start_s {
-        map.insert("start_s".into(), Value::from(s));
+        key = key.producing("start_s", s);
     }
     let outcome = crate::measure::runner::StepOutcome::whole(seconds, ops);
-    ctx.measured(
-        MeasurementKey::new(config.engine.name(), config.durability, threads, step, map),
-        &[outcome],
-    )
+    ctx.measured(key, &[outcome])
 }
 
 pub(super) fn check_interrupt() -> Result<()> {

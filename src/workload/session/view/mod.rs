@@ -64,7 +64,8 @@ pub fn tables(r: &RunResult) -> String {
             }
         }
     }
-    let rates = rates_table(ms, &rows, &sizes, headers, labels.len());
+    let rates = rates_table(ms, &rows, &sizes, headers.clone(), labels.len());
+    let cpu = cpu_table(ms, &rows, &sizes, headers, labels.len());
     let mut out = seconds.render();
     for s in sources {
         out.push_str(&format!(
@@ -73,7 +74,45 @@ pub fn tables(r: &RunResult) -> String {
     }
     out.push('\n');
     out.push_str(&rates.render());
+    if let Some(cpu) = cpu {
+        out.push('\n');
+        out.push_str(&cpu.render());
+    }
     out
+}
+
+/// The client's CPU in each step as the source printed it beside its wall-clock seconds: user
+/// + system seconds, a mean over runs (None when resources were not read).
+fn cpu_table(
+    ms: &[Measurement],
+    rows: &[SessionRow],
+    sizes: &[u64],
+    headers: Vec<String>,
+    label_columns: usize,
+) -> Option<Table> {
+    let cpu = |m: &Measurement| {
+        let runs = m.runs.len().max(1) as f64;
+        let user = m.figure("client.user_s")? / runs;
+        let system = m.figure("client.system_s")? / runs;
+        Some(format!("{user:.3} + {system:.3}"))
+    };
+    if !ms.iter().any(|m| cpu(m).is_some()) {
+        return None;
+    }
+    let mut t = Table::new(
+        "session store: the client's CPU, user + system seconds per step (mean over runs)",
+        headers,
+        label_columns,
+    );
+    for k in rows {
+        let mut cells = label_cells(k);
+        for &s in sizes {
+            let cell = session_cell(ms, k, s).and_then(cpu);
+            cells.push(cell.unwrap_or_else(|| "-".into()));
+        }
+        t.row(cells);
+    }
+    Some(t)
 }
 
 /// The source's series for a row's layout, compression and step, as rows of the seconds table
@@ -187,12 +226,12 @@ fn rates_table(
                 find(k, s)
                     .map(|m| {
                         let payload = m
-                            .config
+                            .produced
                             .get("payload_bytes")
                             .and_then(|v| v.as_u64())
                             .unwrap_or(0);
                         let stored = m
-                            .config
+                            .produced
                             .get("stored_bytes")
                             .and_then(|v| v.as_u64())
                             .unwrap_or(0);
