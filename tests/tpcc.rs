@@ -27,13 +27,27 @@ fn metric(r: &hakari::results::RunResult, engine: &str, name: &str) -> f64 {
         .value
 }
 
+/// Every engine tpcc takes, from the registry, but those another test runs: Berkeley DB SQL at
+/// one terminal (below) and odbc (`tests/odbc.rs`, through SQLite's ODBC driver).
+fn engines() -> Vec<&'static str> {
+    common::engines_taking(
+        hakari::engine::Takes::Sql,
+        &[
+            ("bdb-sql", "tpcc_runs_on_berkeley_db_sql, at one terminal"),
+            ("odbc", "tests/odbc.rs runs it through SQLite's ODBC driver"),
+        ],
+    )
+}
+
 #[test]
 fn tpcc_runs_on_the_embedded_and_server_engines_with_its_conditions_holding() {
-    let mut args = vec!["run", "tpcc", "--engine", "sqlite,duckdb,postgres,mysql"];
+    let engines = engines();
+    let list = engines.join(",");
+    let mut args = vec!["run", "tpcc", "--engine", &list];
     args.extend(TINY);
     let r = run_ok(&args);
     assert_eq!(r.status, "complete");
-    for engine in ["sqlite", "duckdb", "postgres", "mysql"] {
+    for engine in engines {
         let nopm = metric(&r, engine, "NOPM");
         assert!(nopm > 0.0, "{engine}: NOPM {nopm}");
         // The terminals' committed New-Orders are what the districts counted (checked in the

@@ -9,23 +9,9 @@ use common::{hakari, run_ok, stderr};
 const RECORDS: u64 = 300;
 const OPERATIONS: u64 = 400;
 
+/// Every engine ycsb takes, from the registry (odbc reaching a SQLite file through its driver).
 fn engines() -> Vec<&'static str> {
-    let mut e = vec![
-        "sqlite",
-        "bdb-sql",
-        "postgres",
-        "mysql",
-        "bdb",
-        "lmdb",
-        "rocksdb",
-        "null",
-        "redis",
-        "memcached",
-    ];
-    if cfg!(feature = "duckdb") {
-        e.push("duckdb");
-    }
-    e
+    common::engines_taking(hakari::engine::Takes::Any, &[])
 }
 
 fn step<'a>(r: &'a RunResult, mix: &str, step: &str) -> &'a hakari::results::Measurement {
@@ -39,7 +25,9 @@ fn step<'a>(r: &'a RunResult, mix: &str, step: &str) -> &'a hakari::results::Mea
 fn every_core_workload_runs_on_every_engine_and_the_counts_add_up() {
     let (records, operations) = (RECORDS.to_string(), OPERATIONS.to_string());
     for engine in engines() {
-        let r = run_ok(&[
+        let dir = tempfile::tempdir().unwrap();
+        let extra = common::engine_args(engine, dir.path());
+        let mut args = vec![
             "run",
             "ycsb",
             "--engine",
@@ -52,7 +40,9 @@ fn every_core_workload_runs_on_every_engine_and_the_counts_add_up() {
             &operations,
             "--threads",
             "2",
-        ]);
+        ];
+        args.extend(extra.iter().map(String::as_str));
+        let r = run_ok(&args);
         assert_eq!(r.status, "complete", "{engine}");
         let mixes: &[&str] = if engine == "memcached" {
             assert!(

@@ -18,9 +18,13 @@ fn is_cache(e: Named<dyn KvEngine>) -> bool {
     !e.ordered_scan()
 }
 
+/// The workloads that run on an engine (the workload registry's answer, which the command
+/// passes in: the report knows no workload).
+pub type Workloads<'a> = &'a dyn Fn(Engine) -> Vec<&'static str>;
+
 /// The tables `hakari engines` prints: each family's engines and durability mapping, then the
 /// ODBC drivers the odbc engine can reach databases through.
-pub fn tables() -> Vec<Table> {
+pub fn tables(workloads: Workloads) -> Vec<Table> {
     let kv_family = kv_family();
     let mut kv = Table::new(
         "Key-value engines in this build",
@@ -28,12 +32,13 @@ pub fn tables() -> Vec<Table> {
             "engine",
             "version",
             "durability levels offered",
+            "workloads",
             "bulk read",
             "built with",
         ]
         .map(String::from)
         .to_vec(),
-        5,
+        6,
     );
     for &e in &kv_family {
         kv.row(vec![
@@ -45,10 +50,11 @@ pub fn tables() -> Vec<Table> {
                 .map(|d| d.name())
                 .collect::<Vec<_>>()
                 .join(", "),
+            workloads(Engine::Kv(e)).join(", "),
             if e.has_bulk_read() {
                 "bulk buffer"
             } else if is_cache(e) {
-                "none (session workload only)"
+                "none (a cache: no ordered scan)"
             } else {
                 "cursor"
             }
@@ -62,8 +68,10 @@ pub fn tables() -> Vec<Table> {
     }
     let mut sql = Table::new(
         "SQL engines in this build (servers: --url, or a private server when the binaries are installed)",
-        ["engine", "dialect", "durability levels offered"].map(String::from).to_vec(),
-        3,
+        ["engine", "dialect", "durability levels offered", "workloads"]
+            .map(String::from)
+            .to_vec(),
+        4,
     );
     for e in engine::sql_engines() {
         let levels: Vec<&str> = Engine::Sql(e).offered().iter().map(|d| d.name()).collect();
@@ -71,6 +79,7 @@ pub fn tables() -> Vec<Table> {
             e.name().into(),
             dialect_name(e).into(),
             levels.join(", "),
+            workloads(Engine::Sql(e)).join(", "),
         ]);
     }
     for (name, feature) in engine::not_built() {
@@ -78,6 +87,7 @@ pub fn tables() -> Vec<Table> {
             name.into(),
             "-".into(),
             format!("optional, not in this build (scripts/setup.sh, then cargo build --release --features {feature})"),
+            String::new(),
         ]);
     }
     let mut sql_map = mapping_table("SQL durability mapping");
@@ -139,23 +149,33 @@ fn mapping_rows(
 
 /// One row per engine and durability level: family, version or dialect, whether the level is
 /// offered, and what it sets or why not.
-pub fn rows() -> Rows {
+pub fn rows(workloads: Workloads) -> Rows {
     let mut rows = Rows::new(&[
-        "engine", "family", "version", "dialect", "built", "level", "offered", "mapping",
+        "engine",
+        "family",
+        "version",
+        "dialect",
+        "workloads",
+        "built",
+        "level",
+        "offered",
+        "mapping",
     ]);
     let mut push =
-        |name: &str,
+        |engine: Engine,
          family: &str,
          version: Value,
          dialect: Value,
          mapping: &dyn Fn(Durability) -> std::result::Result<String, String>| {
+            let taking = Value::from(workloads(engine));
             for d in Durability::ALL {
                 let m = mapping(d);
                 rows.push(vec![
-                    ("engine".into(), Value::from(name)),
+                    ("engine".into(), Value::from(engine.name())),
                     ("family".into(), Value::from(family)),
                     ("version".into(), version.clone()),
                     ("dialect".into(), dialect.clone()),
+                    ("workloads".into(), taking.clone()),
                     ("built".into(), Value::from(true)),
                     ("level".into(), Value::from(d.name())),
                     ("offered".into(), Value::from(m.is_ok())),
@@ -166,7 +186,7 @@ pub fn rows() -> Rows {
     for e in kv_family() {
         let family = if is_cache(e) { "cache" } else { "key-value" };
         push(
-            e.name(),
+            Engine::Kv(e),
             family,
             Value::from(e.version()),
             Value::Null,
@@ -175,7 +195,7 @@ pub fn rows() -> Rows {
     }
     for e in engine::sql_engines() {
         push(
-            e.name(),
+            Engine::Sql(e),
             "sql",
             Value::Null,
             Value::from(dialect_name(e)),

@@ -99,3 +99,22 @@ pub fn private_postgres(dir: &Path) -> (hakari::server::Launched, u16) {
     let port = server.process.port;
     (server, port)
 }
+
+/// The engines a workload takes, from hakari's own registry (so a new engine cannot go
+/// untested), less those a suite leaves to another, each with the reason; a name left out that
+/// the registry no longer has fails, so the list cannot go stale.
+pub fn engines_taking(
+    takes: hakari::engine::Takes,
+    left_out: &[(&str, &str)],
+) -> Vec<&'static str> {
+    let all: Vec<&'static str> = takes.engines().iter().map(|e| e.name()).collect();
+    for (name, why) in left_out {
+        assert!(
+            all.contains(name),
+            "{name} is left out ({why}) but the registry has no such engine"
+        );
+    }
+    (all.into_iter())
+        .filter(|n| !left_out.iter().any(|(l, _)| l == n))
+        .collect()
+}

@@ -2,6 +2,7 @@
 //! database only if it is empty or marked as hakari's (`hakari_owner`); without one it starts a
 //! private server (src/server/mariadb/) configured for the durability level.
 
+mod credentials;
 mod statistics;
 pub mod wire;
 
@@ -71,7 +72,7 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
     let flush = server::flush_setting(options.durability).map_err(|e| anyhow!(e))?;
     let (wire, server) = match &options.url {
         Some(url) => {
-            let wire = Wire::parse(url)?;
+            let wire = Wire::given(url)?;
             if wire.opts().get_db_name().is_none() {
                 bail!("the MySQL URL must name a database (mysql://user@host:port/DATABASE)");
             }
@@ -118,7 +119,10 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
             }
             wires
         }
-        _ => vec![Wire::parse(&url_of(&options.url, &server))?],
+        _ => vec![match &options.url {
+            Some(url) => Wire::given(url)?,
+            None => Wire::parse(&url_of(&options.url, &server))?,
+        }],
     };
     let tls = wire.describe(&mut admin);
     let statistics = (resources::enabled().then(|| wire.connect().ok()).flatten())

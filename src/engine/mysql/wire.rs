@@ -64,7 +64,18 @@ pub struct Wire {
 const STATEMENTS_KEPT: usize = 1024;
 
 impl Wire {
+    /// A server hakari started: the URL holds the whole account.
     pub fn parse(url: &str) -> Result<Wire> {
+        Wire::read(url, false)
+    }
+
+    /// A server the user named by `--url`: the account the URL leaves out comes from where the
+    /// mysql client finds it (`~/.my.cnf`, `MYSQL_PWD`).
+    pub fn given(url: &str) -> Result<Wire> {
+        Wire::read(url, true)
+    }
+
+    fn read(url: &str, named: bool) -> Result<Wire> {
         let (rest, given) = tls::take_params(url, |k| PARAMS.contains(&plain(k).as_str()));
         let setting = |name: &str| {
             let found = given.iter().rev().find(|(k, _)| plain(k) == name);
@@ -72,6 +83,10 @@ impl Wire {
         };
         let opts =
             Opts::from_url(&rest).map_err(|e| anyhow!("bad MySQL URL {}: {e}", redact(url)))?;
+        let opts = match named {
+            true => super::credentials::complete(opts),
+            false => opts,
+        };
         let mode = match setting("sslmode") {
             None => SslMode::Preferred,
             Some(s) => match SslMode::ALL

@@ -2,6 +2,7 @@
 //! schema `hakari` inside that database (marked by a `hakari_owner` table); without one it starts
 //! a private server (src/server/postgres/) configured for the durability level.
 
+mod credentials;
 mod statistics;
 mod values;
 pub mod wire;

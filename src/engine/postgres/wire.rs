@@ -3,6 +3,7 @@
 //! postgres crate reads it. The default is libpq's `prefer`, so hakari and psql or pgbench reach
 //! a server over the same wire unless told otherwise.
 
+use super::credentials;
 use crate::engine::tls::{self, Check, Roots, Trust};
 use crate::results::redact::redact;
 use anyhow::{anyhow, bail, Result};
@@ -73,16 +74,24 @@ impl Wire {
     /// certificate `~/.postgresql/root.crt`, the client's `~/.postgresql/postgresql.crt`/`.key`
     /// where they exist).
     pub fn parse(url: &str) -> Result<Wire> {
-        let (rest, given) = tls::take_params(url, |k| PARAMS.contains(&k));
+        let (rest, given) = tls::take_params(url, |k| PARAMS.contains(&k) || k == "service");
+        let from_url = |name: &str| given.iter().rev().find(|(k, _)| k == name);
+        let service = match from_url("service").map(|(_, v)| v.clone()) {
+            Some(name) => credentials::service(&name)?,
+            None => match std::env::var("PGSERVICE").ok().filter(|s| !s.is_empty()) {
+                Some(name) => credentials::service(&name)?,
+                None => credentials::Service::new(),
+            },
+        };
         let setting = |name: &str| -> Option<String> {
-            let from_url = given.iter().rev().find(|(k, _)| k == name);
-            from_url
-                .map(|(_, v)| v.clone())
+            (from_url(name).map(|(_, v)| v.clone()))
+                .or_else(|| service.get(name).cloned())
                 .or_else(|| std::env::var(format!("PG{}", name.to_uppercase())).ok())
                 .filter(|v| !v.is_empty())
         };
-        let config = postgres::Config::from_str(&rest)
+        let mut config = postgres::Config::from_str(&rest)
             .map_err(|e| anyhow!("bad PostgreSQL URL {}: {e}", redact(url)))?;
+        credentials::complete(&mut config, &service)?;
         let mode = SslMode::parse(&setting("sslmode").unwrap_or_else(|| "prefer".into()))?;
         let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".postgresql"));
         let default_file = |name: &str| home.as_ref().map(|h| h.join(name)).filter(|p| p.exists());

@@ -100,7 +100,7 @@ pub fn default_params() -> TpccParams {
 pub fn preset(name: &str) -> Result<TpccParams> {
     Ok(match name {
         // The specification's terminals: 10 per warehouse with keying and think times, so each
-        // warehouse offers at most ~12.86 New-Orders a minute; a longer ramp-up and run.
+        // warehouse offers at most ~12.6 New-Orders a minute; a longer ramp-up and run.
         "spec" => TpccParams {
             preset: Some("spec"),
             think: true,

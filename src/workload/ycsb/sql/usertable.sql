@@ -1,4 +1,5 @@
--- YCSB's usertable as its JDBC binding makes it (a key and one text column per field), under
+-- YCSB's usertable as its JDBC binding makes it (a key and one text column per field; the key
+-- VARCHAR(64), not the binding's VARCHAR(255): YCSB's keys are at most 23 characters), under
 -- hakari's prefix. {field_columns}, {fields}, {marks} and {assignments} follow --field-count and
 -- --field-length (the dialect's text type, for the longest field); {field} is one field; {limit}
 -- is the dialect's way to keep the first ? rows.
