@@ -58,7 +58,7 @@ fn cpu_table(r: &RunResult) -> Option<Table> {
                 m.step.clone(),
                 thousands(m.ops_per_sec_mean),
                 format!("{:.0}%", 100.0 * busy / cores),
-                format!("{switches:.3}"),
+                format!("{:.2}", switches * 1000.0),
             ])
         })
         .collect();
@@ -72,7 +72,13 @@ fn cpu_table(r: &RunResult) -> Option<Table> {
             r.environment.cpu_cores
         ),
         [
-            "engine", "level", "threads", "step", "ops/s", "CPU busy", "cs/op",
+            "engine",
+            "level",
+            "threads",
+            "step",
+            "ops/s",
+            "CPU busy",
+            "cs/1k ops",
         ]
         .map(String::from)
         .to_vec(),
