@@ -481,3 +481,25 @@ fn redis_and_memcached_give_their_cpu_and_hits() {
         assert_eq!(hits, Some(1.0), "{engine}: {:?}", read.figures);
     }
 }
+
+/// Steps timed as a whole are read as they start and end: a TPC-H load's tables, each query of
+/// the power test, the throughput test's Ts; the throughput test's own queries, which run
+/// together, are not.
+#[test]
+fn steps_timed_as_a_whole_are_read_at_their_start_and_end() {
+    let _alone = alone();
+    let r = run_ok(&["run", "tpch", "--engine", "postgres", "--sf", "0.01"]);
+    let find = |step: &str, test: &str| {
+        (r.measurements.iter())
+            .find(|m| m.step == step && m.config["test"] == test)
+            .unwrap_or_else(|| panic!("no {test} {step}"))
+    };
+    let load = find("load lineitem", "load");
+    assert!(load.figure("server.cpu_s").is_some(), "{:?}", load.figures);
+    let xids = load.figure("postgres.write_transactions").unwrap();
+    assert!(xids >= 1.0, "the load's transaction: {xids}");
+    assert!(find("Q1", "power").figure("server.cpu_s").is_some());
+    assert!(find("Ts", "throughput").figure("server.cpu_s").is_some());
+    let together = find("Q1", "throughput");
+    assert!(together.figures.is_empty(), "{:?}", together.figures);
+}

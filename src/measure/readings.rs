@@ -56,3 +56,24 @@ impl Readings {
         })
     }
 }
+
+/// The readings of a step timed as a whole (a TPC-H query, a Wisconsin query, a load): one
+/// as it starts, one as it ends, and no series between them.
+pub struct Span(Option<resources::Sample>);
+
+impl Span {
+    /// Reads now, unless readings are off (`--no-resources`).
+    pub fn start() -> Span {
+        Span(resources::enabled().then(resources::sample))
+    }
+
+    /// Reads again: what the span cost.
+    pub fn finish(self) -> Option<StepResources> {
+        let first = self.0?;
+        let last = resources::sample();
+        Some(StepResources {
+            counted: resources::counted(&[first.clone(), last], first.at),
+            series: Vec::new(),
+        })
+    }
+}

@@ -289,6 +289,12 @@ fn client(into: &mut Readings) {
     if let Some(kb) = field(&status, "VmRSS") {
         into.insert("client.rss_bytes".into(), Reading::Gauge(kb * 1024.0));
     }
+    // What hakari (and an embedded engine in it) made the storage read and write.
+    let io = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
+    if let (Some(read), Some(written)) = (field(&io, "read_bytes"), field(&io, "write_bytes")) {
+        into.insert("client.read_bytes".into(), Reading::Counter(read));
+        into.insert("client.write_bytes".into(), Reading::Counter(written));
+    }
 }
 
 /// Every private server's whole process tree: CPU (its reaped children's included, so that a

@@ -10,7 +10,7 @@ use super::latency::new_histogram;
 use super::lines::IntervalLines;
 use super::progress::Progress;
 use super::readings::Readings;
-pub use super::readings::StepResources;
+pub use super::readings::{Span, StepResources};
 use super::resources;
 use super::timing::Timing;
 use super::worker::Done;
@@ -82,6 +82,12 @@ impl StepOutcome {
         share.latency = latency;
         share.started = self.started;
         share
+    }
+
+    /// The same with what it cost, read over it ([`Span`]).
+    pub fn spent(mut self, resources: Option<StepResources>) -> StepOutcome {
+        self.resources = resources;
+        self
     }
 
     /// A step timed by its caller as a whole (no per-unit latency, no series).

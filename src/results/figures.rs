@@ -127,6 +127,18 @@ pub const DEFINITIONS: &[Definition] = &[
         Made::PerOp(&["client.context_switches"], 1.0),
     ),
     cost(
+        "client.read_bytes_per_op",
+        "client read/op",
+        "B",
+        Made::PerOp(&["client.read_bytes"], 1.0),
+    ),
+    cost(
+        "client.write_bytes_per_op",
+        "client written/op",
+        "B",
+        Made::PerOp(&["client.write_bytes"], 1.0),
+    ),
+    cost(
         "client.rss_bytes",
         "client RSS",
         "B",
@@ -143,6 +155,12 @@ pub const DEFINITIONS: &[Definition] = &[
         "server CPU",
         "cores",
         Made::PerSecond(SERVER_CPU, 1.0),
+    ),
+    cost(
+        "server.cpu_s",
+        "server CPU time",
+        "s",
+        Made::Total(SERVER_CPU, 1.0),
     ),
     cost(
         "server.read_bytes_per_op",

@@ -429,6 +429,7 @@ fn load(
         constants,
         now: loaded_at.clone(),
     };
+    let span = crate::measure::runner::Span::start();
     let started = Instant::now();
     tables::create(db)?;
     let rows = tables::load(db, &population, p.warehouses)?;
@@ -437,7 +438,7 @@ fn load(
     tables::finish(db, p.warehouses, ctx.seed, &constants, &loaded_at)?;
     let secs = started.elapsed().as_secs_f64();
     let key = figures::measurement_key(p, config, 1, "load");
-    ctx.measured(key, &[StepOutcome::whole(secs, rows)])?;
+    ctx.measured(key, &[StepOutcome::whole(secs, rows).spent(span.finish())])?;
     let per_minute = p.warehouses as f64 / secs * 60.0;
     ctx.recorder.metric(Metric {
         name: "warehouses/min loaded".into(),

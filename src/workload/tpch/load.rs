@@ -2,11 +2,30 @@
 //! each timed.
 
 use super::presets::{sf_label, TpchParams};
-use super::{check_interrupt, data, record, Config, Part};
+use super::{check_interrupt, data, record_spent, Config, Part};
 use crate::engine::sql::SqlConnection;
+use crate::measure::runner::Span;
 use crate::workload::RunContext;
 use anyhow::{Context, Result};
 use std::time::Instant;
+
+/// The schema made afresh, and the folder `--keep-data` keeps the .tbl files in.
+fn set_up(
+    params: &TpchParams,
+    sf: f64,
+    conn: &mut dyn SqlConnection,
+) -> Result<Option<std::path::PathBuf>> {
+    for s in (data::drop_statements().into_iter()).chain(data::schema(conn.dialect())) {
+        conn.execute(&s)
+            .with_context(|| format!("setting up: {s}"))?;
+    }
+    let Some(root) = &params.keep_data else {
+        return Ok(None);
+    };
+    let dir = root.join(format!("sf{}", sf_label(sf)));
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(Some(dir))
+}
 
 pub(super) fn load_test(
     params: &TpchParams,
@@ -16,30 +35,17 @@ pub(super) fn load_test(
 ) -> Result<()> {
     let dialect = conn.dialect();
     let sf = config.sf;
-    for s in data::drop_statements()
-        .into_iter()
-        .chain(data::schema(dialect))
-    {
-        conn.execute(&s)
-            .with_context(|| format!("setting up: {s}"))?;
-    }
-    let keep_dir = match &params.keep_data {
-        Some(root) => {
-            let dir = root.join(format!("sf{}", sf_label(sf)));
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-            Some(dir)
-        }
-        None => None,
-    };
+    let keep_dir = set_up(params, sf, conn)?;
     // dbgen's 300 MB text pool is built once per process (about 2 s), before the clock starts:
     // it is the generator's set-up, not loading.
     tpchgen::text::TextPool::get_or_init_default();
     // Arrow loads run a stream per core, each generating its own rows.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (load_span, tables_span) = (Span::start(), Span::start());
     let load_started = Instant::now();
     for table in data::TABLES {
         check_interrupt()?;
+        let span = Span::start();
         let started = Instant::now();
         let (columns, keep) = (data::columns(table), keep_dir.as_deref());
         // An engine that takes Arrow columns is given them; one whose loader parses delimited
@@ -59,16 +65,18 @@ pub(super) fn load_test(
             "  load {table}: {rows} rows in {}",
             crate::units::duration(secs)
         );
-        record(
+        let step = format!("load {table}");
+        record_spent(
             ctx,
             config,
             Part::of("load"),
-            &format!("load {table}"),
-            secs,
-            rows,
+            (&step, secs, rows),
+            span.finish(),
         )?;
     }
     let tables_secs = load_started.elapsed().as_secs_f64();
+    let tables_spent = tables_span.finish();
+    let span = Span::start();
     let started = Instant::now();
     let keys = data::key_statements(dialect, params.keys);
     if keys.is_empty() {
@@ -82,26 +90,27 @@ pub(super) fn load_test(
             .with_context(|| format!("building keys: {s}"))?;
     }
     let keys_secs = started.elapsed().as_secs_f64();
+    let keys_spent = span.finish();
+    let span = Span::start();
     let started = Instant::now();
     for table in data::TABLES {
         crate::workload::sql::gather_statistics(&mut *conn, table)?;
     }
     let stats_secs = started.elapsed().as_secs_f64();
+    let stats_spent = span.finish();
     let load_secs = load_started.elapsed().as_secs_f64();
+    let load_spent = load_span.finish();
     eprintln!(
         "  load test: tables {tables_secs:.2} s, keys/indexes {keys_secs:.2} s, statistics {stats_secs:.2} s"
     );
-    record(ctx, config, Part::of("load"), "load tables", tables_secs, 8)?;
-    record(ctx, config, Part::of("load"), "load keys", keys_secs, 1)?;
-    record(
-        ctx,
-        config,
-        Part::of("load"),
-        "load statistics",
-        stats_secs,
-        1,
-    )?;
-    record(ctx, config, Part::of("load"), "load total", load_secs, 1)?;
+    for (step, secs, units, spent) in [
+        ("load tables", tables_secs, 8, tables_spent),
+        ("load keys", keys_secs, 1, keys_spent),
+        ("load statistics", stats_secs, 1, stats_spent),
+        ("load total", load_secs, 1, load_spent),
+    ] {
+        record_spent(ctx, config, Part::of("load"), (step, secs, units), spent)?;
+    }
     if let Some(dir) = &keep_dir {
         ctx.recorder
             .note(format!("{}: .tbl files kept in {}", config, dir.display()));

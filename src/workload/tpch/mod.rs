@@ -27,6 +27,7 @@ mod view;
 use crate::durability::Durability;
 use crate::engine::sql::{SqlConnection, SqlDatabase, SqlEngine};
 use crate::engine::{Engine, Named, Takes};
+use crate::measure::runner::{Span, StepResources};
 use crate::measure::Interrupted;
 use crate::results::{MeasurementKey, Metric};
 use crate::workload::{sql_levels, Plan, RunContext, Workload};
@@ -201,6 +202,17 @@ pub(super) fn record(
     seconds: f64,
     ops: u64,
 ) -> Result<()> {
+    record_spent(ctx, config, part, (step, seconds, ops), None)
+}
+
+/// Records one timed interval `(step, seconds, operations)` with what it cost, read over it.
+pub(super) fn record_spent(
+    ctx: &mut RunContext,
+    config: Config,
+    part: Part,
+    (step, seconds, ops): (&str, f64, u64),
+    spent: Option<StepResources>,
+) -> Result<()> {
     let Part {
         test,
         stream,
@@ -217,7 +229,7 @@ pub(super) fn record(
     if let Some(s) = start_s {
         key = key.producing("start_s", s);
     }
-    let outcome = crate::measure::runner::StepOutcome::whole(seconds, ops);
+    let outcome = crate::measure::runner::StepOutcome::whole(seconds, ops).spent(spent);
     ctx.measured(key, &[outcome])
 }
 
@@ -305,20 +317,23 @@ fn record_figures(ctx: &mut RunContext, config: Config, f: &Figures, streams: us
 /// One query stream: its 22 queries in the stream's permutation order with parameters drawn
 /// from `seed`; returns (query, seconds, rows) in the order run. Each interval includes fetching
 /// the whole result.
-/// One query of a stream: which, when it started, how long it took, the rows it returned.
+/// One query of a stream: which, when it started, how long it took, the rows it returned, and
+/// what it cost where it ran alone.
 pub(super) struct QueryTime {
     pub q: u8,
     pub started: Instant,
     pub seconds: f64,
     pub rows: u64,
+    pub spent: Option<StepResources>,
 }
 
+/// Runs stream `stream`'s 22 queries in its order. `alone`: nothing else runs beside it (the
+/// power test), so each query's resource readings are its own.
 pub(super) fn query_stream(
     conn: &mut dyn SqlConnection,
     dialect: crate::engine::sql::Dialect,
-    sf: f64,
-    stream: usize,
-    seed: u64,
+    (sf, stream, seed): (f64, usize, u64),
+    alone: bool,
     retries: &mut u64,
 ) -> Result<Vec<QueryTime>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -331,14 +346,17 @@ pub(super) fn query_stream(
     for q in queries::order(stream) {
         check_interrupt()?;
         let sql = queries::render(q, &params[(q - 1) as usize], dialect, stream)?;
+        let span = alone.then(Span::start);
         let started = Instant::now();
         let rows = queries::run(conn, &sql, retries)
             .with_context(|| format!("Q{q} of stream {stream}"))?;
+        let seconds = started.elapsed().as_secs_f64();
         out.push(QueryTime {
             q,
             started,
-            seconds: started.elapsed().as_secs_f64(),
+            seconds,
             rows: rows.len() as u64,
+            spent: span.and_then(Span::finish),
         });
     }
     Ok(out)

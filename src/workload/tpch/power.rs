@@ -1,9 +1,10 @@
 //! The qualification run (answers checked) and the power test: RF1, the 22 queries of stream 0,
 //! RF2, on one connection.
 
-use super::{check_interrupt, record, Config, Part};
+use super::{check_interrupt, record_spent, Config, Part};
 use super::{queries, query_stream, refresh, validate};
 use crate::engine::sql::SqlConnection;
+use crate::measure::runner::Span;
 use crate::workload::RunContext;
 use anyhow::{Context, Result};
 use std::time::Instant;
@@ -19,20 +20,17 @@ pub(super) fn validation(
         check_interrupt()?;
         let params = queries::validation_params(q);
         let sql = queries::render(q, &params, conn.dialect(), 0)?;
+        let span = Span::start();
         let started = Instant::now();
         // Alone on the database: no conflict to retry.
         let rows =
             queries::run(conn, &sql, &mut 0).with_context(|| format!("Q{q} (validation)"))?;
         let secs = started.elapsed().as_secs_f64();
+        let spent = span.finish();
         validate::check(q, sf, &rows)?;
-        record(
-            ctx,
-            config,
-            Part::of("validation"),
-            &format!("Q{q}"),
-            secs,
-            rows.len() as u64,
-        )?;
+        let step = format!("Q{q}");
+        let part = Part::of("validation");
+        record_spent(ctx, config, part, (&step, secs, rows.len() as u64), spent)?;
     }
     let note = format!(
         "{}: the 22 answers with the qualification parameters match {}",
@@ -57,20 +55,34 @@ pub(super) fn power_test(
     let mut power_queries = vec![0.0; 22];
     let mut power_refresh = [0.0; 2];
     let part = Part::of("power").stream(0);
+    let span = Span::start();
     let started = Instant::now();
     let n = refresh::rf1(&mut *conn, set).context("power test RF1")?;
     power_refresh[0] = started.elapsed().as_secs_f64();
-    record(ctx, config, part, "RF1", power_refresh[0], n)?;
-    let times = query_stream(&mut *conn, dialect, sf, 0, seed0, &mut 0)?;
-    for t in &times {
+    record_spent(
+        ctx,
+        config,
+        part,
+        ("RF1", power_refresh[0], n),
+        span.finish(),
+    )?;
+    let times = query_stream(&mut *conn, dialect, (sf, 0, seed0), true, &mut 0)?;
+    for t in times {
         power_queries[(t.q - 1) as usize] = t.seconds;
         let q = format!("Q{}", t.q);
-        record(ctx, config, part, &q, t.seconds, t.rows)?;
+        record_spent(ctx, config, part, (&q, t.seconds, t.rows), t.spent)?;
     }
+    let span = Span::start();
     let started = Instant::now();
     let n = refresh::rf2(&mut *conn, set).context("power test RF2")?;
     power_refresh[1] = started.elapsed().as_secs_f64();
-    record(ctx, config, part, "RF2", power_refresh[1], n)?;
+    record_spent(
+        ctx,
+        config,
+        part,
+        ("RF2", power_refresh[1], n),
+        span.finish(),
+    )?;
     let power_secs = power_refresh.iter().sum::<f64>() + power_queries.iter().sum::<f64>();
     eprintln!("  power test: {power_secs:.2} s");
 

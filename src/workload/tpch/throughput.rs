@@ -4,7 +4,7 @@
 use super::{query_stream, record, refresh, Config, Part, QueryTime};
 use crate::engine::sql::SqlDatabase;
 use crate::measure::progress::Progress;
-use crate::measure::runner::run_step;
+use crate::measure::runner::{run_step, Span};
 use crate::workload::RunContext;
 use anyhow::{Context, Result};
 use std::sync::Mutex;
@@ -19,12 +19,15 @@ pub(super) fn throughput_test(
     ctx: &mut RunContext,
 ) -> Result<f64> {
     super::check_interrupt()?;
+    // The streams run together: only the whole test's readings are its own.
+    let span = Span::start();
     let Streams {
         finished,
         ts,
         released: t0,
         retries,
     } = run_streams(config, streams, db, sets, ctx)?;
+    let spent = span.finish();
     if retries > 0 {
         ctx.recorder.note(format!("{config}: in the throughput test, {retries} time(s) a query's statement or a refresh function lost a lock conflict between streams and was run again (its time includes the tries)"));
     }
@@ -52,7 +55,7 @@ pub(super) fn throughput_test(
     }
     let queries = (22 * streams) as u64;
     let part = Part::of("throughput").threads(streams);
-    record(ctx, config, part, "Ts", ts, queries)?;
+    super::record_spent(ctx, config, part, ("Ts", ts, queries), spent)?;
     eprintln!("  throughput test: {streams} streams in {ts:.2} s");
     Ok(ts)
 }
@@ -106,8 +109,14 @@ fn run_streams(
                 let seed = seed0 + stream as u64;
                 let dialect = conn.dialect();
                 let mut retries = 0;
-                let times = query_stream(conn.as_mut(), dialect, sf, stream, seed, &mut retries)
-                    .with_context(|| format!("throughput test: stream {stream}"))?;
+                let times = query_stream(
+                    conn.as_mut(),
+                    dialect,
+                    (sf, stream, seed),
+                    false,
+                    &mut retries,
+                )
+                .with_context(|| format!("throughput test: stream {stream}"))?;
                 *retried.lock().unwrap() += retries;
                 worker.count(times.len() as u64);
                 Times::Queries(times)
@@ -142,11 +151,13 @@ fn refresh_stream(
         let started = Instant::now();
         let rows = crate::engine::kv::retry_conflicts(retries, f)?;
         let seconds = started.elapsed().as_secs_f64();
+        // Beside the query streams: no readings of its own.
         Ok(QueryTime {
             q,
             started,
             seconds,
             rows,
+            spent: None,
         })
     };
     let mut times = Vec::new();

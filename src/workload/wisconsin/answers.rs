@@ -5,7 +5,7 @@ use super::presets::{ResultMode, WisconsinParams};
 use super::queries::{self, relations, Kind, Query, RunConstants, TMP};
 use super::Config;
 use crate::engine::sql::{Row, SqlConnection, SqlValue};
-use crate::measure::runner::StepOutcome;
+use crate::measure::runner::{Span, StepOutcome, StepResources};
 use crate::results::MeasurementKey;
 use crate::workload::RunContext;
 use anyhow::{bail, Context, Result};
@@ -96,10 +96,20 @@ pub(super) fn effective_mode(q: &Query, requested: ResultMode) -> &'static str {
     }
 }
 
-/// One timed run: its seconds and its answer.
+/// One timed run: its seconds, its answer, and what it cost (read over the timed part).
 pub(super) struct Timed {
     pub(super) seconds: f64,
     pub(super) answer: Answer,
+    pub(super) spent: Option<StepResources>,
+}
+
+/// Runs `f`, timing it and reading what it cost.
+fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64, Option<StepResources>)> {
+    let span = Span::start();
+    let started = Instant::now();
+    let out = f()?;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok((out, seconds, span.finish()))
 }
 
 pub(super) fn run_once(
@@ -121,11 +131,10 @@ pub(super) fn run_once(
     match (q.kind, params.result_mode) {
         // Rows sent to the client: to the screen, or fetched in place of being stored.
         (Kind::Screen, _) | (Kind::Select(_), ResultMode::Fetch) => {
-            let started = Instant::now();
-            let rows = c.query(&sql.select)?;
-            let seconds = started.elapsed().as_secs_f64();
+            let (rows, seconds, spent) = timed(|| c.query(&sql.select))?;
             Ok(Timed {
                 seconds,
+                spent,
                 answer: answer(rows.len() as u64, Some(checksum(&rows))),
             })
         }
@@ -133,9 +142,7 @@ pub(super) fn run_once(
             c.execute(&relations("drop", &[("table", &TMP)]))?;
             c.execute(&queries::tmp_ddl(shape, c.dialect()))?;
             let insert = relations("store", &[("tmp", &TMP), ("select", &sql.select)]);
-            let started = Instant::now();
-            let stored = c.execute(&insert)?;
-            let seconds = started.elapsed().as_secs_f64();
+            let (stored, seconds, spent) = timed(|| c.execute(&insert))?;
             let rows = c.query(&relations("read_back", &[("tmp", &TMP)]))?;
             c.execute(&relations("drop_tmp", &[("tmp", &TMP)]))?;
             if stored != rows.len() as u64 {
@@ -146,13 +153,12 @@ pub(super) fn run_once(
             }
             Ok(Timed {
                 seconds,
+                spent,
                 answer: answer(rows.len() as u64, Some(checksum(&rows))),
             })
         }
         (Kind::Select(_), ResultMode::Count) => {
-            let started = Instant::now();
-            let counted = count_of(c.query(&sql.count)?)?;
-            let seconds = started.elapsed().as_secs_f64();
+            let (counted, seconds, spent) = timed(|| count_of(c.query(&sql.count)?))?;
             // The rows themselves, untimed, for the checksum.
             let rows = c.query(&sql.select)?;
             if counted != rows.len() as u64 {
@@ -163,6 +169,7 @@ pub(super) fn run_once(
             }
             Ok(Timed {
                 seconds,
+                spent,
                 answer: answer(counted, Some(checksum(&rows))),
             })
         }
@@ -173,9 +180,7 @@ pub(super) fn run_once(
                     bail!("setting up changed {k} rows, not 1: {s}");
                 }
             }
-            let started = Instant::now();
-            let changed = c.execute(&sql.select)?;
-            let seconds = started.elapsed().as_secs_f64();
+            let (changed, seconds, spent) = timed(|| c.execute(&sql.select))?;
             for s in &sql.undo {
                 let k = c.execute(s)?;
                 if k != 1 {
@@ -184,6 +189,7 @@ pub(super) fn run_once(
             }
             Ok(Timed {
                 seconds,
+                spent,
                 answer: answer(changed, None),
             })
         }
@@ -260,7 +266,7 @@ pub(super) fn run_query(
         latency.saturating_record(((timed.seconds * 1e9) as u64).max(1));
         outcomes.push(StepOutcome {
             latency,
-            ..StepOutcome::whole(timed.seconds, timed.answer.rows)
+            ..StepOutcome::whole(timed.seconds, timed.answer.rows).spent(timed.spent)
         });
     }
     let mut config_map = BTreeMap::new();
