@@ -150,9 +150,10 @@ fn owner_alive(line: &str) -> bool {
 }
 
 /// Removes the directories of hakari processes that died without cleaning up (`hakari-*` with
-/// an owner file naming a process that is gone) in `parent`, and ends any process still
-/// working in one (a server that outlived its owner); says so in one line each.
-pub fn sweep(parent: &Path) {
+/// an owner file naming a process that is gone) in `parent`, and ends any process of
+/// `programs` (the private servers' own, `PrivateServer::programs`) still working in one (a
+/// server that outlived its owner); says so in one line each.
+pub fn sweep(parent: &Path, programs: &[&str]) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
@@ -166,7 +167,7 @@ pub fn sweep(parent: &Path) {
         if !ours || owner_alive(&owner) {
             continue;
         }
-        let left = processes_in(&dir);
+        let left = processes_in(&dir, programs);
         for &pid in &left {
             kill_tree(pid);
         }
@@ -188,20 +189,10 @@ pub fn sweep(parent: &Path) {
     }
 }
 
-/// The programs hakari starts for its private servers: the only processes a sweep ends (a
-/// user's shell that happens to work in a stale directory is left alone).
-const SERVER_PROGRAMS: [&str; 7] = [
-    "postgres",
-    "initdb",
-    "pg_basebackup",
-    "mariadbd",
-    "mysqld",
-    "redis-server",
-    "memcached",
-];
-
-/// Server processes whose command line or working directory is inside `dir`.
-fn processes_in(dir: &Path) -> Vec<i32> {
+/// Server processes whose command line or working directory is inside `dir`: only `programs`,
+/// the ones the private servers start (a user's shell that happens to work in a stale directory
+/// is left alone).
+fn processes_in(dir: &Path, programs: &[&str]) -> Vec<i32> {
     let needle = dir.to_string_lossy().into_owned();
     let mut found = Vec::new();
     for (pid, proc_dir) in process::all() {
@@ -209,7 +200,7 @@ fn processes_in(dir: &Path) -> Vec<i32> {
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
         let cwd = std::fs::read_link(proc_dir.join("cwd")).unwrap_or_default();
         let program = std::fs::read_to_string(proc_dir.join("comm")).unwrap_or_default();
-        let server = SERVER_PROGRAMS.contains(&program.trim());
+        let server = programs.contains(&program.trim());
         if server && (cmdline.contains(&needle) || cwd.starts_with(dir)) {
             found.push(pid);
         }
@@ -253,7 +244,7 @@ mod tests {
             owner_line(std::process::id() as i32).unwrap(),
         )
         .unwrap();
-        sweep(parent.path());
+        sweep(parent.path(), &["postgres"]);
         assert!(!dead.exists(), "the dead owner's directory is removed");
         assert!(live.exists(), "a running owner's directory is kept");
         assert!(

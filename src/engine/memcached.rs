@@ -21,6 +21,9 @@ const ITEM_OVERHEAD: u64 = 512;
 pub struct Memcached;
 
 impl KvEngine for Memcached {
+    fn private_server(&self) -> Option<&'static dyn crate::server::PrivateServer> {
+        Some(&server::PRIVATE)
+    }
     fn url_schemes(&self) -> &'static [&'static str] {
         &["memcache", "memcached"]
     }

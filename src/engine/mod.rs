@@ -248,7 +248,7 @@ impl Takes {
             }
             // Redis only as a cluster, one of whose masters is killed.
             Takes::Crashable => kv
-                .filter(|e| e.keeps_data() && (e.is_ordered_kv() || e.private_server().is_some()))
+                .filter(|e| e.keeps_data() && (e.is_ordered_kv() || !e.topologies().is_empty()))
                 .chain(sql.filter(|e| e.private_server().is_some()))
                 .collect(),
         }

@@ -27,6 +27,9 @@ impl PrivateServer for Server {
     fn name(&self) -> &'static str {
         "memcached"
     }
+    fn programs(&self) -> &'static [&'static str] {
+        &["memcached"]
+    }
     fn launch(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
         let process = launch(dir, owner_root, options.value_bytes, options.records)?;
         Ok(Launched {

@@ -132,11 +132,26 @@ pub fn hand_over(dir: &Path, owner: Option<RunAs>, traverse_up_to: &Path) -> Res
     Ok(())
 }
 
+/// The programs [`command`] has started in this process, for the test that every one is a
+/// program its server declares.
+static STARTED: std::sync::Mutex<std::collections::BTreeSet<String>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// The programs [`command`] has started in this process.
+pub fn started_programs() -> Vec<String> {
+    let started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
+    started.iter().cloned().collect()
+}
+
 /// A command for a server or its tools, as `owner` when given. It dies with hakari: the kernel
 /// sends it SIGKILL when hakari's main thread ends, even by SIGKILL or the out-of-memory killer
 /// (PR_SET_PDEATHSIG, set after the change of user, which would clear it).
 pub fn command(program: &Path, owner: Option<RunAs>) -> Command {
     use std::os::unix::process::CommandExt;
+    if let Some(name) = program.file_name() {
+        let mut started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
+        started.insert(name.to_string_lossy().into_owned());
+    }
     let mut c = Command::new(program);
     if let Some(o) = owner {
         c.uid(o.uid).gid(o.gid);
@@ -378,6 +393,9 @@ impl ServerOptions {
 pub trait PrivateServer: Sync {
     /// Its name in messages ("PostgreSQL").
     fn name(&self) -> &'static str;
+    /// The programs it starts through [`command`] (the name the kernel gives their processes):
+    /// the only processes the sweep of a killed hakari's directories ends (`owned::sweep`).
+    fn programs(&self) -> &'static [&'static str];
     /// Initializes a data directory in `dir` with hakari's database in it, leaving the server
     /// stopped cleanly; nothing for a server that keeps no data directory.
     fn init(&self, _dir: &Path, _owner_root: &Path) -> Result<()> {

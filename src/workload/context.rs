@@ -131,10 +131,15 @@ impl RunContext {
         // A short seed is easy to type back with --seed.
         let seed = options.seed.unwrap_or_else(|| rand::random::<u32>() as u64);
         // What killed hakari processes left where this one works (their servers die with them).
+        let programs: Vec<&str> = (crate::engine::all().into_iter())
+            .filter_map(|e| e.private_server())
+            .flat_map(|s| s.programs().iter().copied())
+            .collect();
         crate::owned::sweep(
             &options
                 .data_dir
                 .map_or_else(std::env::temp_dir, Path::to_path_buf),
+            &programs,
         );
         let (data_root, temporary, created) = match options.data_dir {
             None => {

@@ -146,6 +146,9 @@ impl PrivateServer for Server {
     fn name(&self) -> &'static str {
         "MariaDB"
     }
+    fn programs(&self) -> &'static [&'static str] {
+        &["mariadbd", "mysqld"]
+    }
     fn init(&self, dir: &Path, owner_root: &Path) -> Result<()> {
         // Started once to create hakari's database, then shut down cleanly.
         self.start(dir, &ServerOptions::at(Durability::Sync), owner_root)

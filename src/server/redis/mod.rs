@@ -40,6 +40,9 @@ impl PrivateServer for Server {
     fn name(&self) -> &'static str {
         "Redis"
     }
+    fn programs(&self) -> &'static [&'static str] {
+        &["redis-server"]
+    }
     fn launch(&self, dir: &Path, options: &ServerOptions, _owner_root: &Path) -> Result<Launched> {
         if let Topology::RedisCluster { masters, replicas } = options.topology {
             return cluster::start(dir, masters, replicas, options.level);
