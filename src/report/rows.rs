@@ -153,7 +153,7 @@ fn figures(m: &Measurement) -> Vec<(String, Value)> {
     let lat = |f: fn(&crate::measure::latency::LatencySummary) -> f64| {
         l.as_ref().map(f).map(Value::from).unwrap_or(Value::Null)
     };
-    vec![
+    let mut cells: Vec<(String, Value)> = vec![
         ("runs".into(), Value::from(m.runs.len())),
         ("ops_per_sec_mean".into(), Value::from(m.ops_per_sec_mean)),
         (
@@ -169,13 +169,14 @@ fn figures(m: &Measurement) -> Vec<(String, Value)> {
             l.map(|l| Value::from(l.count)).unwrap_or(Value::Null),
         ),
         ("latency_mean_us".into(), lat(|l| l.mean_us)),
-        ("p50_us".into(), lat(|l| l.p50_us)),
-        ("p95_us".into(), lat(|l| l.p95_us)),
-        ("p99_us".into(), lat(|l| l.p99_us)),
-        ("p999_us".into(), lat(|l| l.p999_us)),
-        ("max_us".into(), lat(|l| l.max_us)),
-        ("retries".into(), Value::from(m.retries)),
-    ]
+    ];
+    // The latency figures as the one list has them (`p50_us` ... `max_us`).
+    cells.extend(crate::results::figures::LATENCIES.iter().map(|d| {
+        let v = l.as_ref().and_then(|l| d.latency_of(l));
+        (format!("{}_us", d.name), v.map_or(Value::Null, Value::from))
+    }));
+    cells.push(("retries".into(), Value::from(m.retries)));
+    cells
 }
 
 impl Rows {

@@ -149,40 +149,33 @@ pub fn latency(r: &RunResult) -> String {
 }
 
 fn latency_table(r: &RunResult) -> String {
+    let latencies = crate::results::figures::LATENCIES;
+    let mut headers: Vec<String> = ["engine", "durability", "threads", "step"]
+        .map(String::from)
+        .to_vec();
+    headers.extend(latencies.iter().map(|d| d.label.to_string()));
+    headers.push("retries".into());
     let mut t = Table::new(
         "Latency per transaction, merged over threads and runs",
-        [
-            "engine",
-            "durability",
-            "threads",
-            "step",
-            "p50",
-            "p95",
-            "p99",
-            "p99.9",
-            "max",
-            "retries",
-        ]
-        .map(String::from)
-        .to_vec(),
+        headers,
         4,
     );
-    let us = crate::units::latency;
     let varying = super::varying_config(&r.measurements);
     for m in &r.measurements {
         if let Some(l) = &m.latency {
-            t.row(vec![
+            let mut row = vec![
                 m.engine.clone(),
                 super::durability_label(m, &varying),
                 m.threads.to_string(),
                 m.step.clone(),
-                us(l.p50_us),
-                us(l.p95_us),
-                us(l.p99_us),
-                us(l.p999_us),
-                us(l.max_us),
-                m.retries.to_string(),
-            ]);
+            ];
+            row.extend(
+                latencies
+                    .iter()
+                    .map(|d| crate::units::latency(d.latency_of(l).unwrap_or_default())),
+            );
+            row.push(m.retries.to_string());
+            t.row(row);
         }
     }
     if t.is_empty() {

@@ -71,8 +71,12 @@ const fn cost(
     }
 }
 
-const fn latency(name: &'static str, of: fn(&LatencySummary) -> f64) -> Definition {
-    cost(name, name, "us", Made::Latency(of))
+const fn latency(
+    name: &'static str,
+    label: &'static str,
+    of: fn(&LatencySummary) -> f64,
+) -> Definition {
+    cost(name, label, "us", Made::Latency(of))
 }
 
 /// Throughput: higher is better.
@@ -80,12 +84,25 @@ pub const OPS: Definition = Definition {
     higher_is_better: true,
     ..cost("ops", "ops/s", "ops/s", Made::Throughput)
 };
-pub const P50: Definition = latency("p50", |l| l.p50_us);
-pub const P95: Definition = latency("p95", |l| l.p95_us);
-pub const P99: Definition = latency("p99", |l| l.p99_us);
-pub const P999: Definition = latency("p999", |l| l.p999_us);
+pub const P50: Definition = latency("p50", "p50", |l| l.p50_us);
+pub const P95: Definition = latency("p95", "p95", |l| l.p95_us);
+pub const P99: Definition = latency("p99", "p99", |l| l.p99_us);
+pub const P999: Definition = latency("p999", "p99.9", |l| l.p999_us);
 /// The slowest operation.
-pub const MAX: Definition = latency("max", |l| l.max_us);
+pub const MAX: Definition = latency("max", "max", |l| l.max_us);
+
+/// The latency figures, in the order every latency table shows them.
+pub const LATENCIES: [Definition; 5] = [P50, P95, P99, P999, MAX];
+
+impl Definition {
+    /// A latency figure's value in `l`, in µs (None for any other figure).
+    pub fn latency_of(&self, l: &LatencySummary) -> Option<f64> {
+        match self.made {
+            Made::Latency(of) => Some(of(l)),
+            _ => None,
+        }
+    }
+}
 
 /// Every figure hakari records: throughput, the latency percentiles, then what the steps cost,
 /// in the order tables show them.
@@ -538,6 +555,8 @@ pub fn format(value: f64, unit: &str) -> String {
         "B" if value >= 1024.0 * 1024.0 => format!("{:.1} MiB", value / (1024.0 * 1024.0)),
         "B" if value >= 1024.0 => format!("{:.1} KiB", value / 1024.0),
         "B" => format!("{value:.0} B"),
+        // A time from a millisecond up in the unit that fits (23.8 ms, not 23,750 µs).
+        "µs" if value >= 999.5 => crate::units::latency(value),
         _ if value.abs() >= 100.0 || (value.fract() == 0.0 && unit.is_empty()) => {
             format!("{} {unit}", crate::units::thousands(value))
         }

@@ -365,22 +365,25 @@ pub fn latency(r: &RunResult) -> String {
         return String::new();
     }
     let varying = super::varying_config(ms);
-    let mut s = String::from("<table><tr><th>configuration</th><th>step</th><th>p50</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>retries</th></tr>");
-    let us = crate::units::latency;
+    let latencies = crate::results::figures::LATENCIES;
+    let mut s = String::from("<table><tr><th>configuration</th><th>step</th>");
+    for d in &latencies {
+        let _ = write!(s, "<th>{}</th>", d.label);
+    }
+    s.push_str("<th>retries</th></tr>");
     for m in ms {
         if let Some(l) = &m.latency {
             let _ = write!(
                 s,
-                "<tr><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td>",
                 escape(&config_label(m, &varying)),
-                escape(&m.step),
-                us(l.p50_us),
-                us(l.p95_us),
-                us(l.p99_us),
-                us(l.p999_us),
-                us(l.max_us),
-                m.retries
+                escape(&m.step)
             );
+            for d in &latencies {
+                let v = crate::units::latency(d.latency_of(l).unwrap_or_default());
+                let _ = write!(s, "<td class=n>{v}</td>");
+            }
+            let _ = write!(s, "<td class=n>{}</td></tr>", m.retries);
         }
     }
     s.push_str("</table>");
