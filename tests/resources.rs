@@ -503,3 +503,46 @@ fn steps_timed_as_a_whole_are_read_at_their_start_and_end() {
     let together = find("Q1", "throughput");
     assert!(together.figures.is_empty(), "{:?}", together.figures);
 }
+
+/// A MariaDB with performance_schema on gives its wait time by event as a profile; hakari's own
+/// private servers run with it off (its default), where the profile is absent.
+#[test]
+fn mariadb_with_performance_schema_gives_its_wait_profile() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let server_dir = dir.path().join("my");
+    std::fs::create_dir(&server_dir).unwrap();
+    let options = hakari::server::ServerOptions {
+        clients: 4,
+        ..hakari::server::ServerOptions::at(hakari::durability::Durability::Sync)
+    };
+    let extra = ["--performance-schema=ON".to_string()];
+    let server =
+        hakari::server::mariadb::start_with(&server_dir, &options, dir.path(), &extra).unwrap();
+    let r = run_ok(&[
+        "run",
+        "tpcb",
+        "--engine",
+        "mysql",
+        "--url",
+        &server.url,
+        "--durability",
+        "sync",
+        "--clients",
+        "4",
+        "--duration",
+        "2",
+        "--runs",
+        "1",
+    ]);
+    let m = r.measurements.iter().find(|m| m.step == "tpcb").unwrap();
+    let waits: Vec<&hakari::results::figures::Figure> = (m.figures.iter())
+        .filter(|f| f.name.starts_with("mysql.wait."))
+        .collect();
+    assert!(!waits.is_empty(), "{:?}", m.figures);
+    let total: f64 = waits.iter().map(|f| f.value).sum();
+    assert!(
+        (total - 1.0).abs() < 1e-9,
+        "the shares add up to 1: {total}"
+    );
+}

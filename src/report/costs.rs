@@ -78,9 +78,23 @@ fn waits(r: &RunResult) -> Option<Table> {
     if profiles.is_empty() {
         return None;
     }
+    let has = |prefix: &str| {
+        (r.measurements.iter()).any(|m| m.figures.iter().any(|f| f.name.starts_with(prefix)))
+    };
+    let how = match (has("postgres.wait."), has("mysql.wait.")) {
+        (true, false) => "wait events sampled 10 times a second; CPU:running is on a core",
+        (false, true) => "performance_schema's wait time by event",
+        _ => "PostgreSQL: wait events sampled 10 times a second, CPU:running on a core; MariaDB/MySQL: performance_schema's wait time by event",
+    };
     let mut t = Table::new(
-        "What the server's sessions were doing (wait events sampled 10 times a second; CPU:running is on a core)",
-        vec!["engine".into(), "level".into(), "threads".into(), "step".into(), "largest shares".into()],
+        format!("What the server's sessions were doing ({how})"),
+        vec![
+            "engine".into(),
+            "level".into(),
+            "threads".into(),
+            "step".into(),
+            "largest shares".into(),
+        ],
         4,
     );
     for (m, shares) in profiles {

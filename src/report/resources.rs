@@ -91,14 +91,16 @@ pub fn charts(r: &RunResult) -> (String, usize) {
 /// How many of a wait profile's events get a band of their own; the rest are one band.
 const BANDS: usize = 6;
 
-/// A step's wait-event profile over time (first run), as stacked shares of each interval's
-/// samples; None when the step has none.
+/// A step's wait profile over time (first run), as stacked shares of each interval's samples
+/// (PostgreSQL) or wait time (MariaDB/MySQL); None when the step has none.
 fn waits(m: &Measurement, step: &str) -> Option<String> {
-    const PREFIX: &str = "postgres.wait.";
     let run = &m.runs[0].resources;
+    let prefix = ["postgres.wait.", "mysql.wait."]
+        .into_iter()
+        .find(|p| run.iter().any(|i| i.rates.keys().any(|n| n.starts_with(p))))?;
     let mut totals: Vec<(&str, f64)> = Vec::new();
     for i in run {
-        for (name, v) in i.rates.iter().filter(|(n, _)| n.starts_with(PREFIX)) {
+        for (name, v) in i.rates.iter().filter(|(n, _)| n.starts_with(prefix)) {
             match totals.iter_mut().find(|(n, _)| n == name) {
                 Some((_, t)) => *t += v * i.seconds,
                 None => totals.push((name, v * i.seconds)),
@@ -112,15 +114,15 @@ fn waits(m: &Measurement, step: &str) -> Option<String> {
     totals.sort_by(|a, b| b.1.total_cmp(&a.1));
     let named: Vec<&str> = totals.iter().take(BANDS).map(|(n, _)| *n).collect();
     let intervals: Vec<&ResourceInterval> = (run.iter())
-        .filter(|i| i.rates.keys().any(|n| n.starts_with(PREFIX)))
+        .filter(|i| i.rates.keys().any(|n| n.starts_with(prefix)))
         .collect();
     let share = |i: &ResourceInterval, keep: &dyn Fn(&str) -> bool| {
         let all: f64 = (i.rates.iter())
-            .filter(|(n, _)| n.starts_with(PREFIX))
+            .filter(|(n, _)| n.starts_with(prefix))
             .map(|(_, v)| v)
             .sum();
         let part: f64 = (i.rates.iter())
-            .filter(|(n, _)| n.starts_with(PREFIX) && keep(n))
+            .filter(|(n, _)| n.starts_with(prefix) && keep(n))
             .map(|(_, v)| v)
             .sum();
         if all > 0.0 {
@@ -131,7 +133,7 @@ fn waits(m: &Measurement, step: &str) -> Option<String> {
     };
     let mut bands: Vec<Band> = (named.iter())
         .map(|n| Band {
-            name: n[PREFIX.len()..].to_string(),
+            name: n[prefix.len()..].to_string(),
             shares: intervals.iter().map(|i| share(i, &|e| e == *n)).collect(),
         })
         .collect();

@@ -440,6 +440,12 @@ pub const DEFINITIONS: &[Definition] = &[
         "share",
         Made::Shares("postgres.wait."),
     ),
+    cost(
+        "mysql.wait",
+        "wait time",
+        "share",
+        Made::Shares("mysql.wait."),
+    ),
 ];
 
 impl Definition {

@@ -1,6 +1,7 @@
 //! MariaDB's and MySQL's own counters for a step's resource readings (`measure/resources.rs`):
 //! `SHOW GLOBAL STATUS` (redo written, data fsyncs, row lock waits, commits, the buffer pool's
-//! reads), read on a connection of their own.
+//! reads), and where performance_schema is on, its summary of wait time by event; read on a
+//! connection of their own.
 
 use crate::measure::resources::{Reading, Readings, Source};
 use anyhow::Result;
@@ -28,13 +29,28 @@ const VARIABLES: &[&str] = &[
 
 pub struct Statistics {
     conn: Conn,
+    /// performance_schema is on: its wait summary is read too.
+    waits: bool,
 }
 
 impl Statistics {
-    pub fn new(conn: Conn) -> Statistics {
-        Statistics { conn }
+    pub fn new(mut conn: Conn) -> Statistics {
+        let on: Option<i64> = conn
+            .query_first("SELECT @@performance_schema")
+            .ok()
+            .flatten();
+        Statistics {
+            conn,
+            waits: on == Some(1),
+        }
     }
 }
+
+/// Wait time by instrumented event, in picoseconds, over the server's life (idle waits left out:
+/// a session waiting for its client is not the server waiting).
+const WAITS: &str = "SELECT EVENT_NAME, SUM_TIMER_WAIT FROM \
+     performance_schema.events_waits_summary_global_by_event_name \
+     WHERE SUM_TIMER_WAIT > 0 AND EVENT_NAME NOT LIKE 'idle%'";
 
 impl Source for Statistics {
     fn name(&self) -> String {
@@ -54,6 +70,14 @@ impl Source for Statistics {
             if let Ok(v) = value.parse::<f64>() {
                 let key = format!("mysql.{}", name.to_ascii_lowercase());
                 into.insert(key, Reading::Counter(v));
+            }
+        }
+        if self.waits {
+            // An event first waited on during the step was at zero before it: a tally.
+            let waits: Vec<(String, u64)> = self.conn.query(WAITS)?;
+            for (event, picoseconds) in waits {
+                let seconds = Reading::Tally(picoseconds as f64 / 1e12);
+                into.insert(format!("mysql.wait.{event}"), seconds);
             }
         }
         Ok(())

@@ -164,20 +164,31 @@ impl PrivateServer for Server {
     }
     /// mariadb-install-db, launched, hakari's database created.
     fn start(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
-        use mysql::prelude::Queryable;
         if let Topology::Galera { nodes, .. } = options.topology {
             return galera::start(dir, nodes, options, owner_root);
         }
-        init_data(dir, owner_root)?;
-        let (process, socket) = launch(dir, options, owner_root, &[])?;
-        let mut admin = mysql::Conn::new(socket_opts(&socket, None))?;
-        admin.query_drop("CREATE DATABASE hakari")?;
-        Ok(Launched {
-            url: socket_url(&socket, "hakari"),
-            process,
-            others: Vec::new(),
-        })
+        start_with(dir, options, owner_root, &[])
     }
+}
+
+/// A single private server started afresh with `extra` server options after hakari's own (a
+/// test's `--performance-schema=ON`), hakari's database made in it.
+pub fn start_with(
+    dir: &Path,
+    options: &ServerOptions,
+    owner_root: &Path,
+    extra: &[String],
+) -> Result<Launched> {
+    use mysql::prelude::Queryable;
+    init_data(dir, owner_root)?;
+    let (process, socket) = launch(dir, options, owner_root, extra)?;
+    let mut admin = mysql::Conn::new(socket_opts(&socket, None))?;
+    admin.query_drop("CREATE DATABASE hakari")?;
+    Ok(Launched {
+        url: socket_url(&socket, "hakari"),
+        process,
+        others: Vec::new(),
+    })
 }
 
 /// The Unix socket of a private server in `dir`.
