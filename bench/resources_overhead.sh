@@ -6,7 +6,7 @@
 # engine (nothing but hakari's own loop, so any cost of the collecting thread shows). Each "on"
 # run also says what its readings took (readings.cpu_cores: hakari's sampling and, on the private
 # PostgreSQL, its statistics sessions), as a share of the CPU the whole run used.
-#   ROUNDS=6 DURATION=20 [NAMES="tpcb kv"] bench/resources_overhead.sh
+#   ROUNDS=6 DURATION=20 [NAMES="tpcb kv rocksdb"] bench/resources_overhead.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -15,6 +15,8 @@ rounds="${ROUNDS:-6}"; duration="${DURATION:-20}"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 tpcb=(run tpcb --engine postgres --durability nosync --clients 4 --duration "$duration" --scale 4 --runs 1)
 kv=(run kv --engine null --durability none --batches 3000000 --batch-size 10 --txn-size op --runs 1)
+# RocksDB with its statistics object on (readings) and off (--no-resources).
+rocksdb=(run kv --engine rocksdb --durability nosync --batches 100000 --runs 1)
 rate() { # RESULT-DIR STEP: ops/s, and the readings' own CPU as a share of all the CPU the run used
   python3 -c "import json,glob
 m = next(m for m in json.load(open(glob.glob('$1/*.json')[0]))['measurements'] if m['step']=='$2')
@@ -24,7 +26,7 @@ print(m['ops_per_sec_mean'], f.get('readings.cpu_cores', 0) / used if used else 
 }
 for name in ${NAMES:-tpcb kv}; do
   declare -n args="$name"
-  step=$([ "$name" = tpcb ] && echo tpcb || echo insert)
+  case $name in tpcb) step=tpcb ;; rocksdb) step=fetch ;; *) step=insert ;; esac
   for r in $(seq "$rounds"); do
     if [ $((r % 2)) = 1 ]; then order="on off"; else order="off on"; fi
     for side in $order; do
