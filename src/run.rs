@@ -60,6 +60,8 @@ pub struct TimingOptions {
     pub start_at: Option<(String, std::time::SystemTime)>,
     /// `--no-resources`: read nothing of what the steps cost.
     pub no_resources: bool,
+    /// `--engine-statistics`: also the statistics that cost an engine throughput to keep.
+    pub engine_statistics: bool,
 }
 
 impl TimingOptions {
@@ -119,6 +121,7 @@ impl TimingOptions {
             keep_histograms: self.hlog.is_some(),
             start_at: self.start_at.as_ref().map(|(_, at)| *at),
             resources: !self.no_resources,
+            engine_statistics: self.engine_statistics,
             ..Timing::default()
         }
     }

@@ -46,13 +46,25 @@ static NOTES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// Whether this run reads resources at all (`--no-resources` says no): engines ask before they
 /// open a connection for their statistics.
 static ENABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// `--engine-statistics`: also the statistics an engine keeps only when asked, whose counting
+/// costs it throughput (RocksDB's statistics object).
+static ENGINE_STATISTICS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-pub fn enable(on: bool) {
+pub fn enable(on: bool, engine_statistics: bool) {
     ENABLED.store(on, std::sync::atomic::Ordering::Relaxed);
+    ENGINE_STATISTICS.store(
+        on && engine_statistics,
+        std::sync::atomic::Ordering::Relaxed,
+    );
 }
 
 pub fn enabled() -> bool {
     ENABLED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether to turn on statistics that cost the engine throughput (`--engine-statistics`).
+pub fn engine_statistics() -> bool {
+    ENGINE_STATISTICS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Keeps a registered source in the readings until dropped.

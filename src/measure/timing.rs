@@ -35,6 +35,8 @@ pub struct Timing {
     pub start_at: Option<std::time::SystemTime>,
     /// Read what each step costs the client and the servers (`resources.rs`) on its clock.
     pub resources: bool,
+    /// Also the statistics an engine keeps only when asked, at a cost to its throughput.
+    pub engine_statistics: bool,
 }
 
 impl Default for Timing {
@@ -49,6 +51,7 @@ impl Default for Timing {
             keep_histograms: false,
             start_at: None,
             resources: false,
+            engine_statistics: false,
         }
     }
 }

@@ -167,7 +167,10 @@ impl RunContext {
         crate::owned::directory_made(&data_root)
             .with_context(|| format!("cannot write in {}", data_root.display()))?;
         crate::measure::resources::watch_device_of(&data_root);
-        crate::measure::resources::enable(options.timing.resources);
+        crate::measure::resources::enable(
+            options.timing.resources,
+            options.timing.engine_statistics,
+        );
         let parameters = match options.parameters {
             serde_json::Value::Object(map) => map.into_iter().collect(),
             _ => Default::default(),
