@@ -16,6 +16,7 @@ pub mod errors;
 pub mod measure;
 pub mod output;
 pub mod owned;
+pub mod pgbench;
 pub mod process;
 pub mod report;
 pub mod results;

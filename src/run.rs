@@ -43,6 +43,19 @@ pub struct RunOptions {
     /// `--replicas`/`--replica-ack`/`--cluster`: what the private servers are started as, each
     /// configuration once per entry; empty: one server.
     pub topologies: Vec<Topology>,
+    /// How the terminal shows the run, over the workload's own view (`hakari pgbench` prints
+    /// pgbench's report); the page keeps the workload's.
+    pub terminal: Option<TerminalView>,
+}
+
+/// A view the terminal shows a run in, over its workload's own.
+#[derive(Clone, Copy)]
+pub struct TerminalView(pub &'static dyn View);
+
+impl std::fmt::Debug for TerminalView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TerminalView")
+    }
 }
 
 /// How the timed steps are clocked, as the flags gave it.
@@ -405,7 +418,11 @@ fn finish(
     let written = ctx.recorder.finish(status, error.clone())?;
     if !ctx.recorder.result().measurements.is_empty() {
         outln!();
-        out!("{}", report::terminal::render(ctx.recorder.result(), view));
+        let terminal = options.terminal.map_or(view, |t| t.0);
+        out!(
+            "{}",
+            report::terminal::render(ctx.recorder.result(), terminal)
+        );
     }
     if let Some(hlog) = ctx.hlog_path().filter(|p| p.exists()) {
         outln!("interval log: {}", hlog.display());

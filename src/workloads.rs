@@ -104,7 +104,7 @@ pub fn taking(engine: engine::Engine) -> Vec<&'static str> {
 }
 
 /// The names of the workloads `--rate` and `--warmup` apply to ("kv, tpcb, ... and script").
-fn paced() -> String {
+pub fn paced() -> String {
     let names: Vec<&str> = (all().into_iter())
         .filter(|w| w.paced)
         .map(|w| w.name)

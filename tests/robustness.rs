@@ -239,6 +239,8 @@ fn plan_script(text: String) -> Result<(), String> {
         runs: 1,
         builtin: false,
         allow_shell: false,
+        query_mode: Default::default(),
+        connect_each: false,
     };
     params
         .plan(&[], None)

@@ -2,6 +2,7 @@
 //! Nothing here measures, reads result files or knows an engine.
 
 mod cluster;
+mod pgbench;
 mod timing;
 
 use crate::commands;
@@ -36,6 +37,10 @@ struct Cli {
 enum Command {
     /// Run a workload. Without one: a short tour of the kv workload on every engine.
     Run(Box<RunCommand>),
+    /// pgbench's own command line on a PostgreSQL server: -i makes and fills pgbench's tables,
+    /// otherwise a test runs and prints pgbench's report, then where hakari's result went.
+    /// Help is -? (-h is the host, as in pgbench).
+    Pgbench(Box<pgbench::PgbenchArgs>),
     /// List the engines this build has, their versions and the durability levels they offer.
     Engines {
         /// table for people; json or csv (one row per engine and level) for scripts.
@@ -268,6 +273,7 @@ impl SharedArgs {
             },
             topologies: self.cluster.topologies()?,
             shard: self.shard.shard(),
+            terminal: None,
         })
     }
 
@@ -449,6 +455,7 @@ fn dispatch(command: Command) -> Result<i32> {
                 (w.run)(&chosen.matches, &shared.shared(), &shared.options()?)
             }
         },
+        Command::Pgbench(args) => crate::pgbench::execute(&args.options()?),
         Command::Engines { format } => commands::engines(format),
         Command::Show { file, format } => commands::show(&file, format),
         Command::Export {

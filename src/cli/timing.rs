@@ -29,8 +29,9 @@ pub struct TimingArgs {
     #[arg(long, value_enum, value_name = "KIND", requires = "rate")]
     pub arrival: Option<Arrival>,
     /// Count operations that end more than this many milliseconds after their (intended)
-    /// start; in an open loop tpcb also skips a transaction already that late at its turn, as
-    /// pgbench does (kv and session must do every operation: there they are only counted).
+    /// start; in an open loop tpcb and script also skip a transaction already that late at its
+    /// turn, as pgbench does (kv and session must do every operation: there they are only
+    /// counted).
     #[arg(long, value_name = "MS", value_parser = positive_seconds)]
     pub latency_limit: Option<f64>,
     /// Write every step's interval histograms to DIR/<run-id>.hlog, in HdrHistogram's interval

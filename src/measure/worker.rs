@@ -59,19 +59,8 @@ impl Worker<'_> {
         ops: u64,
         unit: impl FnOnce() -> Result<T>,
     ) -> Result<T> {
-        let intended = self.next_start();
-        let start = Instant::now();
-        let out = unit()?;
-        let (intended, end) = (intended.unwrap_or(start), Instant::now());
-        self.done(ops, intended, start, end);
-        if self.slot.index >= 0 {
-            if kind >= self.kinds.len() {
-                self.kinds.resize_with(kind + 1, new_histogram);
-            }
-            let ns = end.duration_since(intended).as_nanos() as u64;
-            self.kinds[kind].saturating_record(ns.max(1));
-        }
-        Ok(out)
+        let out = self.unit(Some(kind), false, ops, unit)?;
+        Ok(out.expect("a unit that may not be skipped runs"))
     }
 
     /// Records how long part `part` of the unit just timed took (a statement of a
@@ -93,9 +82,33 @@ impl Worker<'_> {
         ops: u64,
         unit: impl FnOnce() -> Result<T>,
     ) -> Result<Option<T>> {
+        self.unit(None, true, ops, unit)
+    }
+
+    /// As `timed_as`, for a unit that may be left out as `timed_or_skipped` leaves it.
+    #[inline]
+    pub fn timed_as_or_skipped<T>(
+        &mut self,
+        kind: usize,
+        ops: u64,
+        unit: impl FnOnce() -> Result<T>,
+    ) -> Result<Option<T>> {
+        self.unit(Some(kind), true, ops, unit)
+    }
+
+    /// Runs `unit` after its intended start (skipped when `skippable` and already later than
+    /// the latency limit), recording its latency, and that of its kind when it has one.
+    #[inline]
+    fn unit<T>(
+        &mut self,
+        kind: Option<usize>,
+        skippable: bool,
+        ops: u64,
+        unit: impl FnOnce() -> Result<T>,
+    ) -> Result<Option<T>> {
         let intended = self.next_start();
         let start = Instant::now();
-        if let (Some(intended), Some(limit)) = (intended, self.latency_limit) {
+        if let (true, Some(intended), Some(limit)) = (skippable, intended, self.latency_limit) {
             if start.duration_since(intended) > limit {
                 if start >= self.grid.base {
                     self.skipped += 1;
@@ -104,7 +117,15 @@ impl Worker<'_> {
             }
         }
         let out = unit()?;
-        self.done(ops, intended.unwrap_or(start), start, Instant::now());
+        let (intended, end) = (intended.unwrap_or(start), Instant::now());
+        self.done(ops, intended, start, end);
+        if let (Some(kind), true) = (kind, self.slot.index >= 0) {
+            if kind >= self.kinds.len() {
+                self.kinds.resize_with(kind + 1, new_histogram);
+            }
+            let ns = end.duration_since(intended).as_nanos() as u64;
+            self.kinds[kind].saturating_record(ns.max(1));
+        }
         Ok(Some(out))
     }
 

@@ -5,7 +5,7 @@
 use super::branch;
 use super::eval::{eval, truth};
 use super::parse::{Amount, Command, Control, Pipeline, Sql, Step, Store, VarRef, Word};
-use super::program::{Program, Script};
+use super::program::{Program, QueryMode, Script};
 use super::random::{Prng, Seeding};
 use super::value::Value;
 use crate::engine::kv::is_conflict;
@@ -64,41 +64,63 @@ impl<'p> Client<'p> {
         id: usize,
         seeding: &Seeding,
     ) -> Result<Client<'p>> {
-        let mut statements = Vec::new();
-        for script in &program.scripts {
-            let piped = script
-                .steps
-                .iter()
-                .find(|s| matches!(s.command, Command::Pipeline(_)));
-            if let (Some(step), false) = (piped, conn.pipelines()) {
-                anyhow::bail!(
-                    "{}:{}: a pipeline (\\startpipeline) needs PostgreSQL's protocol, which only \
-                     the postgres engine speaks to hakari",
-                    script.name,
-                    step.at.line
-                );
-            }
-            let mut of = Vec::new();
-            // A pipeline's statements are sent as text at its sync point, never prepared.
-            let mut piped = false;
-            for step in &script.steps {
-                if let Command::Pipeline(p) = step.command {
-                    piped = p != Pipeline::End;
-                }
-                of.push(match &step.command {
-                    Command::Sql(sql) if sql.control.is_none() && !piped => {
-                        Some(conn.prepare(&sql.text).with_context(|| {
-                            format!("{}:{}: {}", script.name, step.at.line, sql.shown)
-                        })?)
-                    }
-                    _ => None,
-                });
-            }
-            statements.push(of);
-        }
+        let statements = prepare(program, conn.as_mut())?;
         Ok(Client::with(program, conn, id, seeding, statements))
     }
 
+    /// Goes on on connection `conn`, its statements prepared there (pgbench's -C: a connection
+    /// per transaction); the variables and random draws go on as they were.
+    pub fn reconnect(&mut self, mut conn: Box<dyn SqlConnection>) -> Result<()> {
+        self.statements = prepare(self.program, conn.as_mut())?;
+        self.conn = conn;
+        Ok(())
+    }
+}
+
+/// The prepared statement of each SQL step of the measured scripts on `conn`, by script and
+/// step (None: run unprepared).
+fn prepare(program: &Program, conn: &mut dyn SqlConnection) -> Result<Vec<Vec<Option<Stmt>>>> {
+    let mut statements = Vec::new();
+    for script in &program.scripts {
+        let piped = script
+            .steps
+            .iter()
+            .find(|s| matches!(s.command, Command::Pipeline(_)));
+        if let (Some(step), false) = (piped, conn.pipelines()) {
+            anyhow::bail!(
+                "{}:{}: a pipeline (\\startpipeline) needs PostgreSQL's protocol, which only \
+                     the postgres engine speaks to hakari",
+                script.name,
+                step.at.line
+            );
+        }
+        let mut of = Vec::new();
+        // A pipeline's statements are sent as text at its sync point, never prepared.
+        let mut piped = false;
+        for step in &script.steps {
+            if let Command::Pipeline(p) = step.command {
+                piped = p != Pipeline::End;
+            }
+            // Under -M simple only a query whose columns `\gset` stores is prepared: the
+            // names of its columns come with the statement.
+            let simple = program.query_mode == QueryMode::Simple;
+            of.push(match &step.command {
+                Command::Sql(sql)
+                    if sql.control.is_none() && !piped && (!simple || sql.store.is_some()) =>
+                {
+                    Some(conn.prepare(&sql.text).with_context(|| {
+                        format!("{}:{}: {}", script.name, step.at.line, sql.shown)
+                    })?)
+                }
+                _ => None,
+            });
+        }
+        statements.push(of);
+    }
+    Ok(statements)
+}
+
+impl<'p> Client<'p> {
     fn with(
         program: &'p Program,
         conn: Box<dyn SqlConnection>,
@@ -259,6 +281,10 @@ impl<'p> Client<'p> {
                 self.bind(sql)?;
                 let stmt = match prepared {
                     Some(stmt) => stmt,
+                    None if self.program.query_mode == QueryMode::Simple && sql.store.is_none() => {
+                        let text = literal(&sql.text, &sql.params, &self.vars);
+                        return self.conn.execute(&text).map(drop);
+                    }
                     None if sql.params.is_empty() && sql.store.is_none() => {
                         return self.conn.execute(&sql.text).map(drop);
                     }
@@ -400,6 +426,29 @@ impl<'p> Client<'p> {
         }
         Ok(())
     }
+}
+
+/// A statement's text with each `?` placeholder outside quotes replaced by its variable's value
+/// as text, as pgbench's simple query mode writes them in (no quoting: a script that compares
+/// with text quotes the variable itself, `':name'`).
+fn literal(text: &str, params: &[VarRef], vars: &[Option<Value>]) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut values = params.iter().map(|p| vars[p.slot].as_ref());
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '?' if !quoted => match values.next() {
+                Some(Some(v)) => out.push_str(&v.to_string()),
+                _ => out.push(c),
+            },
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Waits a little before a retry, longer after each: the lock's holder may need the core.

@@ -47,6 +47,14 @@ pub struct ScriptFlags {
     /// goes on.
     #[arg(long, value_name = "N")]
     pub max_tries: Option<u64>,
+    /// How the statements go to the server, as pgbench's -M: prepared (once per client, the
+    /// default here) or simple (each variable's value written into the text; pgbench's default).
+    #[arg(long, short = 'M', value_enum, value_name = "MODE")]
+    pub query_mode: Option<super::QueryMode>,
+    /// A new connection for each transaction, its time counted in the transaction's, as
+    /// pgbench's -C.
+    #[arg(long, short = 'C')]
+    pub connect_each: bool,
 }
 
 /// pgbench's built-in scripts by name (`builtin/`: the statements `pgbench --show-script`
@@ -58,7 +66,7 @@ const BUILTIN: [(&str, &str); 3] = [
 ];
 
 /// Reads `NAME[@WEIGHT]` of `--builtin`: a name or a prefix of exactly one, as pgbench's -b.
-fn builtin(arg: &str) -> Result<ScriptFile> {
+pub fn builtin_script(arg: &str) -> Result<ScriptFile> {
     let (name, weight) = weighted("--builtin", arg)?;
     let found: Vec<_> = BUILTIN
         .iter()
@@ -81,7 +89,7 @@ fn builtin(arg: &str) -> Result<ScriptFile> {
 }
 
 /// Reads `FILE[@WEIGHT]`.
-fn script_file(arg: &str) -> Result<ScriptFile> {
+pub fn script_file(arg: &str) -> Result<ScriptFile> {
     let (file, weight) = weighted("--file", arg)?;
     Ok(ScriptFile {
         file: file.to_string(),
@@ -105,6 +113,16 @@ fn weighted<'a>(flag: &str, arg: &'a str) -> Result<(&'a str, u64)> {
         bail!("{flag} {arg}: a weight must be at least 1");
     }
     Ok((file, weight))
+}
+
+/// `NAME=VALUE` of `--set` (pgbench's `-D`), each as (name, value).
+pub fn variables(flag: &str, given: &[String]) -> Result<Vec<(String, String)>> {
+    (given.iter())
+        .map(|s| match s.split_once('=') {
+            Some((name, value)) if !name.is_empty() => Ok((name.to_string(), value.to_string())),
+            _ => bail!("{flag} {s}: expected NAME=VALUE"),
+        })
+        .collect()
 }
 
 fn read(file: &str) -> Result<String> {
@@ -131,15 +149,7 @@ impl Flags for ScriptFlags {
         if shared.preset.is_some() {
             bail!("the script workload has no presets: its transactions are the script files");
         }
-        let mut set = Vec::new();
-        for s in &self.set {
-            match s.split_once('=') {
-                Some((name, value)) if !name.is_empty() => {
-                    set.push((name.to_string(), value.to_string()))
-                }
-                _ => bail!("--set {s}: expected NAME=VALUE"),
-            }
-        }
+        let set = variables("--set", &self.set)?;
         let untimed = |file: &Option<String>| -> Result<Option<ScriptFile>> {
             file.as_deref()
                 .map(|f| {
@@ -153,7 +163,7 @@ impl Flags for ScriptFlags {
         };
         Ok(ScriptParams {
             scripts: (self.files.iter().map(|f| script_file(f)))
-                .chain(self.builtin.iter().map(|b| builtin(b)))
+                .chain(self.builtin.iter().map(|b| builtin_script(b)))
                 .collect::<Result<_>>()?,
             builtin: !self.builtin.is_empty(),
             allow_shell: self.allow_shell,
@@ -164,6 +174,8 @@ impl Flags for ScriptFlags {
             duration_secs: self.duration.unwrap_or(10.0),
             transactions: self.transactions,
             max_tries: self.max_tries.unwrap_or(10),
+            query_mode: self.query_mode.unwrap_or_default(),
+            connect_each: self.connect_each,
             runs: shared.runs.unwrap_or(1),
         })
     }

@@ -29,6 +29,7 @@ use crate::results::MeasurementKey;
 use crate::workload::{preferred_levels, Plan, RunContext, SqlConfig, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use client::{Client, Exhausted};
+pub use program::QueryMode;
 use program::{Program, Source};
 use random::Seeding;
 use serde::Serialize;
@@ -64,6 +65,10 @@ pub struct ScriptParams {
     pub builtin: bool,
     /// `--allow-shell`: scripts may run `\shell` and `\setshell`.
     pub allow_shell: bool,
+    /// `-M`: how the statements go to the server.
+    pub query_mode: QueryMode,
+    /// `-C`: a new connection for each transaction, its time in the transaction's.
+    pub connect_each: bool,
 }
 
 fn source(f: &ScriptFile) -> Source {
@@ -86,14 +91,16 @@ impl ScriptParams {
             .collect();
         let init = self.init.as_ref().map(source);
         let cleanup = self.cleanup.as_ref().map(source);
-        Ok(Program::new(
+        let mut program = Program::new(
             &scripts,
             init.as_ref(),
             cleanup.as_ref(),
             &set,
             seed,
             self.allow_shell,
-        )?)
+        )?;
+        program.query_mode = self.query_mode;
+        Ok(program)
     }
 
     /// `:scale` as pgbench finds it for its built-in scripts: the rows of pgbench_branches,
@@ -226,10 +233,19 @@ impl ScriptParams {
                 // Run k draws as pgbench with --random-seed=seed+k-1: the first is pgbench's.
                 let seed = ctx.seed.wrapping_add(run as u64);
                 let run = Run { clients, seed };
-                let outcome = self
+                let (outcome, failed, stopped) = self
                     .run_clients(program, db, run, &timing, &progress)
                     .with_context(|| label.clone())?;
-                outcomes.push(outcome);
+                outcomes.push((outcome, failed));
+                if let Some(first) = stopped.first() {
+                    // As pgbench: the figures of what ran are kept, and the run fails.
+                    let others = match stopped.len() {
+                        1 => String::new(),
+                        n => format!(" ({} more clients stopped the same way or another)", n - 1),
+                    };
+                    self.record(program, config, clients, outcomes, ctx)?;
+                    bail!("{label}: {first}{others}");
+                }
             }
             self.record(program, config, clients, outcomes, ctx)?;
         }
@@ -243,7 +259,7 @@ impl ScriptParams {
         Run { clients, seed }: Run,
         timing: &Timing,
         progress: &Progress,
-    ) -> Result<(StepOutcome, u64)> {
+    ) -> Result<(StepOutcome, u64, Vec<String>)> {
         let stopped: Mutex<Vec<String>> = Mutex::new(Vec::new());
         let failed = AtomicU64::new(0);
         let total_weight = program.total_weight();
@@ -260,8 +276,17 @@ impl ScriptParams {
                         1 => 0,
                         _ => program.pick(client.choice.u64_range(0, total_weight - 1)),
                     };
-                    match worker.timed_as(script, 1, || client.run(script, self.max_tries)) {
-                        Ok(retries) => {
+                    // As pgbench: in an open loop with a latency limit, a transaction already
+                    // that late at its turn is skipped (and counted as skipped).
+                    let ran = worker.timed_as_or_skipped(script, 1, || {
+                        if self.connect_each {
+                            client.reconnect(db.connect()?)?;
+                        }
+                        client.run(script, self.max_tries)
+                    });
+                    match ran {
+                        Ok(None) => {}
+                        Ok(Some(retries)) => {
                             (0..retries).for_each(|_| worker.retried());
                             for &(part, nanos) in &client.part_times {
                                 worker.part(part, nanos);
@@ -285,15 +310,7 @@ impl ScriptParams {
                 Ok(())
             },
         )?;
-        let stopped = stopped.into_inner().unwrap();
-        if let Some(first) = stopped.first() {
-            let others = match stopped.len() {
-                1 => String::new(),
-                n => format!(" ({} more clients stopped the same way or another)", n - 1),
-            };
-            bail!("{first}{others}");
-        }
-        Ok((outcome, failed.into_inner()))
+        Ok((outcome, failed.into_inner(), stopped.into_inner().unwrap()))
     }
 
     /// Records the run over all scripts (`run`), each script when there are several
@@ -317,9 +334,17 @@ impl ScriptParams {
             ));
         }
         let runs: Vec<StepOutcome> = outcomes.into_iter().map(|(o, _)| o).collect();
+        // :scale as the scripts saw it (pgbench's "scaling factor").
+        let scale = (program.slots.get("scale")).and_then(|&s| match &program.initial[s] {
+            Some(Value::Int(n)) => Some(*n),
+            _ => None,
+        });
         let key = |step: String, extra: &[(&str, String)]| {
             let mut c = BTreeMap::new();
             c.insert("scripts".to_string(), self.described().into());
+            if let Some(n) = scale {
+                c.insert("scale".to_string(), n.into());
+            }
             for (k, v) in extra {
                 c.insert(k.to_string(), v.clone().into());
             }

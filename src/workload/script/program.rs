@@ -46,6 +46,28 @@ pub struct Program {
     /// The SQL statements of the measured scripts, in order; `part_of[script][step]`.
     pub parts: Vec<Part>,
     pub part_of: Vec<Vec<Option<usize>>>,
+    /// How each statement goes to the server (pgbench's `-M`).
+    pub query_mode: QueryMode,
+}
+
+/// How a client sends its statements, as pgbench's `-M` names them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum QueryMode {
+    /// The statement's text with each variable's value written into it (pgbench's default).
+    Simple,
+    /// Prepared once per client, then run with the values bound (`hakari run script`'s way).
+    #[default]
+    Prepared,
+}
+
+impl QueryMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            QueryMode::Simple => "simple",
+            QueryMode::Prepared => "prepared",
+        }
+    }
 }
 
 /// A script file's name, weight and text.
@@ -112,6 +134,7 @@ impl Program {
             slots: HashMap::new(),
             parts: Vec::new(),
             part_of: Vec::new(),
+            query_mode: QueryMode::default(),
         };
         // pgbench's own variables, then --set (which may replace any of them). :default_seed
         // depends on the number of clients too: each run sets it (Seeding).

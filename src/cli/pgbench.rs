@@ -1,0 +1,334 @@
+//! `hakari pgbench`: pgbench's own options, letter for letter, parsed into `pgbench::Options`.
+//! `-h` is the host, as in pgbench; help is `-?` or `--help`.
+
+use crate::pgbench::{Connection, Init, Options, Partitioning, Scripts};
+use crate::workload::script::QueryMode;
+use anyhow::{bail, Result};
+use clap::{ArgAction, Args};
+use std::path::PathBuf;
+
+#[derive(Args, Clone, Debug)]
+#[command(disable_help_flag = true)]
+pub struct PgbenchArgs {
+    /// Print this help.
+    #[arg(short = '?', long = "help", action = ArgAction::Help)]
+    help: Option<bool>,
+
+    // Initialization.
+    /// Initialize: create and fill pgbench's tables (drop, tables, generate, vacuum, primary keys).
+    #[arg(short = 'i', long = "initialize", help_heading = "Initialization")]
+    initialize: bool,
+    /// The initialization steps to run, in order, from "dtgGvpf" (default "dtgvp").
+    #[arg(
+        short = 'I',
+        long = "init-steps",
+        value_name = "STEPS",
+        help_heading = "Initialization"
+    )]
+    init_steps: Option<String>,
+    /// The tables' fillfactor, 10 to 100 (default 100).
+    #[arg(short = 'F', long = "fillfactor", value_name = "NUM", value_parser = clap::value_parser!(u32).range(10..=100), help_heading = "Initialization")]
+    fillfactor: Option<u32>,
+    /// Scaling factor: 100,000 accounts, 10 tellers and one branch per unit (default 1).
+    #[arg(short = 's', long = "scale", value_name = "NUM", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Initialization")]
+    scale: Option<u32>,
+    /// Initialize: report progress every 5 s instead of every 100,000 rows.
+    #[arg(short = 'q', long = "quiet", help_heading = "Initialization")]
+    quiet: bool,
+    /// Initialize: add foreign keys between the tables (the "f" step).
+    #[arg(long = "foreign-keys", help_heading = "Initialization")]
+    foreign_keys: bool,
+    /// Initialize: split pgbench_accounts into NUM partitions.
+    #[arg(
+        long = "partitions",
+        value_name = "NUM",
+        help_heading = "Initialization"
+    )]
+    partitions: Option<u32>,
+    /// Initialize: partition by range (the default) or hash.
+    #[arg(
+        long = "partition-method",
+        value_enum,
+        value_name = "METHOD",
+        help_heading = "Initialization"
+    )]
+    partition_method: Option<Partitioning>,
+    /// Initialize: create the tables unlogged.
+    #[arg(long = "unlogged-tables", help_heading = "Initialization")]
+    unlogged_tables: bool,
+
+    // Benchmarking.
+    /// A built-in script (tpcb-like, simple-update, select-only, or a prefix), weighted.
+    #[arg(
+        short = 'b',
+        long = "builtin",
+        value_name = "NAME[@W]",
+        help_heading = "Benchmarking"
+    )]
+    builtin: Vec<String>,
+    /// A script file, weighted.
+    #[arg(
+        short = 'f',
+        long = "file",
+        value_name = "FILE[@W]",
+        help_heading = "Benchmarking"
+    )]
+    file: Vec<String>,
+    /// Same as -b simple-update.
+    #[arg(short = 'N', long = "skip-some-updates", help_heading = "Benchmarking")]
+    skip_some_updates: bool,
+    /// Same as -b select-only.
+    #[arg(short = 'S', long = "select-only", help_heading = "Benchmarking")]
+    select_only: bool,
+    /// Concurrent clients, each on its own connection (default 1).
+    #[arg(short = 'c', long = "client", value_name = "NUM", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Benchmarking")]
+    clients: Option<u32>,
+    /// Worker threads (default 1); hakari runs a thread per client and records the number.
+    #[arg(short = 'j', long = "jobs", value_name = "NUM", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Benchmarking")]
+    jobs: Option<u32>,
+    /// A variable for the scripts, NAME=VALUE.
+    #[arg(
+        short = 'D',
+        long = "define",
+        value_name = "NAME=VALUE",
+        help_heading = "Benchmarking"
+    )]
+    define: Vec<String>,
+    /// Transactions each client runs (default 10).
+    #[arg(short = 't', long = "transactions", value_name = "NUM", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "time", help_heading = "Benchmarking")]
+    transactions: Option<u64>,
+    /// Seconds the test lasts.
+    #[arg(short = 'T', long = "time", value_name = "NUM", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Benchmarking")]
+    time: Option<u64>,
+    /// Target rate in transactions per second, arrivals drawn as a Poisson process.
+    #[arg(
+        short = 'R',
+        long = "rate",
+        value_name = "NUM",
+        help_heading = "Benchmarking"
+    )]
+    rate: Option<f64>,
+    /// Count transactions lasting more than NUM ms as late; under -R, skip those already late.
+    #[arg(
+        short = 'L',
+        long = "latency-limit",
+        value_name = "NUM",
+        help_heading = "Benchmarking"
+    )]
+    latency_limit: Option<f64>,
+    /// Show progress every NUM seconds.
+    #[arg(short = 'P', long = "progress", value_name = "NUM", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Benchmarking")]
+    progress: Option<u32>,
+    /// How statements go to the server: simple (the default) or prepared.
+    #[arg(
+        short = 'M',
+        long = "protocol",
+        value_enum,
+        value_name = "MODE",
+        help_heading = "Benchmarking"
+    )]
+    protocol: Option<QueryMode>,
+    /// A new connection for each transaction, its time counted in the transaction's.
+    #[arg(short = 'C', long = "connect", help_heading = "Benchmarking")]
+    connect: bool,
+    /// Do not vacuum pgbench's tables (nor empty pgbench_history) before the test.
+    #[arg(short = 'n', long = "no-vacuum", help_heading = "Benchmarking")]
+    no_vacuum: bool,
+    /// Also vacuum pgbench_accounts before the test.
+    #[arg(short = 'v', long = "vacuum-all", help_heading = "Benchmarking")]
+    vacuum_all: bool,
+    /// Seed of the scripts' random draws (a whole number).
+    #[arg(
+        long = "random-seed",
+        value_name = "SEED",
+        help_heading = "Benchmarking"
+    )]
+    random_seed: Option<u64>,
+    /// Tries of a transaction that meets a serialization failure or deadlock (default 1).
+    #[arg(long = "max-tries", value_name = "NUM", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Benchmarking")]
+    max_tries: Option<u64>,
+
+    // Options of pgbench's that hakari pgbench refuses for now, named so that the refusal says so.
+    #[arg(short = 'l', long = "log", hide = true)]
+    log: bool,
+    #[arg(long = "log-prefix", hide = true)]
+    log_prefix: Option<String>,
+    #[arg(long = "aggregate-interval", hide = true)]
+    aggregate_interval: Option<String>,
+    #[arg(long = "sampling-rate", hide = true)]
+    sampling_rate: Option<String>,
+    #[arg(short = 'r', long = "report-per-command", hide = true)]
+    report_per_command: bool,
+    #[arg(long = "failures-detailed", hide = true)]
+    failures_detailed: bool,
+    #[arg(long = "verbose-errors", hide = true)]
+    verbose_errors: bool,
+    #[arg(long = "progress-timestamp", hide = true)]
+    progress_timestamp: bool,
+    #[arg(short = 'd', long = "debug", hide = true)]
+    debug: bool,
+    #[arg(long = "tablespace", hide = true)]
+    tablespace: Option<String>,
+    #[arg(long = "index-tablespace", hide = true)]
+    index_tablespace: Option<String>,
+
+    // Connection.
+    /// The server's host name or socket directory (default: PGHOST, else the local socket).
+    #[arg(
+        short = 'h',
+        long = "host",
+        value_name = "HOSTNAME",
+        help_heading = "Connection"
+    )]
+    host: Option<String>,
+    /// The server's port (default: PGPORT, else 5432).
+    #[arg(
+        short = 'p',
+        long = "port",
+        value_name = "PORT",
+        help_heading = "Connection"
+    )]
+    port: Option<u16>,
+    /// The user to connect as (default: PGUSER, else your login name). The password comes from
+    /// PGPASSWORD, ~/.pgpass or a service file, never from the command line.
+    #[arg(
+        short = 'U',
+        long = "username",
+        value_name = "USERNAME",
+        help_heading = "Connection"
+    )]
+    username: Option<String>,
+    /// The database (default: PGDATABASE, else the user's name).
+    #[arg(value_name = "DBNAME")]
+    dbname: Option<String>,
+
+    // hakari's own.
+    /// Where hakari writes its result file (default results/).
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "results",
+        help_heading = "hakari"
+    )]
+    out: PathBuf,
+    /// Also write hakari's HTML report beside the result file.
+    #[arg(long, help_heading = "hakari")]
+    report: bool,
+}
+
+impl PgbenchArgs {
+    pub(super) fn options(&self) -> Result<Options> {
+        let refused = [
+            (self.log, "-l (pgbench's transaction log)"),
+            (self.log_prefix.is_some(), "--log-prefix"),
+            (self.aggregate_interval.is_some(), "--aggregate-interval"),
+            (self.sampling_rate.is_some(), "--sampling-rate"),
+            (
+                self.report_per_command,
+                "-r (hakari's own result has each statement's latency: `hakari show`)",
+            ),
+            (self.failures_detailed, "--failures-detailed"),
+            (self.verbose_errors, "--verbose-errors"),
+            (self.progress_timestamp, "--progress-timestamp"),
+            (self.debug, "-d"),
+            (self.tablespace.is_some(), "--tablespace"),
+            (self.index_tablespace.is_some(), "--index-tablespace"),
+        ];
+        if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
+            bail!("hakari pgbench does not take {what} yet");
+        }
+        // As pgbench: the options of one mode are refused in the other.
+        let init_only = self.init_steps.is_some()
+            || self.fillfactor.is_some()
+            || self.quiet
+            || self.foreign_keys
+            || self.partitions.is_some()
+            || self.partition_method.is_some()
+            || self.unlogged_tables;
+        let bench_only = !self.builtin.is_empty()
+            || !self.file.is_empty()
+            || self.skip_some_updates
+            || self.select_only
+            || self.clients.is_some()
+            || self.jobs.is_some()
+            || !self.define.is_empty()
+            || self.transactions.is_some()
+            || self.time.is_some()
+            || self.rate.is_some()
+            || self.latency_limit.is_some()
+            || self.progress.is_some()
+            || self.protocol.is_some()
+            || self.connect
+            || self.vacuum_all
+            || self.max_tries.is_some();
+        match self.initialize {
+            true if bench_only => {
+                bail!("some of the specified options cannot be used in initialization (-i) mode")
+            }
+            false if init_only => {
+                bail!("some of the specified options cannot be used in benchmarking mode")
+            }
+            _ => {}
+        }
+        let connection = Connection {
+            host: self.host.clone(),
+            port: self.port,
+            user: self.username.clone(),
+            dbname: self.dbname.clone(),
+        };
+        let init = self.initialize.then(|| Init {
+            steps: self.init_steps.clone().unwrap_or_else(|| {
+                let mut steps = String::from("dtg");
+                if !self.no_vacuum {
+                    steps.push('v');
+                }
+                steps.push('p');
+                if self.foreign_keys {
+                    steps.push('f');
+                }
+                steps
+            }),
+            scale: self.scale.unwrap_or(1),
+            fillfactor: self.fillfactor.unwrap_or(100),
+            partitions: self.partitions.unwrap_or(0),
+            partitioning: self.partition_method,
+            unlogged: self.unlogged_tables,
+            quiet: self.quiet,
+        });
+        let mut builtin = self.builtin.clone();
+        if self.skip_some_updates {
+            builtin.push("simple-update".into());
+        }
+        if self.select_only {
+            builtin.push("select-only".into());
+        }
+        if builtin.is_empty() && self.file.is_empty() {
+            builtin.push("tpcb-like".into());
+        }
+        Ok(Options {
+            connection,
+            init,
+            scripts: Scripts {
+                builtin,
+                files: self.file.clone(),
+            },
+            clients: self.clients.unwrap_or(1) as usize,
+            jobs: self.jobs.unwrap_or(1) as usize,
+            defines: self.define.clone(),
+            transactions: self.transactions,
+            seconds: self.time,
+            rate: self.rate,
+            latency_limit_ms: self.latency_limit,
+            progress: self.progress,
+            query_mode: self.protocol.unwrap_or(QueryMode::Simple),
+            connect_each: self.connect,
+            vacuum: !self.no_vacuum,
+            vacuum_accounts: self.vacuum_all,
+            seed: self.random_seed,
+            max_tries: self.max_tries.unwrap_or(1),
+            scale: self.scale,
+            out: self.out.clone(),
+            report: self.report,
+        })
+    }
+}

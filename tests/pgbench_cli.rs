@@ -1,0 +1,347 @@
+//! `hakari pgbench` against pgbench itself (Debian's pgbench 15), on the same private
+//! PostgreSQL: the same command line makes the same tables (their definitions and a checksum
+//! of every row), runs the same number of transactions where the count is fixed, leaves the
+//! balances consistent, prints the lines pgbench's report has, and fails where pgbench fails.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The server's address for both tools: pgbench's options, no password (the server trusts
+/// loopback), and each run in its own database.
+struct Server {
+    _server: hakari::server::Launched,
+    port: u16,
+    admin: postgres::Client,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        let (server, port) = common::private_postgres(dir);
+        let admin = postgres::Client::connect(&server.url, postgres::NoTls).unwrap();
+        Server {
+            _server: server,
+            port,
+            admin,
+        }
+    }
+
+    /// A fresh database `name`.
+    fn database(&mut self, name: &str) {
+        // One statement each: batched, they would run as one transaction, which these refuse.
+        for sql in [
+            format!("DROP DATABASE IF EXISTS {name}"),
+            format!("CREATE DATABASE {name}"),
+        ] {
+            self.admin.batch_execute(&sql).unwrap();
+        }
+    }
+
+    fn connect(&self, db: &str) -> postgres::Client {
+        let url = format!("postgres://hakari@127.0.0.1:{}/{db}", self.port);
+        postgres::Client::connect(&url, postgres::NoTls).unwrap()
+    }
+
+    /// `tool` (pgbench or hakari pgbench) with `args`, on database `db`.
+    fn run(&self, tool: Tool, args: &[&str], db: &str, out: &Path) -> Output {
+        let port = self.port.to_string();
+        let mut c = match tool {
+            Tool::Pgbench => Command::new("pgbench"),
+            Tool::Hakari => {
+                let mut c = Command::new(env!("CARGO_BIN_EXE_hakari"));
+                c.args(["pgbench", "--out", out.to_str().unwrap()]);
+                c
+            }
+        };
+        c.args(args)
+            .args(["-h", "127.0.0.1", "-p", &port, "-U", "hakari", db])
+            .env_remove("PGPASSWORD")
+            .env_remove("PGSERVICE")
+            .output()
+            .expect("the tool runs")
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Tool {
+    Pgbench,
+    Hakari,
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// What pgbench's tables are in `db`: each table's kind, persistence and options, its columns,
+/// constraints and partition bounds, and a checksum of its rows in key order.
+fn tables(c: &mut postgres::Client) -> Vec<String> {
+    let mut out = Vec::new();
+    let classes = c
+        .query(
+            "SELECT c.relname::text, c.relkind::text, c.relpersistence::text, \
+                    coalesce(array_to_string(c.reloptions, ','), ''), \
+                    coalesce(pg_get_expr(c.relpartbound, c.oid), ''), \
+                    coalesce(pg_get_partkeydef(c.oid), '') \
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = 'public' AND c.relname LIKE 'pgbench%' ORDER BY 1",
+            &[],
+        )
+        .unwrap();
+    for r in classes {
+        let row: Vec<String> = (0..6).map(|i| r.get::<_, String>(i)).collect();
+        out.push(row.join(" | "));
+    }
+    let columns = c
+        .query(
+            "SELECT table_name::text || '.' || column_name::text || ' ' || data_type::text || \
+                    coalesce('(' || character_maximum_length || ')', '') || ' ' || is_nullable::text \
+             FROM information_schema.columns WHERE table_schema = 'public' \
+             AND table_name LIKE 'pgbench%' ORDER BY table_name, ordinal_position",
+            &[],
+        )
+        .unwrap();
+    out.extend(columns.iter().map(|r| r.get::<_, String>(0)));
+    let constraints = c
+        .query(
+            "SELECT conrelid::regclass::text || ' ' || conname::text || ' ' || pg_get_constraintdef(oid) \
+             FROM pg_constraint WHERE conrelid::regclass::text LIKE 'pgbench%' ORDER BY 1",
+            &[],
+        )
+        .unwrap();
+    out.extend(constraints.iter().map(|r| r.get::<_, String>(0)));
+    for (table, key) in [
+        ("branches", "bid"),
+        ("tellers", "tid"),
+        ("accounts", "aid"),
+        ("history", "tid, bid, aid, delta"),
+    ] {
+        let sum: String = c
+            .query_one(
+                &format!(
+                    "SELECT count(*) || ' ' || coalesce(md5(string_agg(t::text, ',' ORDER BY {key})), '') \
+                     FROM pgbench_{table} t"
+                ),
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        out.push(format!("{table}: {sum}"));
+    }
+    out
+}
+
+/// The same `-i` command line makes the same tables with both tools.
+#[test]
+fn initialisation_makes_the_tables_pgbench_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let cases: &[&[&str]] = &[
+        &["-i", "-s", "2"],
+        &["-i", "-I", "dtGvp"],
+        &["-i", "-s", "2", "--foreign-keys", "-F", "90", "-q"],
+        &["-i", "--unlogged-tables", "-n"],
+        &["-i", "-s", "3", "--partitions", "3"],
+        &[
+            "-i",
+            "--partitions",
+            "4",
+            "--partition-method",
+            "hash",
+            "--unlogged-tables",
+        ],
+        &["-i", "-I", "dt"],
+    ];
+    for args in cases {
+        let mut made = Vec::new();
+        for tool in [Tool::Pgbench, Tool::Hakari] {
+            let db = format!("by_{tool:?}").to_lowercase();
+            server.database(&db);
+            let o = server.run(tool, args, &db, dir.path());
+            assert!(o.status.success(), "{tool:?} {args:?}: {}", text(&o));
+            made.push(tables(&mut server.connect(&db)));
+        }
+        assert_eq!(
+            made[0], made[1],
+            "{args:?}: pgbench's tables, then hakari's"
+        );
+    }
+}
+
+/// Where the number of transactions is fixed (-t), both tools run that many, each leaves as
+/// many history rows as it ran updating transactions, and the balances add up; the report has
+/// pgbench's lines.
+#[test]
+fn fixed_runs_process_the_same_transactions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let script = dir.path().join("mine.sql");
+    std::fs::write(
+        &script,
+        "\\set aid random(1, 100000 * :scale)\n\\set delta :step\nUPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\nINSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, :aid, :delta, CURRENT_TIMESTAMP);\n",
+    )
+    .unwrap();
+    let file = format!("{}@1", script.display());
+    let cases: Vec<(Vec<&str>, i64)> = vec![
+        // (arguments, history rows per transaction)
+        (vec!["-c", "2", "-t", "15"], 1),
+        (vec!["-c", "3", "-t", "10", "-M", "prepared"], 1),
+        (vec!["-c", "2", "-t", "20", "-S"], 0),
+        (vec!["-c", "2", "-t", "12", "-N", "-M", "simple"], 1),
+        (vec!["-c", "1", "-t", "30", "-f", &file, "-D", "step=3"], 1),
+        (
+            vec![
+                "-c",
+                "2",
+                "-t",
+                "25",
+                "-b",
+                "select-only@1",
+                "-b",
+                "simple-update@1",
+            ],
+            -1,
+        ),
+        (vec!["-c", "2", "-t", "10", "-C", "-M", "prepared"], 1),
+    ];
+    for (args, history_per) in &cases {
+        let mut counts = Vec::new();
+        for tool in [Tool::Pgbench, Tool::Hakari] {
+            let db = format!("by_{tool:?}").to_lowercase();
+            server.database(&db);
+            let init = server.run(Tool::Pgbench, &["-i", "-q"], &db, dir.path());
+            assert!(init.status.success(), "{}", text(&init));
+            let o = server.run(tool, args, &db, dir.path());
+            let out = text(&o);
+            assert!(o.status.success(), "{tool:?} {args:?}: {out}");
+            let processed = (out.lines())
+                .find_map(|l| l.strip_prefix("number of transactions actually processed: "))
+                .unwrap_or_else(|| panic!("{tool:?} {args:?}: no count in {out}"))
+                .to_string();
+            for wanted in [
+                "transaction type: ",
+                "query mode: ",
+                "number of clients: ",
+                "latency average = ",
+                "tps = ",
+            ] {
+                assert!(
+                    out.contains(wanted),
+                    "{tool:?} {args:?}: no \"{wanted}\" in {out}"
+                );
+            }
+            let mut c = server.connect(&db);
+            let history: i64 = c
+                .query_one("SELECT count(*) FROM pgbench_history", &[])
+                .unwrap()
+                .get(0);
+            let clients: i64 = args[1].parse().unwrap();
+            let per_client: i64 = args[3].parse().unwrap();
+            if *history_per >= 0 {
+                assert_eq!(
+                    history,
+                    history_per * clients * per_client,
+                    "{tool:?} {args:?}"
+                );
+            }
+            // Every update of an account is in the history, with its delta.
+            let (accounts, deltas): (i64, i64) = {
+                let r = c
+                    .query_one(
+                        "SELECT (SELECT sum(abalance) FROM pgbench_accounts)::int8, \
+                                coalesce((SELECT sum(delta) FROM pgbench_history), 0)::int8",
+                        &[],
+                    )
+                    .unwrap();
+                (r.get(0), r.get(1))
+            };
+            assert_eq!(accounts, deltas, "{tool:?} {args:?}");
+            counts.push(processed);
+        }
+        assert_eq!(
+            counts[0], counts[1],
+            "{args:?}: pgbench's count, then hakari's"
+        );
+        assert_eq!(
+            counts[0],
+            format!(
+                "{}/{}",
+                args[1].parse::<u64>().unwrap() * args[3].parse::<u64>().unwrap(),
+                args[1].parse::<u64>().unwrap() * args[3].parse::<u64>().unwrap()
+            )
+        );
+    }
+}
+
+/// Under -R with -L both tools start transactions on a Poisson schedule at the rate asked (so
+/// each runs about rate x seconds of them) and report the skipped and the late.
+#[test]
+fn a_rate_with_a_latency_limit_reports_skipped_and_late() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let db = format!("by_{tool:?}").to_lowercase();
+        server.database(&db);
+        let init = server.run(Tool::Pgbench, &["-i", "-q"], &db, dir.path());
+        assert!(init.status.success(), "{}", text(&init));
+        let args = ["-c", "2", "-T", "3", "-R", "200", "-L", "20", "-S"];
+        let o = server.run(tool, &args, &db, dir.path());
+        let out = text(&o);
+        assert!(o.status.success(), "{tool:?}: {out}");
+        let processed: f64 = (out.lines())
+            .find_map(|l| l.strip_prefix("number of transactions actually processed: "))
+            .unwrap_or_else(|| panic!("{tool:?}: no count in {out}"))
+            .parse()
+            .unwrap();
+        assert!(
+            (450.0..=750.0).contains(&processed),
+            "{tool:?}: {processed} transactions at 200/s for 3 s"
+        );
+        for wanted in [
+            "number of transactions skipped: ",
+            "number of transactions above the 20.0 ms latency limit: ",
+            "rate limit schedule lag: avg ",
+        ] {
+            assert!(out.contains(wanted), "{tool:?}: no \"{wanted}\" in {out}");
+        }
+    }
+}
+
+/// Bad input fails in both, with pgbench's exit code: an unknown initialization step, a
+/// partitioning method without partitions, a script file that is not there, a database that is
+/// not there, an option of initialization in a test and one of a test with -i.
+#[test]
+fn bad_command_lines_fail_as_pgbench_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    server.database("pgbench");
+    server.database("hakari_db");
+    let cases: &[(&[&str], &str)] = &[
+        (&["-i", "-I", "dtx"], "pgbench"),
+        (&["-i", "--partition-method", "hash"], "pgbench"),
+        (&["-t", "1", "-f", "/nonexistent/script.sql"], "pgbench"),
+        (&["-t", "1"], "no_such_database"),
+        (&["-I", "dtg"], "pgbench"),
+        (&["-i", "-c", "4"], "pgbench"),
+    ];
+    for (args, db) in cases {
+        let p = server.run(Tool::Pgbench, args, db, dir.path());
+        let h = server.run(Tool::Hakari, args, db, dir.path());
+        assert!(
+            !p.status.success(),
+            "pgbench {args:?} succeeded: {}",
+            text(&p)
+        );
+        assert_eq!(
+            h.status.code(),
+            p.status.code(),
+            "{args:?}: hakari's exit code, then pgbench's: {}\n{}",
+            text(&h),
+            text(&p)
+        );
+    }
+}
