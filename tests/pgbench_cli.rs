@@ -38,6 +38,15 @@ impl Server {
         }
     }
 
+    /// A fresh database for `tool`'s run, with the tables `pgbench -i` makes; its name.
+    fn initialized(&mut self, tool: Tool, dir: &Path) -> String {
+        let db = format!("by_{tool:?}").to_lowercase();
+        self.database(&db);
+        let init = self.run(Tool::Pgbench, &["-i", "-q"], &db, dir);
+        assert!(init.status.success(), "{}", text(&init));
+        db
+    }
+
     fn connect(&self, db: &str) -> postgres::Client {
         let url = format!("postgres://hakari@127.0.0.1:{}/{db}", self.port);
         postgres::Client::connect(&url, postgres::NoTls).unwrap()
@@ -56,6 +65,7 @@ impl Server {
         };
         c.args(args)
             .args(["-h", "127.0.0.1", "-p", &port, "-U", "hakari", db])
+            .current_dir(out)
             .env_remove("PGPASSWORD")
             .env_remove("PGSERVICE")
             .output()
@@ -67,6 +77,14 @@ impl Server {
 enum Tool {
     Pgbench,
     Hakari,
+}
+
+/// The count of pgbench's "number of transactions actually processed" line, as printed.
+fn processed(tool: Tool, out: &str) -> String {
+    (out.lines())
+        .find_map(|l| l.strip_prefix("number of transactions actually processed: "))
+        .unwrap_or_else(|| panic!("{tool:?}: no count in {out}"))
+        .to_string()
 }
 
 fn text(o: &Output) -> String {
@@ -218,10 +236,7 @@ fn fixed_runs_process_the_same_transactions() {
             let o = server.run(tool, args, &db, dir.path());
             let out = text(&o);
             assert!(o.status.success(), "{tool:?} {args:?}: {out}");
-            let processed = (out.lines())
-                .find_map(|l| l.strip_prefix("number of transactions actually processed: "))
-                .unwrap_or_else(|| panic!("{tool:?} {args:?}: no count in {out}"))
-                .to_string();
+            let processed = processed(tool, &out);
             for wanted in [
                 "transaction type: ",
                 "query mode: ",
@@ -284,19 +299,12 @@ fn a_rate_with_a_latency_limit_reports_skipped_and_late() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(dir.path());
     for tool in [Tool::Pgbench, Tool::Hakari] {
-        let db = format!("by_{tool:?}").to_lowercase();
-        server.database(&db);
-        let init = server.run(Tool::Pgbench, &["-i", "-q"], &db, dir.path());
-        assert!(init.status.success(), "{}", text(&init));
+        let db = server.initialized(tool, dir.path());
         let args = ["-c", "2", "-T", "3", "-R", "200", "-L", "20", "-S"];
         let o = server.run(tool, &args, &db, dir.path());
         let out = text(&o);
         assert!(o.status.success(), "{tool:?}: {out}");
-        let processed: f64 = (out.lines())
-            .find_map(|l| l.strip_prefix("number of transactions actually processed: "))
-            .unwrap_or_else(|| panic!("{tool:?}: no count in {out}"))
-            .parse()
-            .unwrap();
+        let processed: f64 = processed(tool, &out).parse().unwrap();
         assert!(
             (450.0..=750.0).contains(&processed),
             "{tool:?}: {processed} transactions at 200/s for 3 s"
@@ -308,6 +316,170 @@ fn a_rate_with_a_latency_limit_reports_skipped_and_late() {
         ] {
             assert!(out.contains(wanted), "{tool:?}: no \"{wanted}\" in {out}");
         }
+    }
+}
+
+/// The log files in `dir`, each as its lines of fields.
+fn logs(dir: &Path) -> Vec<Vec<Vec<String>>> {
+    let mut files: Vec<_> = (std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("pgbench_log.")
+        })
+        .collect();
+    files.sort();
+    (files.iter())
+        .map(|f| {
+            (std::fs::read_to_string(f).unwrap().lines())
+                .map(|l| l.split(' ').map(str::to_string).collect())
+                .collect()
+        })
+        .collect()
+}
+
+/// Reads a per-transaction line as pgbench's documentation describes it: `client_id
+/// transaction_no time script_no time_epoch time_us [schedule_lag] [retries]`, the time in
+/// microseconds or `skipped`/`failed`; returns (client, transaction number).
+fn transaction_line(fields: &[String], lag: bool, retries: bool, window: (u64, u64)) -> (u64, u64) {
+    let n = |i: usize| -> u64 {
+        fields[i]
+            .parse()
+            .unwrap_or_else(|_| panic!("{fields:?}: field {i}"))
+    };
+    assert_eq!(
+        fields.len(),
+        6 + usize::from(lag) + usize::from(retries),
+        "{fields:?}"
+    );
+    assert!(
+        fields[2].parse::<u64>().is_ok() || ["skipped", "failed"].contains(&fields[2].as_str()),
+        "{fields:?}"
+    );
+    assert_eq!(n(3), 0, "one script: {fields:?}");
+    assert!(
+        (window.0..=window.1).contains(&n(4)),
+        "{fields:?} outside {window:?}"
+    );
+    assert!(n(5) < 1_000_000, "{fields:?}");
+    if lag {
+        n(6);
+    }
+    if retries {
+        n(6 + usize::from(lag));
+    }
+    (n(0), n(1))
+}
+
+/// Reads an aggregate line as the documentation describes it (pgbench 15's fifteen fields):
+/// `interval_start num_transactions sum_latency sum_latency_2 min_latency max_latency sum_lag
+/// sum_lag_2 min_lag max_lag skipped retried retries serialization_failures deadlock_failures`;
+/// returns (interval_start, num_transactions).
+fn aggregate_line(fields: &[String]) -> (u64, u64) {
+    assert_eq!(fields.len(), 15, "{fields:?}");
+    let n: Vec<f64> = (fields.iter())
+        .map(|f| f.parse().unwrap_or_else(|_| panic!("{fields:?}")))
+        .collect();
+    let (count, sum, sum2, min, max) = (n[1], n[2], n[3], n[4], n[5]);
+    if count > 0.0 {
+        assert!(
+            min <= max && min * count <= sum + 0.5 && sum <= max * count + 0.5,
+            "{fields:?}"
+        );
+        assert!(
+            sum2 + 0.5 >= sum * sum / count,
+            "{fields:?}: sum of squares below sum^2 / n"
+        );
+    }
+    (n[0] as u64, count as u64)
+}
+
+/// `-l` writes logs that a reader of pgbench's documented formats reads the same from both
+/// tools: a line per transaction (with the lag under -R and the retries when more than one try
+/// is allowed), and with `--aggregate-interval` a line per interval whose counts add up to the
+/// transactions of the whole intervals.
+#[test]
+fn logs_read_as_pgbench_documents_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let db = server.initialized(tool, dir.path());
+        let epoch = || {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+        };
+
+        let each = tempfile::tempdir().unwrap();
+        let started = epoch();
+        let args = [
+            "-c",
+            "2",
+            "-j",
+            "2",
+            "-t",
+            "5",
+            "-R",
+            "200",
+            "--max-tries",
+            "2",
+            "-l",
+            "-S",
+        ];
+        let o = server.run(tool, &args, &db, each.path());
+        assert!(o.status.success(), "{tool:?}: {}", text(&o));
+        let window = (started, epoch());
+        let mut seen: Vec<(u64, u64)> = (logs(each.path()).iter().flatten())
+            .map(|line| transaction_line(line, true, true, window))
+            .collect();
+        seen.sort();
+        let wanted: Vec<(u64, u64)> = (0..2).flat_map(|c| (1..=5).map(move |t| (c, t))).collect();
+        assert_eq!(
+            seen, wanted,
+            "{tool:?}: each client's transactions, numbered"
+        );
+
+        let aggregated = tempfile::tempdir().unwrap();
+        let args = [
+            "-c",
+            "2",
+            "-j",
+            "2",
+            "-T",
+            "3",
+            "-l",
+            "--aggregate-interval",
+            "1",
+            "-S",
+        ];
+        let o = server.run(tool, &args, &db, aggregated.path());
+        let out = text(&o);
+        assert!(o.status.success(), "{tool:?}: {out}");
+        let processed: u64 = processed(tool, &out).parse().unwrap();
+        let files = logs(aggregated.path());
+        assert_eq!(files.len(), 2, "{tool:?}: a file per thread");
+        let mut logged = 0;
+        for file in &files {
+            let lines: Vec<(u64, u64)> = file.iter().map(|l| aggregate_line(l)).collect();
+            assert!(lines.len() >= 2, "{tool:?}: {file:?}");
+            for pair in lines.windows(2) {
+                assert_eq!(
+                    pair[1].0,
+                    pair[0].0 + 1,
+                    "{tool:?}: intervals one second apart"
+                );
+            }
+            logged += lines.iter().map(|l| l.1).sum::<u64>();
+        }
+        // The unfinished last interval is not logged.
+        assert!(
+            logged > 0 && logged <= processed,
+            "{tool:?}: {logged} logged of {processed}"
+        );
     }
 }
 
@@ -327,6 +499,20 @@ fn bad_command_lines_fail_as_pgbench_fails() {
         (&["-t", "1"], "no_such_database"),
         (&["-I", "dtg"], "pgbench"),
         (&["-i", "-c", "4"], "pgbench"),
+        (&["-t", "1", "--aggregate-interval", "1"], "pgbench"),
+        (
+            &[
+                "-t",
+                "1",
+                "-l",
+                "--sampling-rate",
+                "0.5",
+                "--aggregate-interval",
+                "1",
+            ],
+            "pgbench",
+        ),
+        (&["-T", "3", "-l", "--aggregate-interval", "2"], "pgbench"),
     ];
     for (args, db) in cases {
         let p = server.run(Tool::Pgbench, args, db, dir.path());

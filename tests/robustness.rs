@@ -241,6 +241,7 @@ fn plan_script(text: String) -> Result<(), String> {
         allow_shell: false,
         query_mode: Default::default(),
         connect_each: false,
+        log: None,
     };
     params
         .plan(&[], None)

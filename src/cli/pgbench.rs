@@ -2,7 +2,7 @@
 //! `-h` is the host, as in pgbench; help is `-?` or `--help`.
 
 use crate::pgbench::{Connection, Init, Options, Partitioning, Scripts};
-use crate::workload::script::QueryMode;
+use crate::workload::script::{LogSpec, QueryMode};
 use anyhow::{bail, Result};
 use clap::{ArgAction, Args};
 use std::path::PathBuf;
@@ -137,6 +137,27 @@ pub struct PgbenchArgs {
     /// Also vacuum pgbench_accounts before the test.
     #[arg(short = 'v', long = "vacuum-all", help_heading = "Benchmarking")]
     vacuum_all: bool,
+    /// Write each transaction to a log file in the current directory, in pgbench's format
+    /// (pgbench_log.PID, then .PID.1, ... a file per client).
+    #[arg(short = 'l', long = "log", help_heading = "Benchmarking")]
+    log: bool,
+    /// The log files' name before .PID (default pgbench_log).
+    #[arg(
+        long = "log-prefix",
+        value_name = "PREFIX",
+        help_heading = "Benchmarking"
+    )]
+    log_prefix: Option<PathBuf>,
+    /// Log a line per NUM seconds instead of a line per transaction.
+    #[arg(long = "aggregate-interval", value_name = "NUM", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Benchmarking")]
+    aggregate_interval: Option<u64>,
+    /// Log only this share of the transactions (above 0, at most 1).
+    #[arg(
+        long = "sampling-rate",
+        value_name = "NUM",
+        help_heading = "Benchmarking"
+    )]
+    sampling_rate: Option<f64>,
     /// Seed of the scripts' random draws (a whole number).
     #[arg(
         long = "random-seed",
@@ -149,14 +170,6 @@ pub struct PgbenchArgs {
     max_tries: Option<u64>,
 
     // Options of pgbench's that hakari pgbench refuses for now, named so that the refusal says so.
-    #[arg(short = 'l', long = "log", hide = true)]
-    log: bool,
-    #[arg(long = "log-prefix", hide = true)]
-    log_prefix: Option<String>,
-    #[arg(long = "aggregate-interval", hide = true)]
-    aggregate_interval: Option<String>,
-    #[arg(long = "sampling-rate", hide = true)]
-    sampling_rate: Option<String>,
     #[arg(short = 'r', long = "report-per-command", hide = true)]
     report_per_command: bool,
     #[arg(long = "failures-detailed", hide = true)]
@@ -217,12 +230,10 @@ pub struct PgbenchArgs {
 }
 
 impl PgbenchArgs {
-    pub(super) fn options(&self) -> Result<Options> {
+    /// Refuses what hakari pgbench does not take yet, and, as pgbench, the options of one mode
+    /// given in the other.
+    fn check(&self) -> Result<()> {
         let refused = [
-            (self.log, "-l (pgbench's transaction log)"),
-            (self.log_prefix.is_some(), "--log-prefix"),
-            (self.aggregate_interval.is_some(), "--aggregate-interval"),
-            (self.sampling_rate.is_some(), "--sampling-rate"),
             (
                 self.report_per_command,
                 "-r (hakari's own result has each statement's latency: `hakari show`)",
@@ -260,7 +271,11 @@ impl PgbenchArgs {
             || self.protocol.is_some()
             || self.connect
             || self.vacuum_all
-            || self.max_tries.is_some();
+            || self.max_tries.is_some()
+            || self.log
+            || self.log_prefix.is_some()
+            || self.aggregate_interval.is_some()
+            || self.sampling_rate.is_some();
         match self.initialize {
             true if bench_only => {
                 bail!("some of the specified options cannot be used in initialization (-i) mode")
@@ -270,6 +285,12 @@ impl PgbenchArgs {
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    pub(super) fn options(&self) -> Result<Options> {
+        self.check()?;
+        let log = self.log_spec()?;
         let connection = Connection {
             host: self.host.clone(),
             port: self.port,
@@ -322,6 +343,7 @@ impl PgbenchArgs {
             progress: self.progress,
             query_mode: self.protocol.unwrap_or(QueryMode::Simple),
             connect_each: self.connect,
+            log,
             vacuum: !self.no_vacuum,
             vacuum_accounts: self.vacuum_all,
             seed: self.random_seed,
@@ -330,5 +352,53 @@ impl PgbenchArgs {
             out: self.out.clone(),
             report: self.report,
         })
+    }
+
+    /// `-l` and its options, refused together as pgbench refuses them.
+    fn log_spec(&self) -> Result<Option<LogSpec>> {
+        if !self.log {
+            let given = [
+                (
+                    self.aggregate_interval.is_some(),
+                    "log aggregation is allowed only when actually logging transactions",
+                ),
+                (
+                    self.sampling_rate.is_some(),
+                    "log sampling (--sampling-rate) is allowed only when logging transactions (-l)",
+                ),
+                (
+                    self.log_prefix.is_some(),
+                    "log file prefix (--log-prefix) is allowed only when logging transactions (-l)",
+                ),
+            ];
+            if let Some((_, why)) = given.iter().find(|(g, _)| *g) {
+                bail!("{why}");
+            }
+            return Ok(None);
+        }
+        if self.aggregate_interval.is_some() && self.sampling_rate.is_some() {
+            bail!("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time");
+        }
+        if let Some(rate) = self.sampling_rate.filter(|r| !(*r > 0.0 && *r <= 1.0)) {
+            bail!("invalid sampling rate: \"{rate}\"");
+        }
+        if let (Some(every), Some(seconds)) = (self.aggregate_interval, self.time) {
+            if every > seconds {
+                bail!("number of seconds for aggregation ({every}) must not be higher than test duration ({seconds})");
+            }
+            if seconds % every != 0 {
+                bail!("duration ({seconds}) must be a multiple of aggregation interval ({every})");
+            }
+        }
+        Ok(Some(LogSpec {
+            prefix: self
+                .log_prefix
+                .clone()
+                .unwrap_or_else(|| "pgbench_log".into()),
+            aggregate: self.aggregate_interval,
+            sampling: self.sampling_rate,
+            lag: self.rate.is_some(),
+            retries: self.max_tries.is_some_and(|n| n != 1),
+        }))
     }
 }

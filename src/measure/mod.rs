@@ -13,7 +13,7 @@ pub mod resources;
 pub mod runner;
 pub mod stats;
 pub mod timing;
-mod worker;
+pub mod worker;
 
 use std::sync::atomic::{AtomicI32, Ordering};
 

@@ -36,9 +36,25 @@ pub struct Worker<'a> {
     parts: Vec<Histogram<u64>>,
     progress: &'a Progress,
     stop: &'a AtomicBool,
+    /// The last unit's times (whether it ran or was skipped), for a body that logs each.
+    last: Option<Timed>,
+}
+
+/// A unit's times: from its intended start to its end (its latency), and from its intended
+/// start to its actual start (its lag in an open loop; zero in a closed one).
+#[derive(Clone, Copy, Debug)]
+pub struct Timed {
+    pub latency: Duration,
+    pub lag: Duration,
+    pub skipped: bool,
 }
 
 impl Worker<'_> {
+    /// The last unit's times.
+    pub fn last(&self) -> Option<Timed> {
+        self.last
+    }
+
     /// Runs `unit` (one operation or transaction of `ops` operations), recording its latency;
     /// in an open loop, first waits for its intended start.
     #[inline]
@@ -113,11 +129,22 @@ impl Worker<'_> {
                 if start >= self.grid.base {
                     self.skipped += 1;
                 }
+                let lag = start - intended;
+                self.last = Some(Timed {
+                    latency: lag,
+                    lag,
+                    skipped: true,
+                });
                 return Ok(None);
             }
         }
         let out = unit()?;
         let (intended, end) = (intended.unwrap_or(start), Instant::now());
+        self.last = Some(Timed {
+            latency: end - intended,
+            lag: start - intended,
+            skipped: false,
+        });
         self.done(ops, intended, start, end);
         if let (Some(kind), true) = (kind, self.slot.index >= 0) {
             if kind >= self.kinds.len() {
@@ -277,6 +304,7 @@ impl<'a> Worker<'a> {
             parts: Vec::new(),
             progress,
             stop,
+            last: None,
         }
     }
 }

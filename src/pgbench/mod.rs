@@ -78,6 +78,8 @@ pub struct Options {
     pub query_mode: QueryMode,
     /// `-C`: a connection per transaction.
     pub connect_each: bool,
+    /// `-l`: pgbench's transaction log.
+    pub log: Option<crate::workload::script::LogSpec>,
     pub vacuum: bool,
     pub vacuum_accounts: bool,
     pub seed: Option<u64>,
@@ -185,6 +187,7 @@ fn params(options: &Options) -> Result<ScriptParams> {
         allow_shell: true,
         query_mode: options.query_mode,
         connect_each: options.connect_each,
+        log: options.log.clone(),
     })
 }
 

@@ -176,6 +176,7 @@ impl Flags for ScriptFlags {
             max_tries: self.max_tries.unwrap_or(10),
             query_mode: self.query_mode.unwrap_or_default(),
             connect_each: self.connect_each,
+            log: None,
             runs: shared.runs.unwrap_or(1),
         })
     }

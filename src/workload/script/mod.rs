@@ -12,6 +12,7 @@ mod client;
 mod eval;
 mod expr;
 pub mod flags;
+mod log;
 mod parse;
 mod pipeline;
 mod program;
@@ -29,6 +30,8 @@ use crate::results::MeasurementKey;
 use crate::workload::{preferred_levels, Plan, RunContext, SqlConfig, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use client::{Client, Exhausted};
+pub use log::LogSpec;
+use log::{Ended, TxnLog};
 pub use program::QueryMode;
 use program::{Program, Source};
 use random::Seeding;
@@ -69,6 +72,8 @@ pub struct ScriptParams {
     pub query_mode: QueryMode,
     /// `-C`: a new connection for each transaction, its time in the transaction's.
     pub connect_each: bool,
+    /// `-l`: pgbench's transaction log.
+    pub log: Option<LogSpec>,
 }
 
 fn source(f: &ScriptFile) -> Source {
@@ -268,8 +273,14 @@ impl ScriptParams {
             clients,
             timing,
             progress,
-            |i| Client::new(program, db.connect()?, i, &seeding),
-            |client: &mut Client, worker: &mut Worker| {
+            |i| {
+                let client = Client::new(program, db.connect()?, i, &seeding)?;
+                let log = (self.log.as_ref())
+                    .map(|spec| TxnLog::open(spec, i))
+                    .transpose()?;
+                Ok((client, log))
+            },
+            |(client, log): &mut (Client, Option<TxnLog>), worker: &mut Worker| {
                 let mut done = 0u64;
                 while worker.more() && self.transactions.is_none_or(|n| done < n) {
                     let script = match program.scripts.len() {
@@ -284,30 +295,42 @@ impl ScriptParams {
                         }
                         client.run(script, self.max_tries)
                     });
-                    match ran {
-                        Ok(None) => {}
+                    let ended = match ran {
+                        Ok(None) => Ended::Skipped,
                         Ok(Some(retries)) => {
                             (0..retries).for_each(|_| worker.retried());
                             for &(part, nanos) in &client.part_times {
                                 worker.part(part, nanos);
                             }
+                            Ended::Done { retries }
                         }
                         Err(e) => match e.downcast_ref::<Exhausted>() {
                             Some(x) => {
                                 (0..x.retries).for_each(|_| worker.retried());
                                 failed.fetch_add(1, Ordering::Relaxed);
+                                Ended::Failed { retries: x.retries }
                             }
                             None => {
                                 // This client stops; the others go on, as in pgbench.
                                 let message = format!("client {} stopped: {e:#}", worker.index);
                                 stopped.lock().unwrap().push(message);
-                                return Ok(());
+                                break;
                             }
                         },
+                    };
+                    if let Some(log) = log.as_mut() {
+                        let timed = match ended {
+                            Ended::Failed { .. } => None,
+                            _ => worker.last(),
+                        };
+                        log.add(script, timed, ended)?;
                     }
                     done += 1;
                 }
-                Ok(())
+                match log.take() {
+                    Some(log) => log.finish(),
+                    None => Ok(()),
+                }
             },
         )?;
         Ok((outcome, failed.into_inner(), stopped.into_inner().unwrap()))

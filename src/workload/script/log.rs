@@ -1,0 +1,212 @@
+//! pgbench's transaction log (`-l`), written as pgbench 15 writes it: a file per client
+//! (`PREFIX.PID`, then `PREFIX.PID.1`... where pgbench has one per thread: hakari's clients are
+//! its threads), a line per transaction (`client_id transaction_no time script_no time_epoch
+//! time_us [schedule_lag] [retries]`, `time` being `skipped` or `failed` for those), or with
+//! `--aggregate-interval` a line per interval (`interval_start num_transactions sum_latency
+//! sum_latency_2 min_latency max_latency sum_lag sum_lag_2 min_lag max_lag skipped retried
+//! retries serialization_failures deadlock_failures`), all in microseconds.
+
+use crate::measure::worker::Timed;
+use anyhow::{Context, Result};
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// What `-l` and its options asked for.
+#[derive(Clone, Debug, Serialize)]
+pub struct LogSpec {
+    /// Where the files go, and their name before `.PID` (`--log-prefix`, default pgbench_log).
+    pub prefix: PathBuf,
+    /// `--aggregate-interval` seconds.
+    pub aggregate: Option<u64>,
+    /// `--sampling-rate`: the share of transactions logged.
+    pub sampling: Option<f64>,
+    /// Under a rate (`-R`) each line has the schedule lag.
+    pub lag: bool,
+    /// With more than one try (`--max-tries`) each line has the retries.
+    pub retries: bool,
+}
+
+/// How a transaction ended.
+#[derive(Clone, Copy, Debug)]
+pub enum Ended {
+    Done {
+        retries: u64,
+    },
+    Skipped,
+    /// Every try lost a conflict (a serialization failure or deadlock).
+    Failed {
+        retries: u64,
+    },
+}
+
+/// One client's log.
+pub struct TxnLog {
+    out: std::io::BufWriter<std::fs::File>,
+    spec: LogSpec,
+    client: usize,
+    count: u64,
+    sample: rand::rngs::SmallRng,
+    interval: Option<Interval>,
+}
+
+/// An aggregate interval's sums, as pgbench keeps them (microseconds).
+#[derive(Default)]
+struct Interval {
+    start: u64,
+    count: u64,
+    latency: Sums,
+    lag: Sums,
+    skipped: u64,
+    retried: u64,
+    retries: u64,
+    failures: u64,
+}
+
+#[derive(Default)]
+struct Sums {
+    sum: f64,
+    sum2: f64,
+    min: f64,
+    max: f64,
+    count: u64,
+}
+
+impl Sums {
+    fn add(&mut self, v: f64) {
+        if self.count == 0 || v < self.min {
+            self.min = v;
+        }
+        if self.count == 0 || v > self.max {
+            self.max = v;
+        }
+        self.count += 1;
+        self.sum += v;
+        self.sum2 += v * v;
+    }
+}
+
+fn now() -> (u64, u32) {
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    (t.as_secs(), t.subsec_micros())
+}
+
+impl TxnLog {
+    /// The log of client `client` of this process.
+    pub fn open(spec: &LogSpec, client: usize) -> Result<TxnLog> {
+        let mut name = spec.prefix.clone().into_os_string();
+        name.push(format!(".{}", std::process::id()));
+        if client > 0 {
+            name.push(format!(".{client}"));
+        }
+        let path = PathBuf::from(name);
+        let file = std::fs::File::create(&path)
+            .with_context(|| format!("could not open the log file {}", path.display()))?;
+        Ok(TxnLog {
+            out: std::io::BufWriter::new(file),
+            spec: spec.clone(),
+            client,
+            count: 0,
+            sample: rand::rngs::SmallRng::from_os_rng(),
+            interval: spec.aggregate.map(|_| Interval {
+                start: now().0,
+                ..Interval::default()
+            }),
+        })
+    }
+
+    /// Logs a transaction of script `script` that ended as `ended`, timed as `timed`.
+    pub fn add(&mut self, script: usize, timed: Option<Timed>, ended: Ended) -> Result<()> {
+        self.count += 1;
+        let (secs, micros) = now();
+        let latency = timed.map_or(0.0, |t| t.latency.as_micros() as f64);
+        let lag = timed.map_or(0.0, |t| t.lag.as_micros() as f64);
+        if let Some(every) = self.spec.aggregate {
+            let interval = self
+                .interval
+                .as_mut()
+                .expect("an aggregate log has an interval");
+            while interval.start + every <= secs {
+                write_interval(&mut self.out, interval)?;
+                *interval = Interval {
+                    start: interval.start + every,
+                    ..Interval::default()
+                };
+            }
+            match ended {
+                Ended::Skipped => interval.skipped += 1,
+                Ended::Done { retries } | Ended::Failed { retries } => {
+                    interval.retries += retries;
+                    interval.retried += u64::from(retries > 0);
+                    match ended {
+                        Ended::Failed { .. } => interval.failures += 1,
+                        _ => {
+                            interval.count += 1;
+                            interval.latency.add(latency);
+                            if self.spec.lag {
+                                interval.lag.add(lag);
+                            }
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
+        if self
+            .spec
+            .sampling
+            .is_some_and(|rate| self.sample.random::<f64>() >= rate)
+        {
+            return Ok(());
+        }
+        let (time, retries) = match ended {
+            Ended::Done { retries } => (format!("{latency:.0}"), retries),
+            Ended::Skipped => ("skipped".to_string(), 0),
+            Ended::Failed { retries } => ("failed".to_string(), retries),
+        };
+        let mut line = format!(
+            "{} {} {time} {script} {secs} {micros}",
+            self.client, self.count
+        );
+        if self.spec.lag {
+            line.push_str(&format!(" {lag:.0}"));
+        }
+        if self.spec.retries {
+            line.push_str(&format!(" {retries}"));
+        }
+        writeln!(self.out, "{line}").context("writing the transaction log")
+    }
+
+    /// Writes what is buffered (an unfinished aggregate interval is left out, as pgbench
+    /// leaves it).
+    pub fn finish(mut self) -> Result<()> {
+        self.out.flush().context("writing the transaction log")
+    }
+}
+
+fn write_interval(out: &mut impl Write, i: &Interval) -> Result<()> {
+    let (l, g) = (&i.latency, &i.lag);
+    writeln!(
+        out,
+        "{} {} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {} {} {} {} 0",
+        i.start,
+        i.count,
+        l.sum,
+        l.sum2,
+        l.min,
+        l.max,
+        g.sum,
+        g.sum2,
+        g.min,
+        g.max,
+        i.skipped,
+        i.retried,
+        i.retries,
+        i.failures
+    )
+    .context("writing the transaction log")
+}
