@@ -155,6 +155,75 @@ pub fn merge(files: &[PathBuf], hlog_dirs: &[PathBuf], output: Option<PathBuf>) 
     Ok(0)
 }
 
+/// `merge --wait N DIR`: waits until N clients of one run have left complete results in `dir`
+/// (their shards 1 to N), then merges them; a client's result that says it failed, was
+/// interrupted or was abandoned ends the wait with its reason.
+pub fn merge_when_in(
+    dir: &Path,
+    n: usize,
+    hlog_dirs: &[PathBuf],
+    output: Option<PathBuf>,
+) -> Result<i32> {
+    if !dir.is_dir() {
+        anyhow::bail!("{}: not a folder", dir.display());
+    }
+    eprintln!("waiting for {n} clients' results in {}", dir.display());
+    let mut files = Vec::new();
+    let mut seen = 0;
+    crate::shard::wait_for_others(&format!("{n} clients' complete results"), || {
+        files = clients_done(dir, n)?;
+        if files.len() > seen {
+            seen = files.len();
+            eprintln!("  {seen} of {n} complete");
+        }
+        Ok(files.len() == n)
+    })?;
+    let mut dirs = hlog_dirs.to_vec();
+    dirs.push(dir.to_path_buf());
+    merge(&files, &dirs, output)
+}
+
+/// The complete results of a run of `n` clients in `dir`, one per shard; an error for a client
+/// that ended otherwise, or for two results of one shard (two runs in one folder).
+fn clients_done(dir: &Path, n: usize) -> Result<Vec<PathBuf>> {
+    let mut by_shard: std::collections::BTreeMap<usize, PathBuf> = Default::default();
+    for path in store::expand(&[dir.to_path_buf()])? {
+        let Ok(r) = store::read(&path) else {
+            continue; // being written
+        };
+        let Some(shard) = r.shard.filter(|s| s.count == n && r.merged_from.is_empty()) else {
+            continue;
+        };
+        if r.abandoned() == Some(true) || matches!(r.status.as_str(), "failed" | "interrupted") {
+            anyhow::bail!(
+                "client {shard} ({}) ended {}: {}",
+                path.display(),
+                if r.abandoned() == Some(true) {
+                    "abandoned"
+                } else {
+                    &r.status
+                },
+                match r.errors.first() {
+                    Some(e) => e.as_str(),
+                    None => "its process ended without finishing",
+                }
+            );
+        }
+        if r.status != "complete" {
+            continue;
+        }
+        if let Some(other) = by_shard.insert(shard.index, path.clone()) {
+            anyhow::bail!(
+                "two results of client {shard} in {}: {} and {}; give the files to merge",
+                dir.display(),
+                other.display(),
+                path.display()
+            );
+        }
+    }
+    Ok(by_shard.into_values().collect())
+}
+
 pub fn show(file: &Path, format: Format) -> Result<i32> {
     let r = store::read(file)?;
     if r.abandoned() == Some(true) {

@@ -62,11 +62,16 @@ fn run_shards(dir: &Path, url: &str, count: usize, args: &[&str]) -> Vec<std::pa
                 .unwrap()
         })
         .collect();
+    all_succeed(clients);
+    outs.iter().map(|o| only_result(o)).collect()
+}
+
+/// Waits for every client, asserting each succeeded.
+fn all_succeed(clients: Vec<std::process::Child>) {
     for client in clients {
         let o = client.wait_with_output().unwrap();
         assert!(o.status.success(), "a client failed: {}", stderr(&o));
     }
-    outs.iter().map(|o| only_result(o)).collect()
 }
 
 /// `hakari merge` of the clients' `files` (their interval logs in `dir`/hlog) into
@@ -410,4 +415,89 @@ fn a_failed_shard_stops_the_others_at_once() {
         started.elapsed()
     );
     assert_eq!(tables_left(&url), 0, "nothing of hakari's is left");
+}
+
+/// Three clients started as `srun -n 3` starts them (each told its place by SLURM_PROCID and
+/// SLURM_NTASKS, `--shard auto`), all leaving results in one folder, and `hakari merge --wait 3`
+/// started before them: it waits until all three are complete, then merges them. A client
+/// that failed ends such a wait with its reason, and nothing is merged.
+#[test]
+fn clients_placed_by_the_scheduler_merge_once_all_are_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let drop = dir.path().join("results");
+    std::fs::create_dir(&drop).unwrap();
+    let merged = dir.path().join("merged.json");
+    let waiting = std::process::Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args(["merge", "--wait", "3", drop.to_str().unwrap()])
+        .args(["-o", merged.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start_at = hakari::results::time::rfc3339(SystemTime::now() + Duration::from_secs(8));
+    let clients: Vec<_> = (0..3)
+        .map(|rank| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_hakari"))
+                .args([
+                    "run",
+                    "tpcb",
+                    "--clients",
+                    "1",
+                    "--duration",
+                    "2",
+                    "--runs",
+                    "1",
+                ])
+                .args(["--scale", "3", "--accounts-per-branch", "100"])
+                .args(["--engine", "postgres", "--url", &url])
+                .args(["--shard", "auto", "--start-at", &start_at])
+                .args([
+                    "--hlog",
+                    drop.to_str().unwrap(),
+                    "--out",
+                    drop.to_str().unwrap(),
+                ])
+                .env("SLURM_PROCID", rank.to_string())
+                .env("SLURM_NTASKS", "3")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    all_succeed(clients);
+    let o = waiting.wait_with_output().unwrap();
+    assert!(o.status.success(), "merge --wait: {}", stderr(&o));
+    let result = hakari::results::store::read(&merged).unwrap();
+    assert_eq!(result.merged_from.len(), 3);
+    let mut places: Vec<_> = (result.merged_from.iter())
+        .map(|c| c.shard.map(|s| (s.index, s.count, s.scheduler)))
+        .collect();
+    places.sort_by_key(|p| p.map(|(index, _, _)| index));
+    let slurm = Some(hakari::shard::Scheduler::Slurm);
+    assert_eq!(places, [1, 2, 3].map(|i| Some((i, 3, slurm))));
+
+    // A failed client ends the wait with its reason.
+    let failed_drop = dir.path().join("failed");
+    std::fs::create_dir(&failed_drop).unwrap();
+    let clients = hakari::results::store::expand(std::slice::from_ref(&drop)).unwrap();
+    let one = (clients.iter())
+        .map(|f| hakari::results::store::read(f).unwrap())
+        .find(|r| r.merged_from.is_empty() && r.shard.is_some())
+        .unwrap();
+    let mut failed = one.clone();
+    failed.status = "failed".into();
+    failed.complete = false;
+    failed.errors = vec!["the server went away".into()];
+    let path = failed_drop.join(format!("{}.json", failed.run_id));
+    hakari::results::store::write_atomic(&path, &failed).unwrap();
+    let o = hakari(&["merge", "--wait", "3", failed_drop.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("ended failed: the server went away"),
+        "{}",
+        stderr(&o)
+    );
 }

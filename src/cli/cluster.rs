@@ -2,7 +2,7 @@
 
 use crate::errors::Usage;
 use crate::server::topology::{parse_ack, parse_cluster, Connect, Topology};
-use crate::shard::Shard;
+use crate::shard::{Given, Shard};
 use crate::units::parse_counts;
 use anyhow::Result;
 use clap::Args;
@@ -85,8 +85,12 @@ pub struct ShardArgs {
     /// machine's tellers in its own; ycsb: the records it inserts); --rate is divided by N;
     /// reads cover the whole data. Shard 1 creates and loads the tables before --start-at and drops them
     /// once every shard is done. Needs --url and --start-at.
-    #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
-    pub shard: Option<Shard>,
+    ///
+    /// `auto` takes the place from the scheduler that started this client: a Kubernetes
+    /// Indexed Job (JOB_COMPLETION_INDEX; give auto/N, N the Job's completions), Slurm's srun
+    /// (SLURM_PROCID, SLURM_NTASKS), Open MPI or PMI launchers.
+    #[arg(long, value_name = "I/N|auto[/N]", value_parser = Given::parse)]
+    pub shard: Option<Given>,
     /// With --shard, who loads the data: `first` (shard 1 loads all of it) or `all` (each shard
     /// loads its own part at once: tpcb its branches, ycsb its share of the records, as YCSB's
     /// insertstart/insertcount; ycsb then times the load from --start-at on every client).
@@ -100,10 +104,14 @@ pub struct ShardArgs {
 }
 
 impl ShardArgs {
-    /// `--shard` with `--load` applied.
-    pub fn shard(&self) -> Option<Shard> {
+    /// `--shard` (its place from the scheduler's variables for `auto`) with `--load` applied.
+    pub fn shard(&self) -> anyhow::Result<Option<Shard>> {
         let load_all = self.load.as_deref() == Some("all");
-        self.shard.map(|s| Shard { load_all, ..s })
+        let Some(given) = self.shard else {
+            return Ok(None);
+        };
+        let shard = given.resolve(|name| std::env::var(name).ok())?;
+        Ok(Some(Shard { load_all, ..shard }))
     }
 }
 

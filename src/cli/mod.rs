@@ -126,9 +126,14 @@ enum Command {
     /// added over the window all were counting in, operations summed. Machines with different
     /// parameters are refused, naming the difference.
     Merge {
-        /// The machines' result files (each one's `<run-id>.hlog` beside it or in --hlog).
-        #[arg(required = true, num_args = 2..)]
+        /// The machines' result files (each one's `<run-id>.hlog` beside it or in --hlog); with
+        /// --wait, the one folder they arrive in.
+        #[arg(required = true, num_args = 1..)]
         files: Vec<PathBuf>,
+        /// Wait until N clients' complete results are in the folder (600 s at most; one that
+        /// failed or was interrupted ends the wait with its reason), then merge them.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..))]
+        wait: Option<u64>,
         /// Folders holding the machines' interval logs.
         #[arg(long, value_name = "DIR")]
         hlog: Vec<PathBuf>,
@@ -272,7 +277,7 @@ impl SharedArgs {
                 ..self.timing.options()
             },
             topologies: self.cluster.topologies()?,
-            shard: self.shard.shard(),
+            shard: self.shard.shard()?,
             terminal: None,
         })
     }
@@ -483,9 +488,20 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Crashtest(args) => commands::crashtest(args.options()?),
         Command::Merge {
             files,
+            wait,
             hlog,
             output,
-        } => commands::merge(&files, &hlog, output),
+        } => match (wait, files.as_slice()) {
+            (Some(n), [dir]) => commands::merge_when_in(dir, n as usize, &hlog, output),
+            (Some(_), _) => Err(anyhow::Error::new(Usage(
+                "merge --wait N takes one folder, where the clients' results arrive".into(),
+            ))),
+            (None, [_]) => Err(anyhow::Error::new(Usage(
+                "merge takes two or more clients' result files (or --wait N and their folder)"
+                    .into(),
+            ))),
+            (None, _) => commands::merge(&files, &hlog, output),
+        },
         Command::Probe {
             what,
             data_dir,
