@@ -6,6 +6,7 @@ pub const EXIT_ERROR: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_BROKEN_PROMISE: i32 = 3;
 pub const EXIT_GATE_FAILED: i32 = 4;
+pub const EXIT_CLIENTS_STOPPED: i32 = 5;
 
 pub const EXIT_CODES: &str = "Exit codes:
   0    done
@@ -14,6 +15,8 @@ pub const EXIT_CODES: &str = "Exit codes:
   3    a crash test found a broken durability promise, or a tpcc run a broken consistency
        condition
   4    a requirement (run --require) or the regression gate (compare --fail-if-worse) failed
+  5    a script's client stopped on an error (the others finished; their figures are kept,
+       the run marked failed); hakari pgbench exits 2 then, as pgbench does
   130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: the result file keeps
        what finished, marked interrupted; private servers are stopped and hakari's directories
        removed (a second signal does so at once). After SIGKILL the servers die with hakari, and
@@ -37,6 +40,25 @@ impl std::error::Error for Inconsistent {}
 pub fn is_inconsistent(e: &anyhow::Error) -> bool {
     e.chain()
         .any(|c| c.downcast_ref::<Inconsistent>().is_some())
+}
+
+/// Clients of a run that stopped on an error while the others finished: the figures are kept,
+/// the run is marked failed, and hakari exits 5 (`hakari pgbench` 2, as pgbench).
+#[derive(Debug)]
+pub struct ClientsStopped(pub String);
+
+impl std::fmt::Display for ClientsStopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ClientsStopped {}
+
+/// Whether `e` or one of its causes is a [`ClientsStopped`].
+pub fn is_clients_stopped(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|c| c.downcast_ref::<ClientsStopped>().is_some())
 }
 
 /// Bad usage found after parsing (flags that do not fit together or do not fit the workload):

@@ -317,6 +317,7 @@ fn run_each<W: Workload>(
     let timing = &options.timing;
     let mut failed = Vec::new();
     let mut inconsistent = false;
+    let mut stopped = false;
     // A closed loop, or each configuration once per rate.
     let rates: Vec<Option<f64>> = match timing.rates.as_slice() {
         [] => vec![None],
@@ -360,6 +361,7 @@ fn run_each<W: Workload>(
             Err(e) if e.downcast_ref::<Interrupted>().is_some() => return Err(e),
             Err(e) => {
                 inconsistent |= crate::errors::is_inconsistent(&e);
+                stopped |= crate::errors::is_clients_stopped(&e);
                 let text = crate::errors::sentence(&e);
                 if runs.len() > 1 {
                     eprintln!("hakari: error: {text}");
@@ -377,9 +379,10 @@ fn run_each<W: Workload>(
             runs.len()
         ),
     };
-    match inconsistent {
-        true => Err(anyhow::Error::new(crate::errors::Inconsistent(text))),
-        false => Err(anyhow::anyhow!(text)),
+    match (inconsistent, stopped) {
+        (true, _) => Err(anyhow::Error::new(crate::errors::Inconsistent(text))),
+        (false, true) => Err(anyhow::Error::new(crate::errors::ClientsStopped(text))),
+        (false, false) => Err(anyhow::anyhow!(text)),
     }
 }
 
@@ -412,6 +415,11 @@ fn finish(
             "failed",
             Some(crate::errors::sentence(e)),
             crate::errors::EXIT_BROKEN_PROMISE,
+        ),
+        Err(e) if crate::errors::is_clients_stopped(e) => (
+            "failed",
+            Some(crate::errors::sentence(e)),
+            crate::errors::EXIT_CLIENTS_STOPPED,
         ),
         Err(e) => ("failed", Some(crate::errors::sentence(e)), EXIT_ERROR),
     };

@@ -491,7 +491,9 @@ fn bad_command_lines_fail_as_pgbench_fails() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(dir.path());
     server.database("pgbench");
-    server.database("hakari_db");
+    let broken = dir.path().join("broken.sql");
+    std::fs::write(&broken, "\\set r random(0, 0)\nSELECT 1 / :r;\n").unwrap();
+    let broken = broken.to_str().unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["-i", "-I", "dtx"], "pgbench"),
         (&["-i", "--partition-method", "hash"], "pgbench"),
@@ -513,6 +515,8 @@ fn bad_command_lines_fail_as_pgbench_fails() {
             "pgbench",
         ),
         (&["-T", "3", "-l", "--aggregate-interval", "2"], "pgbench"),
+        // A client that meets an error while running stops: exit 2.
+        (&["-t", "3", "-c", "2", "-f", broken], "pgbench"),
     ];
     for (args, db) in cases {
         let p = server.run(Tool::Pgbench, args, db, dir.path());

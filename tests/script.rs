@@ -183,10 +183,15 @@ fn every_sql_engine_runs_weighted_scripts_with_init_and_cleanup() {
 }
 
 fn fails(args: &[&str]) -> String {
+    fails_with(1, args)
+}
+
+/// Runs hakari with `args`, which must exit `code`; returns its stderr.
+fn fails_with(code: i32, args: &[&str]) -> String {
     let o = hakari(args);
     assert_eq!(
         o.status.code(),
-        Some(1),
+        Some(code),
         "{args:?} should fail: {}",
         stderr(&o)
     );
@@ -275,19 +280,30 @@ fn an_error_at_run_time_stops_its_client_with_file_and_line() {
         "drawn.sql",
         "\\set r random(0, 0)\n\\set x 1 / :r\n",
     );
-    let err = fails(&[
-        "run",
-        "script",
-        "--file",
-        &drawn,
-        "--transactions",
-        "5",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    // An error at run time stops its client: exit 5, the run marked failed, its figures kept.
+    let kept = dir.path().join("kept");
+    let err = fails_with(
+        5,
+        &[
+            "run",
+            "script",
+            "--file",
+            &drawn,
+            "--transactions",
+            "5",
+            "--out",
+            kept.to_str().unwrap(),
+        ],
+    );
     assert!(
         err.contains("client 0 stopped: ") && err.contains("drawn.sql:2: division by zero"),
         "{err}"
+    );
+    let r = hakari::results::store::read(&common::only_result(&kept)).unwrap();
+    assert_eq!(r.status, "failed");
+    assert!(
+        r.measurements.iter().any(|m| m.step == "run"),
+        "the figures of what ran are kept"
     );
 }
 

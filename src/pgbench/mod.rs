@@ -148,7 +148,11 @@ pub fn execute(options: &Options) -> Result<i32> {
         ..RunOptions::default()
     };
     let mut workload = workload;
-    crate::run::execute(&mut workload, &run, &crate::workloads::paced())
+    // pgbench's code for a test whose clients met errors: 2.
+    match crate::run::execute(&mut workload, &run, &crate::workloads::paced())? {
+        crate::errors::EXIT_CLIENTS_STOPPED => Ok(2),
+        code => Ok(code),
+    }
 }
 
 /// The script workload's parameters for a test.

@@ -249,7 +249,8 @@ impl ScriptParams {
                         n => format!(" ({} more clients stopped the same way or another)", n - 1),
                     };
                     self.record(program, config, clients, outcomes, ctx)?;
-                    bail!("{label}: {first}{others}");
+                    let text = format!("{label}: {first}{others}");
+                    return Err(anyhow::Error::new(crate::errors::ClientsStopped(text)));
                 }
             }
             self.record(program, config, clients, outcomes, ctx)?;
