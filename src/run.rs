@@ -75,6 +75,8 @@ pub struct TimingOptions {
     pub no_resources: bool,
     /// `--engine-statistics`: also the statistics that cost an engine throughput to keep.
     pub engine_statistics: bool,
+    /// How the interval lines read (`hakari pgbench -P`: pgbench's).
+    pub interval_style: crate::measure::timing::IntervalStyle,
 }
 
 impl TimingOptions {
@@ -129,6 +131,7 @@ impl TimingOptions {
         Timing {
             interval: Duration::from_secs_f64(self.interval.unwrap_or(1.0)),
             print_intervals: self.interval.is_some(),
+            interval_style: self.interval_style,
             warmup: Duration::from_secs_f64(self.warmup),
             latency_limit: (self.latency_limit_ms).map(|ms| Duration::from_secs_f64(ms / 1000.0)),
             keep_histograms: self.hlog.is_some(),

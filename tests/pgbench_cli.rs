@@ -300,7 +300,9 @@ fn a_rate_with_a_latency_limit_reports_skipped_and_late() {
     let mut server = Server::start(dir.path());
     for tool in [Tool::Pgbench, Tool::Hakari] {
         let db = server.initialized(tool, dir.path());
-        let args = ["-c", "2", "-T", "3", "-R", "200", "-L", "20", "-S"];
+        let args = [
+            "-c", "2", "-T", "3", "-R", "200", "-L", "20", "-S", "-P", "1",
+        ];
         let o = server.run(tool, &args, &db, dir.path());
         let out = text(&o);
         assert!(o.status.success(), "{tool:?}: {out}");
@@ -308,6 +310,28 @@ fn a_rate_with_a_latency_limit_reports_skipped_and_late() {
         assert!(
             (450.0..=750.0).contains(&processed),
             "{tool:?}: {processed} transactions at 200/s for 3 s"
+        );
+        // -P: a line a second, `progress: T s, TPS tps, lat MS ms stddev MS, N failed`.
+        let progress: Vec<f64> = (out.lines())
+            .filter_map(|l| l.strip_prefix("progress: "))
+            .map(|l| {
+                let f: Vec<&str> = l.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+                assert_eq!(
+                    (f[1], f[3], f[4], f[6], f[7], f[10]),
+                    ("s", "tps", "lat", "ms", "stddev", "failed"),
+                    "{tool:?}: {l}"
+                );
+                for i in [2, 5, 8, 9] {
+                    f[i].parse::<f64>()
+                        .unwrap_or_else(|_| panic!("{tool:?}: {l}"));
+                }
+                f[0].parse().unwrap()
+            })
+            .collect();
+        // pgbench leaves out the line at the test's very end; hakari prints it when whole.
+        assert!(
+            progress.starts_with(&[1.0, 2.0]) && progress.len() <= 3,
+            "{tool:?}: {out}"
         );
         for wanted in [
             "number of transactions skipped: ",
@@ -481,6 +505,41 @@ fn logs_read_as_pgbench_documents_them() {
             "{tool:?}: {logged} logged of {processed}"
         );
     }
+}
+
+/// `-r` lists each SQL statement of the script with its average latency in milliseconds and
+/// its failures, in pgbench's columns; both tools list the same statements in the same order
+/// (pgbench also lists its meta-commands, which hakari does not time).
+#[test]
+fn per_statement_latencies_list_the_scripts_statements() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let mut listed = Vec::new();
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let db = server.initialized(tool, dir.path());
+        let o = server.run(tool, &["-c", "1", "-t", "20", "-r"], &db, dir.path());
+        let out = text(&o);
+        assert!(o.status.success(), "{tool:?}: {out}");
+        let lines: Vec<&str> = (out.lines())
+            .skip_while(|l| *l != "statement latencies in milliseconds and failures:")
+            .skip(1)
+            .take_while(|l| l.starts_with("   "))
+            .collect();
+        let mut statements = Vec::new();
+        for line in lines {
+            let mut fields = line.split_whitespace();
+            let ms: f64 = fields.next().unwrap().parse().unwrap();
+            let failures: u64 = fields.next().unwrap().parse().unwrap();
+            assert!(ms >= 0.0 && failures == 0, "{tool:?}: {line}");
+            let statement = fields.collect::<Vec<_>>().join(" ");
+            if !statement.starts_with('\\') {
+                statements.push(statement.trim_end_matches(';').to_string());
+            }
+        }
+        listed.push(statements);
+    }
+    assert_eq!(listed[0].len(), 7, "{:?}", listed[0]);
+    assert_eq!(listed[0], listed[1], "pgbench's statements, then hakari's");
 }
 
 /// Bad input fails in both, with pgbench's exit code: an unknown initialization step, a

@@ -165,13 +165,18 @@ pub struct PgbenchArgs {
         help_heading = "Benchmarking"
     )]
     random_seed: Option<u64>,
+    /// Report each SQL statement's average latency after the test.
+    #[arg(
+        short = 'r',
+        long = "report-per-command",
+        help_heading = "Benchmarking"
+    )]
+    report_per_command: bool,
     /// Tries of a transaction that meets a serialization failure or deadlock (default 1).
     #[arg(long = "max-tries", value_name = "NUM", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Benchmarking")]
     max_tries: Option<u64>,
 
     // Options of pgbench's that hakari pgbench refuses for now, named so that the refusal says so.
-    #[arg(short = 'r', long = "report-per-command", hide = true)]
-    report_per_command: bool,
     #[arg(long = "failures-detailed", hide = true)]
     failures_detailed: bool,
     #[arg(long = "verbose-errors", hide = true)]
@@ -234,10 +239,6 @@ impl PgbenchArgs {
     /// given in the other.
     fn check(&self) -> Result<()> {
         let refused = [
-            (
-                self.report_per_command,
-                "-r (hakari's own result has each statement's latency: `hakari show`)",
-            ),
             (self.failures_detailed, "--failures-detailed"),
             (self.verbose_errors, "--verbose-errors"),
             (self.progress_timestamp, "--progress-timestamp"),
@@ -272,6 +273,7 @@ impl PgbenchArgs {
             || self.connect
             || self.vacuum_all
             || self.max_tries.is_some()
+            || self.report_per_command
             || self.log
             || self.log_prefix.is_some()
             || self.aggregate_interval.is_some()
@@ -343,6 +345,7 @@ impl PgbenchArgs {
             progress: self.progress,
             query_mode: self.protocol.unwrap_or(QueryMode::Simple),
             connect_each: self.connect,
+            per_statement: self.report_per_command,
             log,
             vacuum: !self.no_vacuum,
             vacuum_accounts: self.vacuum_all,

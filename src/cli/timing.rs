@@ -92,6 +92,7 @@ impl TimingArgs {
             start_at: None,
             no_resources: self.no_resources,
             engine_statistics: self.engine_statistics,
+            interval_style: Default::default(),
         }
     }
 }

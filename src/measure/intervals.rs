@@ -31,6 +31,12 @@ pub struct IntervalFigure {
     /// Open loop: the largest delay of an actual start after its intended start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_max_us: Option<f64>,
+    /// The latencies' mean and standard deviation (what pgbench -P prints); absent in files
+    /// from before they were kept, and where the interval had no operation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stddev_us: Option<f64>,
 }
 
 /// An interval's histogram in HdrHistogram's compressed form, for an interval log.
@@ -240,6 +246,8 @@ impl Collector {
             max_us: us(max),
             warmup,
             lag_max_us: self.open_loop.then(|| us(pending.lag_max_ns)),
+            mean_us: (!h.is_empty()).then(|| h.mean() / 1000.0),
+            stddev_us: (!h.is_empty()).then(|| h.stdev() / 1000.0),
         });
         if self.keep_histograms {
             let mut bytes = Vec::new();

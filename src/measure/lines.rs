@@ -2,7 +2,7 @@
 
 use super::intervals::{Collector, IntervalFigure};
 use super::progress::Progress;
-use super::timing::Timing;
+use super::timing::{IntervalStyle, Timing};
 
 /// Steps without `--interval` print their lines once they have run this long.
 const QUIET_SECONDS: f64 = 5.0;
@@ -11,6 +11,8 @@ const QUIET_SECONDS: f64 = 5.0;
 pub(super) struct IntervalLines<'a> {
     progress: &'a Progress,
     always: bool,
+    style: IntervalStyle,
+    interval: f64,
     printed: usize,
 }
 
@@ -19,6 +21,8 @@ impl<'a> IntervalLines<'a> {
         IntervalLines {
             progress,
             always: timing.print_intervals,
+            style: timing.interval_style,
+            interval: timing.interval.as_secs_f64(),
             printed: 0,
         }
     }
@@ -31,10 +35,29 @@ impl<'a> IntervalLines<'a> {
             return;
         }
         for f in &figures[self.printed..] {
-            self.progress.line(&interval_line(f));
+            match self.style {
+                IntervalStyle::Hakari => self.progress.line(&interval_line(f)),
+                // pgbench reports whole intervals only, not the step's last fraction of one.
+                IntervalStyle::Pgbench if f.seconds < self.interval * 0.99 => {}
+                IntervalStyle::Pgbench => self.progress.line(&pgbench_line(f)),
+            }
         }
         self.printed = figures.len();
     }
+}
+
+/// pgbench -P's line: the time from the start, transactions per second, the latency's mean and
+/// standard deviation in milliseconds, and the failed (hakari's series counts done operations
+/// only: 0).
+pub fn pgbench_line(f: &IntervalFigure) -> String {
+    let ms = |us: Option<f64>| us.unwrap_or(0.0) / 1000.0;
+    format!(
+        "progress: {:.1} s, {:.1} tps, lat {:.3} ms stddev {:.3}, 0 failed",
+        f.t_s + f.seconds,
+        f.ops_per_sec,
+        ms(f.mean_us),
+        ms(f.stddev_us)
+    )
 }
 
 /// `  12.0 s   4,321 ops/s  p50 0.21 ms  p99 1.30 ms  max 3.0 s`

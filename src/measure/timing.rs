@@ -18,6 +18,8 @@ pub struct Timing {
     pub interval: Duration,
     /// Print a line per interval on the terminal (else only once a step has run a while).
     pub print_intervals: bool,
+    /// How the printed lines read (pgbench -P's for `hakari pgbench`).
+    pub interval_style: IntervalStyle,
     /// The first part of each step, run but not counted.
     pub warmup: Duration,
     /// Where a step that runs for a time ends, counted from its start (warm-up included);
@@ -39,11 +41,22 @@ pub struct Timing {
     pub engine_statistics: bool,
 }
 
+/// How each interval's line reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IntervalStyle {
+    /// `  12.0 s   4,321 ops/s  p50 0.21 ms  p99 1.30 ms  max 3.0 s`
+    #[default]
+    Hakari,
+    /// pgbench -P's: `progress: 12.0 s, 4321.0 tps, lat 0.231 ms stddev 0.102, 0 failed`
+    Pgbench,
+}
+
 impl Default for Timing {
     fn default() -> Timing {
         Timing {
             interval: Duration::from_secs(1),
             print_intervals: false,
+            interval_style: Default::default(),
             warmup: Duration::ZERO,
             duration: None,
             schedule: None,

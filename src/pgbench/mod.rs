@@ -80,6 +80,8 @@ pub struct Options {
     pub connect_each: bool,
     /// `-l`: pgbench's transaction log.
     pub log: Option<crate::workload::script::LogSpec>,
+    /// `-r`: each statement's latency in the report.
+    pub per_statement: bool,
     pub vacuum: bool,
     pub vacuum_accounts: bool,
     pub seed: Option<u64>,
@@ -142,9 +144,13 @@ pub fn execute(options: &Options) -> Result<i32> {
             rates: options.rate.into_iter().collect(),
             arrival: Arrival::Poisson,
             latency_limit_ms: options.latency_limit_ms,
+            interval_style: crate::measure::timing::IntervalStyle::Pgbench,
             ..TimingOptions::default()
         },
-        terminal: Some(crate::run::TerminalView(&view::PgbenchView)),
+        terminal: Some(crate::run::TerminalView(match options.per_statement {
+            true => &view::PgbenchView { statements: true },
+            false => &view::PgbenchView { statements: false },
+        })),
         ..RunOptions::default()
     };
     let mut workload = workload;

@@ -4,11 +4,18 @@
 use crate::report::view::{Part, View};
 use crate::results::RunResult;
 
-pub struct PgbenchView;
+/// pgbench's report; with `statements` (`-r`) each SQL statement's latency after it.
+pub struct PgbenchView {
+    pub statements: bool,
+}
 
 impl View for PgbenchView {
     fn parts(&self, run: &RunResult, _: &[crate::report::view::Verdict]) -> Vec<Part> {
-        vec![Part::Terminal(report(run))]
+        let mut text = report(run);
+        if self.statements {
+            text.push_str(&statements(run));
+        }
+        vec![Part::Terminal(text)]
     }
     fn derived(&self) -> bool {
         false
@@ -110,5 +117,22 @@ fn report(run: &RunResult) -> String {
         _ => "without initial connection time",
     };
     line(format!("tps = {:.6} ({connections})", m.ops_per_sec_mean));
+    out
+}
+
+/// `-r`'s list: each SQL statement's average latency in milliseconds and its failures (none:
+/// a failed transaction is not timed statement by statement), in script order. pgbench also
+/// times its meta-commands (`\set`, `\sleep`); hakari times the statements only.
+fn statements(run: &RunResult) -> String {
+    let mut out = String::from("statement latencies in milliseconds and failures:\n");
+    for m in run
+        .measurements
+        .iter()
+        .filter(|m| m.config.contains_key("statement"))
+    {
+        let shown = m.config["statement"].as_str().unwrap_or("");
+        let ms = m.latency.as_ref().map_or(0.0, |l| l.mean_us / 1000.0);
+        out.push_str(&format!("   {ms:11.3}  {:>10}  {shown}\n", 0));
+    }
     out
 }

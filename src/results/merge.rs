@@ -377,6 +377,8 @@ fn merge_run(logs: &[&Vec<Logged>], tag: &str) -> Result<(RunFigure, Histogram<u
             max_us: h.max() as f64 / 1e3,
             warmup: false,
             lag_max_us: None,
+            mean_us: (!h.is_empty()).then(|| h.mean() / 1e3),
+            stddev_us: (!h.is_empty()).then(|| h.stdev() / 1e3),
         })
         .collect();
     let figure = RunFigure {

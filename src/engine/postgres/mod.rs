@@ -358,9 +358,17 @@ impl SqlConnection for PostgresConnection {
         Dialect::Postgres
     }
     fn execute(&mut self, sql: &str) -> Result<u64> {
+        // The simple protocol: one round trip (`execute(sql, &[])` would prepare first, two),
+        // as libpq's PQexec and pgbench's simple query mode send a statement.
         let single = !sql.trim().trim_end_matches(';').contains(';');
         if single {
-            self.client.execute(sql, &[]).map_err(classify)
+            let done = self.client.simple_query(sql).map_err(classify)?;
+            Ok((done.iter())
+                .map(|m| match m {
+                    SimpleQueryMessage::CommandComplete(n) => *n,
+                    _ => 0,
+                })
+                .sum())
         } else {
             self.client.batch_execute(sql).map_err(classify)?;
             Ok(0)
