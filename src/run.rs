@@ -233,9 +233,10 @@ fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
             "--shard {shard}: the clients must share one server: give its --url (without one, each would start a private server of its own)"
         ));
     }
-    if shard.count > 1 && options.timing.start_at.is_none() {
+    if shard.count > 1 && options.timing.start_at.is_none() && !W::CHECKS_IN {
         return usage(format!(
-            "--shard {shard}: give every client the same --start-at TIME, so that their steps start together (and shard 1 loads before it)"
+            "--shard {shard}: {} needs every client given the same --start-at TIME, so that their steps start together (and shard 1 loads before it)",
+            W::NAME
         ));
     }
     Ok(())

@@ -10,15 +10,25 @@ use std::fmt;
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
-/// How long a shard waits for the others (shard 1's tables, the others' loads or last steps).
-pub const PATIENCE: Duration = Duration::from_secs(600);
+/// How long a shard waits for the others (shard 1's tables, the others' check-in, loads or
+/// last steps), in seconds: 600 unless `--shard-timeout` says otherwise.
+static PATIENCE_S: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(600);
+
+/// `--shard-timeout`.
+pub fn set_patience(seconds: u64) {
+    PATIENCE_S.store(seconds, std::sync::atomic::Ordering::Relaxed);
+}
+
+pub fn patience() -> Duration {
+    Duration::from_secs(PATIENCE_S.load(std::sync::atomic::Ordering::Relaxed))
+}
 
 /// Looks every 100 ms whether the other shards are where this one waits for them (`arrived`:
 /// Ok(true) once they are; an error stops the wait, as when one of them failed); fails with
-/// "`what` within 600 s" when they are not by then.
+/// "`what` within N s" when they are not by then.
 pub fn wait_for_others(what: &str, mut arrived: impl FnMut() -> Result<bool>) -> Result<()> {
     let start = Instant::now();
-    while start.elapsed() < PATIENCE {
+    while start.elapsed() < patience() {
         if arrived()? {
             return Ok(());
         }
@@ -27,7 +37,7 @@ pub fn wait_for_others(what: &str, mut arrived: impl FnMut() -> Result<bool>) ->
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    bail!("{what} within {} s", PATIENCE.as_secs())
+    bail!("{what} within {} s", patience().as_secs())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

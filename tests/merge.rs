@@ -248,14 +248,15 @@ fn a_shard_needs_a_shared_server_a_start_and_a_workload_that_splits() {
     let cases: &[(&[&str], &str)] = &[
         (&["tpcb", "--engine", "postgres", "--shard", "2/2"], "--url"),
         (
+            // ycsb's clients meet in the store with no check-in: they need a start time.
             &[
-                "tpcb",
+                "ycsb",
                 "--engine",
-                "postgres",
+                "redis",
                 "--shard",
                 "1/2",
                 "--url",
-                "postgres://hakari@127.0.0.1:1/hakari",
+                "redis://127.0.0.1:1",
             ],
             "--start-at",
         ),
@@ -417,6 +418,20 @@ fn a_failed_shard_stops_the_others_at_once() {
     assert_eq!(tables_left(&url), 0, "nothing of hakari's is left");
 }
 
+/// A tpcb client's run, small: one connection for 2 s on branches of 100 accounts.
+const SMALL_TPCB: [&str; 10] = [
+    "run",
+    "tpcb",
+    "--clients",
+    "1",
+    "--duration",
+    "2",
+    "--runs",
+    "1",
+    "--accounts-per-branch",
+    "100",
+];
+
 /// Three clients started as `srun -n 3` starts them (each told its place by SLURM_PROCID and
 /// SLURM_NTASKS, `--shard auto`), all leaving results in one folder, and `hakari merge --wait 3`
 /// started before them: it waits until all three are complete, then merges them. A client
@@ -440,17 +455,8 @@ fn clients_placed_by_the_scheduler_merge_once_all_are_in() {
     let clients: Vec<_> = (0..3)
         .map(|rank| {
             std::process::Command::new(env!("CARGO_BIN_EXE_hakari"))
-                .args([
-                    "run",
-                    "tpcb",
-                    "--clients",
-                    "1",
-                    "--duration",
-                    "2",
-                    "--runs",
-                    "1",
-                ])
-                .args(["--scale", "3", "--accounts-per-branch", "100"])
+                .args(SMALL_TPCB)
+                .args(["--scale", "3"])
                 .args(["--engine", "postgres", "--url", &url])
                 .args(["--shard", "auto", "--start-at", &start_at])
                 .args([
@@ -500,4 +506,85 @@ fn clients_placed_by_the_scheduler_merge_once_all_are_in() {
         "{}",
         stderr(&o)
     );
+}
+
+/// Two tpcb clients with no `--start-at`, the second started two seconds after the first: each
+/// checks in where the shards meet, shard 1 names the start once both have, and their timed
+/// steps start within 50 ms of each other (their interval logs' first intervals, on absolute
+/// time). A shard that never comes fails the run, named, after `--shard-timeout`.
+#[test]
+fn shards_check_in_and_start_together_with_no_start_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let hlog = dir.path().join("hlog");
+    let client = |shard: &str, out: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_hakari"))
+            .args(SMALL_TPCB)
+            .args(["--scale", "2"])
+            .args(["--engine", "postgres", "--url", &url, "--shard", shard])
+            .args([
+                "--hlog",
+                hlog.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let outs = [dir.path().join("c1"), dir.path().join("c2")];
+    let first = client("1/2", &outs[0]);
+    std::thread::sleep(Duration::from_secs(2));
+    let second = client("2/2", &outs[1]);
+    all_succeed(vec![first, second]);
+    let starts: Vec<f64> = (outs.iter())
+        .map(|o| {
+            let r = hakari::results::store::read(&only_result(o)).unwrap();
+            intervals(&hlog.join(format!("{}.hlog", r.run_id)))[0].0
+        })
+        .collect();
+    let apart_ms = (starts[0] - starts[1]).abs() * 1000.0;
+    assert!(
+        apart_ms < 50.0,
+        "the clients' steps started {apart_ms:.1} ms apart"
+    );
+
+    let alone = dir.path().join("alone");
+    let o = hakari(&[
+        "run",
+        "tpcb",
+        "--clients",
+        "1",
+        "--duration",
+        "1",
+        "--runs",
+        "1",
+        "--scale",
+        "2",
+        "--accounts-per-branch",
+        "100",
+        "--engine",
+        "postgres",
+        "--url",
+        &url,
+        "--shard",
+        "1/2",
+        "--shard-timeout",
+        "3",
+        "--out",
+        alone.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("shard 2/2 did not check in within 3 s"),
+        "{}",
+        stderr(&o)
+    );
+    // Nothing looks complete: the result is marked failed.
+    if let Some(f) = common::result_files(&alone).first() {
+        assert_ne!(hakari::results::store::read(f).unwrap().status, "complete");
+    }
+    assert_eq!(tables_left(&url), 0, "shard 1 dropped hakari's tables");
 }

@@ -83,8 +83,9 @@ pub struct ShardArgs {
     /// This machine's part of a run that N client machines make together (2/3: the second of
     /// three): what a machine writes as its own is split into N parts (tpcb: the branches, each
     /// machine's tellers in its own; ycsb: the records it inserts); --rate is divided by N;
-    /// reads cover the whole data. Shard 1 creates and loads the tables before --start-at and drops them
-    /// once every shard is done. Needs --url and --start-at.
+    /// reads cover the whole data. Shard 1 creates and loads the tables and drops them once
+    /// every shard is done. Needs --url. tpcb's and tpcc's clients check in where they meet
+    /// and start together when all have; ycsb's need the same --start-at.
     ///
     /// `auto` takes the place from the scheduler that started this client: a Kubernetes
     /// Indexed Job (JOB_COMPLETION_INDEX; give auto/N, N the Job's completions), Slurm's srun
@@ -101,6 +102,10 @@ pub struct ShardArgs {
     /// steps started.
     #[arg(long, value_name = "TIME", value_parser = start_at)]
     pub start_at: Option<StartAt>,
+    /// How long a client waits for the others (shard 1's tables, every shard's check-in, the
+    /// others' loads and last steps) before the run fails for all, naming who is missing.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..), requires = "shard")]
+    pub shard_timeout: u64,
 }
 
 impl ShardArgs {
@@ -111,6 +116,7 @@ impl ShardArgs {
             return Ok(None);
         };
         let shard = given.resolve(|name| std::env::var(name).ok())?;
+        crate::shard::set_patience(self.shard_timeout);
         Ok(Some(Shard { load_all, ..shard }))
     }
 }

@@ -44,6 +44,9 @@ pub trait Workload: serde::Serialize {
     /// Whether it can be split over several client machines (`--shard`): what each client
     /// writes as its own is its shard's part.
     const SHARDED: bool = false;
+    /// Whether its shards check in where they meet, so that shard 1 names their common start
+    /// with no `--start-at` (tpcb and tpcc, in their meeting table).
+    const CHECKS_IN: bool = false;
 
     /// How long its timed steps run, as far as is known before the run (for checking
     /// `--warmup` and `--interval`).

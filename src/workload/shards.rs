@@ -22,7 +22,9 @@ pub enum Stage {
     /// Its tables exist (and are loaded, unless every shard loads its own part).
     Listed = 1,
     Loaded = 2,
-    Done = 3,
+    /// Checked in for the run phase: shard 1 names the start once every shard has.
+    Ready = 3,
+    Done = 4,
     /// Failed: a stage no other one replaces.
     Failed = -1,
 }
@@ -145,11 +147,38 @@ impl<'d> Meeting<'d> {
         })
     }
 
-    /// The instant every shard starts its first step. Shard 1 names it once all is loaded: a
-    /// second from now (time for the others to see it), and not before `planned`
-    /// (`--start-at`); the others wait for it. However the loads ended, the steps then overlap.
+    /// The instant every shard starts its first step. Each shard checks in; shard 1 names it
+    /// once every one has (and all is loaded): a second from now (time for the others to see
+    /// it), and not before `planned` (`--start-at`); the others wait for it. However the loads
+    /// ended and whenever the clients were started, the steps then overlap. A shard that does
+    /// not check in within the patience fails the run for all, named.
     pub fn run_start(&self, planned: Option<SystemTime>) -> Result<SystemTime> {
+        self.mark(Stage::Ready)?;
         if self.shard.is_first() {
+            let mut missing = Vec::new();
+            let mut failed = false;
+            let waited = wait_for_others("the other shards did not check in", || {
+                let Ok(mut c) = self.db.connect() else {
+                    return Ok(false);
+                };
+                if self.count(c.as_mut(), "failed", None).unwrap_or(0) > 0 {
+                    failed = true;
+                    bail!("a shard of this run failed (its own output says why)");
+                }
+                missing = self.below(c.as_mut(), Stage::Ready);
+                Ok(missing.is_empty())
+            });
+            if waited.is_err() && !failed && !missing.is_empty() {
+                let names: Vec<String> = (missing.iter())
+                    .map(|i| format!("{i}/{}", self.shard.count))
+                    .collect();
+                bail!(
+                    "shard {} did not check in within {} s (started with the same --url and configuration?)",
+                    names.join(", "),
+                    crate::shard::patience().as_secs()
+                );
+            }
+            waited?;
             let soon = SystemTime::now() + Duration::from_secs(1);
             let at = planned.map_or(soon, |p| p.max(soon));
             let ms = at.duration_since(UNIX_EPOCH)?.as_millis() as i64;
@@ -171,6 +200,24 @@ impl<'d> Meeting<'d> {
         })?;
         let ms = ms.context("checked")?;
         Ok(UNIX_EPOCH + Duration::from_millis(ms as u64))
+    }
+
+    /// The shards of the run not yet at `stage` (and not failed).
+    fn below(&self, c: &mut dyn SqlConnection, stage: Stage) -> Vec<i64> {
+        let Ok(query) = c.prepare(&self.section("below")[0]) else {
+            return Vec::new();
+        };
+        let mut shards = Vec::new();
+        let params = [
+            SqlValue::Text(self.run.clone()),
+            SqlValue::Int(stage as i64),
+        ];
+        let _ = c.query_prepared(query, &params, &mut |row| {
+            if let Some(SqlValue::Int(i)) = row.first() {
+                shards.push(*i);
+            }
+        });
+        shards
     }
 
     /// After its last step: marks this shard done; shard 1 then waits for every other one and

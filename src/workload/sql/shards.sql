@@ -1,7 +1,8 @@
 -- The clients of a run split over several machines (--shard i/N). Shard 1 lists them once the
 -- tables exist (loaded, unless every shard loads its own part); each then moves its own row on
--- through the stages (1 listed, 2 loaded, 3 done; -1 failed, which the others stop at). Once
--- all is loaded shard 1 names the instant the first steps start (start_ms, Unix milliseconds).
+-- through the stages (1 listed, 2 loaded, 3 checked in, 4 done; -1 failed, which the others stop
+-- at). Once all is loaded and every shard has checked in, shard 1 names the instant the first
+-- steps start (start_ms, Unix milliseconds).
 -- Shard 1 drops the tables once every one is done or failed.
 -- [create]
 DROP TABLE IF EXISTS {p}shards;
@@ -10,6 +11,8 @@ CREATE TABLE {p}shards (run VARCHAR(64) NOT NULL, shard INTEGER NOT NULL, stage 
 INSERT INTO {p}shards (run, shard, stage) VALUES (?, ?, ?);
 -- [count]
 SELECT COUNT(*) FROM {p}shards WHERE run = ? AND stage >= ?;
+-- [below]
+SELECT shard FROM {p}shards WHERE run = ? AND stage >= 0 AND stage < ? ORDER BY shard;
 -- [failed]
 SELECT COUNT(*) FROM {p}shards WHERE run = ? AND stage < 0;
 -- [go]

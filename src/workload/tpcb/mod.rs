@@ -76,6 +76,7 @@ impl Workload for TpcbParams {
         &[("bdb-11gr2", "bdb-sql,sqlite")];
     const PACED: bool = true;
     const SHARDED: bool = true;
+    const CHECKS_IN: bool = true;
 
     #[cfg(test)]
     fn statements() -> String {
@@ -222,7 +223,7 @@ fn load(
     } else if let Some(m) = meeting {
         eprintln!("  shard {shard}: waiting for shard 1 to create the tables");
         let stage = if whole { Stage::Loaded } else { Stage::Listed };
-        m.wait_for(stage, "shard 1 did not create the tables for this --start-at (start it with the same --start-at and --url)")?;
+        m.wait_for(stage, "shard 1 did not create the tables for this run (start it with the same --url, configuration and --start-at, if any)")?;
     }
     let (Some(m), false) = (meeting, whole) else {
         return Ok(());

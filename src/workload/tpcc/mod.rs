@@ -60,6 +60,7 @@ impl Workload for TpccParams {
     const TAKES: Takes = Takes::Sql;
     const PACED: bool = true;
     const SHARDED: bool = true;
+    const CHECKS_IN: bool = true;
 
     #[cfg(test)]
     fn statements() -> String {
@@ -208,7 +209,7 @@ fn measure_config(
     let load_constants = match (meeting, shard.is_first()) {
         (Some(m), false) => {
             eprintln!("  shard {shard}: waiting for shard 1 to load the tables");
-            m.wait_for(Stage::Loaded, "shard 1 did not load the tables for this --start-at (start it with the same --start-at and --url)")?;
+            m.wait_for(Stage::Loaded, "shard 1 did not load the tables for this run (start it with the same --url, configuration and --start-at, if any)")?;
             let found = tables::loaded(db.connect()?.as_mut())
                 .context("shard 1 said the tables were loaded, but they are not")?;
             found.constants
