@@ -594,3 +594,41 @@ fn bad_command_lines_fail_as_pgbench_fails() {
         );
     }
 }
+
+/// A socket directory as `-h` reaches the server over its Unix-domain socket, as libpq does
+/// (with no TLS there, whatever sslmode says): `-i` and a test both work, for both tools.
+#[test]
+fn a_socket_directory_as_the_host_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let socket = dir.path().join("pg");
+    let port = server.port.to_string();
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let db = format!("by_{tool:?}").to_lowercase();
+        server.database(&db);
+        for args in [&["-i", "-q"][..], &["-t", "5"][..]] {
+            let mut c = match tool {
+                Tool::Pgbench => Command::new("pgbench"),
+                Tool::Hakari => {
+                    let mut c = Command::new(env!("CARGO_BIN_EXE_hakari"));
+                    c.args(["pgbench", "--out", dir.path().to_str().unwrap()]);
+                    c
+                }
+            };
+            let o = (c.args(args))
+                .args([
+                    "-h",
+                    socket.to_str().unwrap(),
+                    "-p",
+                    &port,
+                    "-U",
+                    "hakari",
+                    &db,
+                ])
+                .env("PGSSLMODE", "prefer")
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{tool:?} {args:?}: {}", text(&o));
+        }
+    }
+}

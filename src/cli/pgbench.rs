@@ -83,7 +83,8 @@ pub struct PgbenchArgs {
     /// Concurrent clients, each on its own connection (default 1).
     #[arg(short = 'c', long = "client", value_name = "NUM", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Benchmarking")]
     clients: Option<u32>,
-    /// Worker threads (default 1); hakari runs a thread per client and records the number.
+    /// Worker threads (default 1): accepted, but hakari runs a thread per client, and the
+    /// report says so.
     #[arg(short = 'j', long = "jobs", value_name = "NUM", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Benchmarking")]
     jobs: Option<u32>,
     /// A variable for the scripts, NAME=VALUE.
@@ -336,7 +337,6 @@ impl PgbenchArgs {
                 files: self.file.clone(),
             },
             clients: self.clients.unwrap_or(1) as usize,
-            jobs: self.jobs.unwrap_or(1) as usize,
             defines: self.define.clone(),
             transactions: self.transactions,
             seconds: self.time,

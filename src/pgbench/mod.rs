@@ -67,8 +67,6 @@ pub struct Options {
     pub init: Option<Init>,
     pub scripts: Scripts,
     pub clients: usize,
-    /// `-j`, recorded: hakari runs a thread per client.
-    pub jobs: usize,
     pub defines: Vec<String>,
     pub transactions: Option<u64>,
     pub seconds: Option<u64>,

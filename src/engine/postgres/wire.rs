@@ -157,7 +157,11 @@ impl Wire {
     /// server refuses it).
     pub fn connect(&self) -> std::result::Result<Client, postgres::Error> {
         let mut config = self.config.clone();
+        // As libpq: no TLS over a Unix-domain socket (a socket directory as the host).
+        let local =
+            (config.get_hosts().iter()).all(|h| matches!(h, postgres::config::Host::Unix(_)));
         match (&self.tls, self.mode) {
+            _ if local => config.ssl_mode(CrateMode::Disable).connect(NoTls),
             (None, _) => config.ssl_mode(CrateMode::Disable).connect(NoTls),
             (Some(tls), SslMode::Allow) => {
                 let plain = config.clone().ssl_mode(CrateMode::Disable).connect(NoTls);
