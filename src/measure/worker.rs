@@ -36,8 +36,9 @@ pub struct Worker<'a> {
     parts: Vec<Histogram<u64>>,
     progress: &'a Progress,
     stop: &'a AtomicBool,
-    /// The last unit's times (whether it ran or was skipped), for a body that logs each.
-    last: Option<Timed>,
+    /// The last unit's intended start, start and end (its start again when skipped), for a
+    /// body that logs each; kept as instants so that the hot loop does no arithmetic for it.
+    last: Option<(Instant, Instant, Instant)>,
 }
 
 /// A unit's times: from its intended start to its end (its latency), and from its intended
@@ -46,13 +47,15 @@ pub struct Worker<'a> {
 pub struct Timed {
     pub latency: Duration,
     pub lag: Duration,
-    pub skipped: bool,
 }
 
 impl Worker<'_> {
     /// The last unit's times.
     pub fn last(&self) -> Option<Timed> {
-        self.last
+        self.last.map(|(intended, start, end)| Timed {
+            latency: end - intended,
+            lag: start - intended,
+        })
     }
 
     /// Runs `unit` (one operation or transaction of `ops` operations), recording its latency;
@@ -129,22 +132,13 @@ impl Worker<'_> {
                 if start >= self.grid.base {
                     self.skipped += 1;
                 }
-                let lag = start - intended;
-                self.last = Some(Timed {
-                    latency: lag,
-                    lag,
-                    skipped: true,
-                });
+                self.last = Some((intended, start, start));
                 return Ok(None);
             }
         }
         let out = unit()?;
         let (intended, end) = (intended.unwrap_or(start), Instant::now());
-        self.last = Some(Timed {
-            latency: end - intended,
-            lag: start - intended,
-            skipped: false,
-        });
+        self.last = Some((intended, start, end));
         self.done(ops, intended, start, end);
         if let (Some(kind), true) = (kind, self.slot.index >= 0) {
             if kind >= self.kinds.len() {
