@@ -6,13 +6,14 @@
 # duckdb engine links (scripts/setup-duckdb.sh: fetched from its registry package, checksum
 # verified).
 # With --with-test-tools it also installs promtool (the tests load the OpenMetrics export with
-# it) and headless Chromium (the report test renders the HTML report in it). Safe to run again:
+# it), headless Chromium (the report test renders the HTML report in it) and sysbench (the
+# sysbench workload's tests run Debian's sysbench beside hakari, on its scripts). Safe to run again:
 # it installs only what is not there.
 set -euo pipefail
 
 packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 curl ca-certificates openssl)
 if [ "${1:-}" = "--with-test-tools" ]; then
-  packages+=(chromium)
+  packages+=(chromium sysbench)
 fi
 
 need_pkgs=()

@@ -6,12 +6,12 @@
 use crate::engine::{self, Takes};
 use crate::report::view::View;
 use crate::run::{self, RunOptions};
-use crate::workload::flags::{Flags, Shared};
-use crate::workload::{kv, script, session, tpcb, tpcc, tpch, wisconsin, ycsb, Workload};
+use crate::workload::flags::{Flags, Overrides, Shared};
+use crate::workload::{kv, script, session, sysbench, tpcb, tpcc, tpch, wisconsin, ycsb, Workload};
 use anyhow::Result;
 
 /// Every workload, in the order `hakari run --help` lists them.
-pub fn all() -> [Registered; 8] {
+pub fn all() -> [Registered; 9] {
     [
         Registered::of::<kv::flags::KvFlags>(),
         Registered::of::<tpcb::flags::TpcbFlags>(),
@@ -21,6 +21,7 @@ pub fn all() -> [Registered; 8] {
         Registered::of::<wisconsin::flags::WisconsinFlags>(),
         Registered::of::<ycsb::flags::YcsbFlags>(),
         Registered::of::<script::flags::ScriptFlags>(),
+        Registered::of::<sysbench::flags::SysbenchFlags>(),
     ]
 }
 
@@ -89,7 +90,50 @@ fn run_with<F: Flags>(
     options: &RunOptions,
 ) -> Result<i32> {
     let flags = F::from_arg_matches(matches)?;
-    run::execute(&mut flags.workload(shared)?, options, &paced())
+    let options = overridden(options, flags.overrides()?)?;
+    run::execute(&mut flags.workload(shared)?, &options, &paced())
+}
+
+/// The run options with a workload's own command line's over them; a value given both ways is
+/// refused unless they agree.
+fn overridden(options: &RunOptions, over: Overrides) -> Result<RunOptions> {
+    let mut o = options.clone();
+    fn one<T: PartialEq + std::fmt::Debug>(
+        ours: &mut Option<T>,
+        theirs: Option<T>,
+        flag: &str,
+    ) -> Result<()> {
+        match (ours.as_ref(), theirs) {
+            (Some(a), Some(b)) if *a != b => {
+                anyhow::bail!("{flag} is given twice, as hakari's flag and in the workload's own words ({a:?} and {b:?}): give it once")
+            }
+            (_, Some(b)) => *ours = Some(b),
+            _ => {}
+        }
+        Ok(())
+    }
+    one(&mut o.engines, over.engine, "--engine")?;
+    one(&mut o.seed, over.seed, "--seed")?;
+    one(&mut o.timing.interval, over.interval, "--interval")?;
+    if let Some(url) = over.url {
+        if !o.urls.is_empty() {
+            anyhow::bail!(
+                "--url and the workload's own connection options are both given: give one"
+            );
+        }
+        o.urls.push(url);
+    }
+    if let Some(rate) = over.rate {
+        if !o.timing.rates.is_empty() {
+            anyhow::bail!("--rate is given twice, as hakari's flag and in the workload's own words: give it once");
+        }
+        o.timing.rates.push(rate);
+        o.timing.arrival = crate::measure::timing::Arrival::Poisson;
+    }
+    if let Some(w) = over.warmup {
+        o.timing.warmup = w;
+    }
+    Ok(o)
 }
 
 /// The workloads that run on `engine`, in registry order (for `hakari engines`).
@@ -158,6 +202,9 @@ mod tests {
                 w.name
             );
         }
-        assert_eq!(super::paced(), "kv, tpcb, tpcc, session, ycsb and script");
+        assert_eq!(
+            super::paced(),
+            "kv, tpcb, tpcc, session, ycsb, script and sysbench"
+        );
     }
 }

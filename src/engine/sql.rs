@@ -32,6 +32,25 @@ impl SqlValue {
 
 pub type Row = Vec<SqlValue>;
 
+/// An error the server returned, with its codes, for a workload that decides by them (a
+/// sysbench script's ignorable errors): MariaDB/MySQL's error number, the SQLSTATE. It shows as
+/// `shown`, the engine's own words.
+#[derive(Debug)]
+pub struct ServerError {
+    pub code: i64,
+    pub state: String,
+    pub message: String,
+    pub shown: String,
+}
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.shown)
+    }
+}
+
+impl std::error::Error for ServerError {}
+
 /// `INSERT INTO table (a, b) VALUES (?, ?)`, for engines whose bulk path is prepared inserts.
 pub fn insert_sql(table: &str, columns: &[&str]) -> String {
     format!(

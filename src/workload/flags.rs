@@ -59,4 +59,21 @@ pub trait Flags: clap::Args + clap::FromArgMatches {
     const PRESETS: &'static [&'static str] = &[];
     /// The workload with these flags (and a preset's parameters under them).
     fn workload(&self, shared: &Shared) -> Result<Self::Workload>;
+    /// Run options its own command line names in its tool's words (sysbench's `--rate`,
+    /// `--db-driver`, `--mysql-host`); none by default.
+    fn overrides(&self) -> Result<Overrides> {
+        Ok(Overrides::default())
+    }
+}
+
+/// Run options a workload's own command line gives: each over hakari's flag of the same
+/// meaning where that was not given, refused where both were.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub engine: Option<String>,
+    pub url: Option<String>,
+    pub seed: Option<u64>,
+    pub rate: Option<f64>,
+    pub interval: Option<f64>,
+    pub warmup: Option<f64>,
 }

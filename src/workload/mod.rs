@@ -10,6 +10,7 @@ pub mod shards;
 pub mod sql;
 #[cfg(test)]
 pub(crate) mod statement_log;
+pub mod sysbench;
 pub mod tpcb;
 pub mod tpcc;
 pub mod tpch;
@@ -171,6 +172,23 @@ pub fn preferred_levels<C>(
         plan.configs.extend(one.configs);
     }
     Ok(plan)
+}
+
+/// Each SQL engine at `sync` (the servers' own default) where it offers it: the plan of the
+/// workloads that run a user's own statements (script, sysbench).
+pub fn sql_at_sync(engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<SqlConfig>> {
+    preferred_levels(
+        engines,
+        named,
+        Durability::Sync,
+        &[1],
+        |engine, level, _| {
+            Some(SqlConfig {
+                engine: engine.as_sql()?,
+                durability: level,
+            })
+        },
+    )
 }
 
 /// A SQL engine at a durability level: the configuration of workloads with no other dimension.

@@ -8,8 +8,8 @@ pub mod wire;
 
 use super::kv::Conflict;
 use super::sql::{
-    Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions,
-    SqlValue, Stmt, Visit,
+    Dialect, Lines, Prepared, Row, Rows, ServerError, SqlConnection, SqlDatabase, SqlEngine,
+    SqlOptions, SqlValue, Stmt, Visit,
 };
 use crate::durability::Durability;
 use crate::measure::resources;
@@ -280,14 +280,20 @@ struct MysqlConnection {
 }
 
 fn classify(e: mysql::Error) -> anyhow::Error {
-    match &e {
-        // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
-        mysql::Error::MySqlError(m) if m.code == 1213 || m.code == 1205 => {
-            Conflict(m.message.clone()).into()
-        }
-        mysql::Error::MySqlError(m) => anyhow!("MySQL error {}: {}", m.code, m.message),
-        _ => e.into(),
+    let mysql::Error::MySqlError(m) = &e else {
+        return e.into();
+    };
+    let server = ServerError {
+        code: m.code as i64,
+        state: m.state.clone(),
+        message: m.message.clone(),
+        shown: format!("MySQL error {}: {}", m.code, m.message),
+    };
+    // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
+    if m.code == 1213 || m.code == 1205 {
+        return anyhow::Error::new(server).context(Conflict(m.message.clone()));
     }
+    server.into()
 }
 
 fn to_value(v: &SqlValue) -> Value {

@@ -9,15 +9,15 @@ pub mod wire;
 
 use super::kv::Conflict;
 use super::sql::{
-    Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions,
-    SqlValue, Stmt, Visit,
+    Dialect, Lines, Prepared, Row, Rows, ServerError, SqlConnection, SqlDatabase, SqlEngine,
+    SqlOptions, SqlValue, Stmt, Visit,
 };
 use crate::durability::Durability;
 use crate::measure::resources;
 use crate::server::postgres as server;
 use crate::server::topology::Topology;
 use crate::server::{Launched, PrivateServer};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, SimpleQueryMessage};
 use std::io::Write;
@@ -316,18 +316,20 @@ fn with_literals(sql: &str, values: &[SqlValue]) -> Result<String> {
 
 fn classify(e: postgres::Error) -> anyhow::Error {
     use postgres::error::SqlState;
-    match e.code() {
-        Some(c)
-            if *c == SqlState::T_R_SERIALIZATION_FAILURE
-                || *c == SqlState::T_R_DEADLOCK_DETECTED =>
-        {
-            Conflict(e.to_string()).into()
-        }
-        _ => match e.as_db_error() {
-            Some(db) => anyhow!("PostgreSQL: {}", db.message()),
-            None => e.into(),
-        },
+    let Some(db) = e.as_db_error() else {
+        return e.into();
+    };
+    let server = ServerError {
+        code: 0,
+        state: db.code().code().to_string(),
+        message: db.message().to_string(),
+        shown: format!("PostgreSQL: {}", db.message()),
+    };
+    let c = db.code();
+    if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED {
+        return anyhow::Error::new(server).context(Conflict(e.to_string()));
     }
+    server.into()
 }
 
 impl PostgresConnection {

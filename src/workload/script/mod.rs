@@ -27,7 +27,7 @@ use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
 use crate::measure::timing::Timing;
 use crate::results::MeasurementKey;
-use crate::workload::{preferred_levels, Plan, RunContext, SqlConfig, StepLength, Workload};
+use crate::workload::{sql_at_sync, Plan, RunContext, SqlConfig, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use client::{Client, Exhausted};
 pub use log::LogSpec;
@@ -160,18 +160,7 @@ impl Workload for ScriptParams {
             bail!("--max-tries must be at least 1");
         }
         self.program(0, None)?;
-        preferred_levels(
-            engines,
-            named,
-            Durability::Sync,
-            &[1],
-            |engine, level, _| {
-                Some(SqlConfig {
-                    engine: engine.as_sql()?,
-                    durability: level,
-                })
-            },
-        )
+        sql_at_sync(engines, named)
     }
 
     fn run_config(&mut self, config: &SqlConfig, ctx: &mut RunContext) -> Result<()> {

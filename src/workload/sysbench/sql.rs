@@ -1,0 +1,519 @@
+//! The Rust side of sysbench's SQL API: connections, prepared statements with bound
+//! parameters, result sets and bulk inserts, on hakari's SQL engines, counting each statement
+//! as sysbench counts it (a read returns rows; a write changes some; anything else is other).
+//! `api.lua` wraps these in the objects scripts see and raises their errors as sysbench does.
+
+use super::rand::Generator;
+use crate::engine::kv::is_conflict;
+use crate::engine::sql::{Row, ServerError, SqlConnection, SqlDatabase, SqlValue, Stmt};
+use mlua::{AnyUserData, Lua, Table, UserData, UserDataFields, UserDataMethods, Variadic};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// What one thread's statements counted, as sysbench counts them; read by the run's resource
+/// source while the thread runs (only this thread writes them).
+#[derive(Default, Debug)]
+#[repr(align(64))]
+pub struct Counts {
+    pub reads: AtomicU64,
+    pub writes: AtomicU64,
+    pub other: AtomicU64,
+    pub errors: AtomicU64,
+    pub reconnects: AtomicU64,
+    /// Rows sent through `bulk_insert_next` (what `prepare` loaded).
+    pub bulk_rows: AtomicU64,
+}
+
+fn bump(counter: &AtomicU64) {
+    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+}
+
+/// Which server errors restart the event instead of ending the run (sysbench's drivers:
+/// `--mysql-ignore-errors`, PostgreSQL's deadlocks, serialization failures and unique
+/// violations).
+#[derive(Clone, Debug)]
+pub enum Ignore {
+    Codes(Vec<i64>),
+    All,
+    PostgresStates,
+}
+
+/// What every connection of one Lua state shares.
+pub struct Local {
+    pub db: Arc<Box<dyn SqlDatabase>>,
+    pub counts: Arc<Counts>,
+    pub rng: Rc<RefCell<Generator>>,
+    pub ignore: Ignore,
+    pub postgres: bool,
+}
+
+type Shared = Rc<RefCell<Option<Box<dyn SqlConnection>>>>;
+
+/// A connection (`drv:connect()`).
+pub struct Connection {
+    conn: Shared,
+    local: Rc<Local>,
+    bulk: Option<Bulk>,
+}
+
+/// A bulk insert under way: the INSERT's head and the rows gathered for the next statement.
+struct Bulk {
+    head: String,
+    text: String,
+    rows: usize,
+}
+
+/// Statements of about this many bytes, as sysbench's 512 KiB packets.
+const BULK_BYTES: usize = 512 * 1024;
+
+/// The statements sysbench's scripts prepare that are transaction control: sent as they are.
+fn control(sql: &str) -> bool {
+    let word = sql.trim().trim_end_matches(';').trim().to_ascii_uppercase();
+    matches!(
+        word.as_str(),
+        "BEGIN" | "COMMIT" | "ROLLBACK" | "START TRANSACTION"
+    )
+}
+
+/// Whether a statement's text returns rows (sysbench asks the driver; hakari's connection
+/// answers by kind of call, so the leading word decides which call).
+fn returns_rows(sql: &str) -> bool {
+    let first = sql.trim_start().trim_start_matches('(');
+    let word: String = first
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_uppercase();
+    matches!(
+        word.as_str(),
+        "SELECT"
+            | "SHOW"
+            | "WITH"
+            | "VALUES"
+            | "EXPLAIN"
+            | "DESCRIBE"
+            | "DESC"
+            | "TABLE"
+            | "CHECK"
+            | "ANALYZE"
+            | "CHECKSUM"
+    )
+}
+
+impl Connection {
+    pub fn open(local: Rc<Local>) -> anyhow::Result<Connection> {
+        let conn = local.db.connect()?;
+        Ok(Connection {
+            conn: Rc::new(RefCell::new(Some(conn))),
+            local,
+            bulk: None,
+        })
+    }
+
+    /// Runs `call` on the open connection; an error becomes sysbench's error description.
+    fn with<T>(
+        &self,
+        lua: &Lua,
+        call: impl FnOnce(&mut dyn SqlConnection) -> anyhow::Result<T>,
+    ) -> mlua::Result<Result<T, Table>> {
+        let mut guard = self.conn.borrow_mut();
+        let Some(conn) = guard.as_mut() else {
+            return Err(mlua::Error::runtime(
+                "the connection is closed (disconnect)",
+            ));
+        };
+        match call(conn.as_mut()) {
+            Ok(v) => Ok(Ok(v)),
+            Err(e) => {
+                bump(&self.local.counts.errors);
+                let described = describe(lua, &e, &self.local)?;
+                if self.local.postgres && described.get::<bool>("ignorable")? {
+                    // As sysbench's PostgreSQL driver: the failed transaction is rolled back.
+                    let _ = conn.execute("ROLLBACK");
+                }
+                Ok(Err(described))
+            }
+        }
+    }
+
+    fn bulk_flush(&mut self, lua: &Lua) -> mlua::Result<Option<Table>> {
+        let Some(bulk) = self.bulk.as_mut() else {
+            return Ok(None);
+        };
+        if bulk.rows == 0 {
+            return Ok(None);
+        }
+        let text = std::mem::replace(&mut bulk.text, bulk.head.clone());
+        bulk.rows = 0;
+        let counts = self.local.counts.clone();
+        match self.with(lua, |c| c.execute(&text))? {
+            Ok(n) => {
+                bump(if n > 0 { &counts.writes } else { &counts.other });
+                Ok(None)
+            }
+            Err(e) => Ok(Some(e)),
+        }
+    }
+}
+
+/// sysbench's error description: `sql_errno`, `sql_state`, `sql_errmsg`, and whether the
+/// driver counts it ignorable (the event restarts).
+fn describe(lua: &Lua, e: &anyhow::Error, local: &Local) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+    let (code, state, message) = match e.downcast_ref::<ServerError>() {
+        Some(s) => (s.code, s.state.clone(), s.message.clone()),
+        None => (0, "HY000".to_string(), format!("{e:#}")),
+    };
+    let ignorable = match &local.ignore {
+        Ignore::All => true,
+        Ignore::Codes(codes) => codes.contains(&code),
+        Ignore::PostgresStates => {
+            ["40P01", "23505", "40001"].contains(&state.as_str()) || is_conflict(e)
+        }
+    };
+    t.set("sql_errno", code)?;
+    t.set("sql_state", state)?;
+    t.set("sql_errmsg", message)?;
+    t.set("ignorable", ignorable)?;
+    Ok(t)
+}
+
+/// What a statement returned: rows for a read, the rows changed for anything else.
+pub struct ResultSet {
+    rows: Vec<Row>,
+    next: usize,
+    nrows: u64,
+    nfields: usize,
+}
+
+impl ResultSet {
+    fn changed(n: u64) -> ResultSet {
+        ResultSet {
+            rows: Vec::new(),
+            next: 0,
+            nrows: n,
+            nfields: 0,
+        }
+    }
+
+    fn of(rows: Vec<Row>, nfields: usize) -> ResultSet {
+        ResultSet {
+            nrows: rows.len() as u64,
+            nfields: rows.first().map_or(nfields, Vec::len),
+            rows,
+            next: 0,
+        }
+    }
+}
+
+/// A value as sysbench hands it to a script: text (NULL is nil).
+fn text(v: &SqlValue) -> Option<String> {
+    match v {
+        SqlValue::Null => None,
+        SqlValue::Int(i) => Some(i.to_string()),
+        SqlValue::Float(f) => Some(f.to_string()),
+        SqlValue::Text(s) => Some(s.clone()),
+        SqlValue::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+    }
+}
+
+impl UserData for ResultSet {
+    fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
+        fields.add_field_method_get("nrows", |_, this| Ok(this.nrows));
+        fields.add_field_method_get("nfields", |_, this| Ok(this.nfields));
+    }
+
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method_mut("fetch_row", |lua, this, ()| {
+            let Some(row) = this.rows.get(this.next) else {
+                return Ok(None);
+            };
+            this.next += 1;
+            let t = lua.create_table()?;
+            for (i, v) in row.iter().enumerate() {
+                t.raw_set(i + 1, text(v))?;
+            }
+            Ok(Some(t))
+        });
+        methods.add_method_mut("free", |_, this, ()| {
+            this.rows.clear();
+            Ok(())
+        });
+    }
+}
+
+impl UserData for Connection {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method("query", |lua, this, sql: mlua::String| {
+            let sql = sql.to_str()?.to_string();
+            let counts = this.local.counts.clone();
+            let outcome = if returns_rows(&sql) {
+                this.with(lua, |c| c.query(&sql))?.map(|rows| {
+                    bump(&counts.reads);
+                    ResultSet::of(rows, 0)
+                })
+            } else {
+                this.with(lua, |c| c.execute(&sql))?.map(|n| {
+                    bump(if n > 0 { &counts.writes } else { &counts.other });
+                    ResultSet::changed(n)
+                })
+            };
+            match outcome {
+                Ok(rs) => Ok((Some(lua.create_userdata(rs)?), None)),
+                Err(e) => Ok((None, Some(e))),
+            }
+        });
+        methods.add_method("prepare", |lua, this, sql: mlua::String| {
+            let sql = sql.to_str()?.to_string();
+            if this.local.postgres {
+                // sysbench's pgsql driver names each prepared statement from two draws of the
+                // thread's generator: drawn here too, so that what the script draws next is
+                // what it draws under sysbench.
+                let mut rng = this.local.rng.borrow_mut();
+                rng.next_u64();
+                rng.next_u64();
+            }
+            let statement = if control(&sql) {
+                Statement::new(this, None, false, sql)
+            } else {
+                let prepared = this.with(lua, |c| {
+                    let stmt = c.prepare(&sql)?;
+                    let reads = !c.columns(stmt)?.is_empty();
+                    Ok((stmt, reads))
+                })?;
+                match prepared {
+                    Ok((stmt, reads)) => Statement::new(this, Some(stmt), reads, sql),
+                    Err(e) => return Ok((None, Some(e))),
+                }
+            };
+            Ok((Some(lua.create_userdata(statement)?), None))
+        });
+        methods.add_method_mut("bulk_insert_init", |lua, this, head: String| {
+            if let Some(e) = this.bulk_flush(lua)? {
+                return Ok(Some(e));
+            }
+            this.bulk = Some(Bulk {
+                text: head.clone(),
+                head,
+                rows: 0,
+            });
+            Ok(None)
+        });
+        methods.add_method_mut("bulk_insert_next", |lua, this, row: mlua::String| {
+            let row = row.to_str()?;
+            let full = match this.bulk.as_mut() {
+                None => {
+                    return Err(mlua::Error::runtime(
+                        "bulk_insert_next() before bulk_insert_init()",
+                    ))
+                }
+                Some(b) => {
+                    if b.rows > 0 {
+                        b.text.push(',');
+                    }
+                    b.text.push_str(&row);
+                    b.rows += 1;
+                    b.text.len() >= BULK_BYTES
+                }
+            };
+            bump(&this.local.counts.bulk_rows);
+            match full {
+                true => this.bulk_flush(lua),
+                false => Ok(None),
+            }
+        });
+        methods.add_method_mut("bulk_insert_done", |lua, this, ()| {
+            let e = this.bulk_flush(lua)?;
+            this.bulk = None;
+            Ok(e)
+        });
+        methods.add_method("disconnect", |_, this, ()| {
+            this.conn.borrow_mut().take();
+            Ok(())
+        });
+        methods.add_method("reconnect", |_, this, ()| {
+            let fresh = this.local.db.connect().map_err(mlua::Error::external)?;
+            *this.conn.borrow_mut() = Some(fresh);
+            bump(&this.local.counts.reconnects);
+            Ok(())
+        });
+    }
+}
+
+/// A prepared statement (`con:prepare`), with the parameters bound to it.
+pub struct Statement {
+    conn: Shared,
+    local: Rc<Local>,
+    stmt: Option<Stmt>,
+    reads: bool,
+    sql: String,
+    params: Vec<Rc<RefCell<SqlValue>>>,
+    values: Vec<SqlValue>,
+}
+
+impl Statement {
+    fn new(con: &Connection, stmt: Option<Stmt>, reads: bool, sql: String) -> Statement {
+        Statement {
+            conn: con.conn.clone(),
+            local: con.local.clone(),
+            stmt,
+            reads,
+            sql,
+            params: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    fn connection(&self) -> Connection {
+        Connection {
+            conn: self.conn.clone(),
+            local: self.local.clone(),
+            bulk: None,
+        }
+    }
+}
+
+/// sysbench.sql.type: CHAR and VARCHAR are text, FLOAT and DOUBLE floating point, the rest
+/// integers.
+fn kind_of(btype: i64) -> mlua::Result<Kind> {
+    match btype {
+        1..=4 => Ok(Kind::Int),
+        5 | 6 => Ok(Kind::Float),
+        11 | 12 => Ok(Kind::Text),
+        other => Err(mlua::Error::runtime(format!(
+            "Unsupported argument type: {other}"
+        ))),
+    }
+}
+
+impl UserData for Statement {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method(
+            "bind_create",
+            |lua, this, (btype, max_len): (i64, Option<usize>)| {
+                let kind = kind_of(btype)?;
+                let param = Param {
+                    kind,
+                    max_len: max_len.unwrap_or(8),
+                    value: Rc::new(RefCell::new(SqlValue::Null)),
+                    rng: this.local.rng.clone(),
+                    scratch: Vec::new(),
+                };
+                lua.create_userdata(param)
+            },
+        );
+        methods.add_method_mut("bind_param", |_, this, params: Variadic<AnyUserData>| {
+            this.params = (params.iter())
+                .map(|p| Ok(p.borrow::<Param>()?.value.clone()))
+                .collect::<mlua::Result<_>>()?;
+            Ok(0)
+        });
+        methods.add_method_mut("execute", |lua, this, ()| {
+            this.values.clear();
+            this.values
+                .extend(this.params.iter().map(|p| p.borrow().clone()));
+            let counts = this.local.counts.clone();
+            let (stmt, values, reads) = (this.stmt, std::mem::take(&mut this.values), this.reads);
+            let sql = this.sql.clone();
+            let con = this.connection();
+            let outcome = con.with(lua, |c| match stmt {
+                None => c.execute(&sql).map(ResultSet::changed),
+                Some(s) if reads => {
+                    let mut rows = Vec::new();
+                    c.query_prepared(s, &values, &mut |r| rows.push(std::mem::take(r)))?;
+                    Ok(ResultSet::of(rows, 0))
+                }
+                Some(s) => c.exec_prepared(s, &values).map(ResultSet::changed),
+            })?;
+            this.values = values;
+            match outcome {
+                Ok(rs) => {
+                    bump(match (reads, rs.nrows) {
+                        (true, _) => &counts.reads,
+                        (false, 0) => &counts.other,
+                        (false, _) => &counts.writes,
+                    });
+                    Ok((Some(lua.create_userdata(rs)?), None))
+                }
+                Err(e) => Ok((None, Some(e))),
+            }
+        });
+        methods.add_method_mut("close", |_, this, ()| {
+            this.params.clear();
+            Ok(0)
+        });
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Int,
+    Float,
+    Text,
+}
+
+/// A bound parameter (`stmt:bind_create`): `set` and `set_rand_str` change what the next
+/// `execute` sends.
+pub struct Param {
+    kind: Kind,
+    max_len: usize,
+    value: Rc<RefCell<SqlValue>>,
+    rng: Rc<RefCell<Generator>>,
+    scratch: Vec<u8>,
+}
+
+impl UserData for Param {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method("set", |_, this, value: mlua::Value| {
+            let v = match (&value, this.kind) {
+                (mlua::Value::Nil, _) => SqlValue::Null,
+                (_, Kind::Int) => SqlValue::Int(number(&value)? as i64),
+                (_, Kind::Float) => SqlValue::Float(number(&value)?),
+                (_, Kind::Text) => {
+                    let s = match &value {
+                        mlua::Value::String(s) => s.to_string_lossy(),
+                        other => other.to_string()?,
+                    };
+                    let end = (0..=s.len().min(this.max_len))
+                        .rev()
+                        .find(|&i| s.is_char_boundary(i));
+                    SqlValue::Text(s[..end.unwrap_or(0)].to_string())
+                }
+            };
+            *this.value.borrow_mut() = v;
+            Ok(())
+        });
+        methods.add_method_mut("set_rand_str", |_, this, fmt: mlua::String| {
+            if this.kind != Kind::Text {
+                return Err(mlua::Error::runtime(
+                    "set_rand_str() takes a CHAR or VARCHAR parameter",
+                ));
+            }
+            let mut scratch = std::mem::take(&mut this.scratch);
+            this.rng.borrow_mut().string(&fmt.as_bytes(), &mut scratch);
+            scratch.truncate(this.max_len);
+            *this.value.borrow_mut() =
+                SqlValue::Text(String::from_utf8_lossy(&scratch).into_owned());
+            this.scratch = scratch;
+            Ok(())
+        });
+    }
+}
+
+/// A Lua number (or a number as text, or a 64-bit cdata's tostring) as a float.
+fn number(v: &mlua::Value) -> mlua::Result<f64> {
+    match v {
+        mlua::Value::Integer(i) => Ok(*i as f64),
+        mlua::Value::Number(n) => Ok(*n),
+        mlua::Value::Boolean(b) => Ok(*b as u8 as f64),
+        other => {
+            let text = other.to_string()?;
+            let digits = text.trim_end_matches("ULL").trim_end_matches("LL");
+            digits
+                .parse::<f64>()
+                .map_err(|_| mlua::Error::runtime(format!("'{text}' is not a number")))
+        }
+    }
+}
