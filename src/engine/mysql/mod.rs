@@ -390,11 +390,12 @@ impl SqlConnection for MysqlConnection {
         let s = self.statements.get(stmt)?.clone();
         let values: Vec<Value> = args.iter().map(to_value).collect();
         let rows: Vec<mysql::Row> = self.conn.exec(&s, values).map_err(classify)?;
-        for r in &rows {
-            let mut vals: Vec<SqlValue> = r.clone().unwrap().into_iter().map(from_value).collect();
+        let n = rows.len() as u64;
+        for r in rows {
+            let mut vals: Vec<SqlValue> = r.unwrap().into_iter().map(from_value).collect();
             visit(&mut vals);
         }
-        Ok(rows.len() as u64)
+        Ok(n)
     }
     fn columns(&mut self, stmt: Stmt) -> Result<Vec<String>> {
         let s = self.statements.get(stmt)?;

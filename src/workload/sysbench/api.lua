@@ -96,11 +96,11 @@ function statement.bind_param(self, ...)
 end
 
 function statement.execute(self)
-   local rs, e = self.raw:execute()
+   local e = self.raw:execute()
    if e then
       return failed(self.connection, e, "<prepared statement>", 3)
    end
-   return rs
+   return self.connection.rs
 end
 
 function statement.close(self)
@@ -112,11 +112,11 @@ connection.__index = connection
 connection.__tostring = function() return "<sql_connection>" end
 
 function connection.query(self, query)
-   local rs, e = self.raw:query(query)
+   local e = self.raw:query(query)
    if e then
       return failed(self, e, query, 3)
    end
-   return rs
+   return self.rs
 end
 
 function connection.query_row(self, query)
@@ -172,7 +172,8 @@ function driver.name(self)
 end
 
 function driver.connect(self)
-   return setmetatable({ raw = hk.connect() }, connection)
+   local raw = hk.connect()
+   return setmetatable({ raw = raw, rs = raw:results() }, connection)
 end
 
 function sql.driver(name)

@@ -56,6 +56,9 @@ pub struct Connection {
     conn: Shared,
     local: Rc<Local>,
     bulk: Option<Bulk>,
+    /// What the last statement returned: one per connection, as sysbench's driver keeps it, so
+    /// that a statement makes no new object for the script's collector.
+    results: Rc<RefCell<Results>>,
 }
 
 /// A bulk insert under way: the INSERT's head and the rows gathered for the next statement.
@@ -109,33 +112,16 @@ impl Connection {
             conn: Rc::new(RefCell::new(Some(conn))),
             local,
             bulk: None,
+            results: Rc::default(),
         })
     }
 
-    /// Runs `call` on the open connection; an error becomes sysbench's error description.
     fn with<T>(
         &self,
         lua: &Lua,
         call: impl FnOnce(&mut dyn SqlConnection) -> anyhow::Result<T>,
     ) -> mlua::Result<Result<T, Table>> {
-        let mut guard = self.conn.borrow_mut();
-        let Some(conn) = guard.as_mut() else {
-            return Err(mlua::Error::runtime(
-                "the connection is closed (disconnect)",
-            ));
-        };
-        match call(conn.as_mut()) {
-            Ok(v) => Ok(Ok(v)),
-            Err(e) => {
-                bump(&self.local.counts.errors);
-                let described = describe(lua, &e, &self.local)?;
-                if self.local.postgres && described.get::<bool>("ignorable")? {
-                    // As sysbench's PostgreSQL driver: the failed transaction is rolled back.
-                    let _ = conn.execute("ROLLBACK");
-                }
-                Ok(Err(described))
-            }
-        }
+        with(&self.conn, &self.local, lua, call)
     }
 
     fn bulk_flush(&mut self, lua: &Lua) -> mlua::Result<Option<Table>> {
@@ -154,6 +140,31 @@ impl Connection {
                 Ok(None)
             }
             Err(e) => Ok(Some(e)),
+        }
+    }
+}
+
+/// Runs `call` on the open connection; an error becomes sysbench's error description.
+fn with<T>(
+    conn: &Shared,
+    local: &Local,
+    lua: &Lua,
+    call: impl FnOnce(&mut dyn SqlConnection) -> anyhow::Result<T>,
+) -> mlua::Result<Result<T, Table>> {
+    let mut guard = conn.borrow_mut();
+    let Some(conn) = guard.as_mut() else {
+        return Err(mlua::Error::runtime("the connection is closed (disconnect)"));
+    };
+    match call(conn.as_mut()) {
+        Ok(v) => Ok(Ok(v)),
+        Err(e) => {
+            bump(&local.counts.errors);
+            let described = describe(lua, &e, local)?;
+            if local.postgres && described.get::<bool>("ignorable")? {
+                // As sysbench's PostgreSQL driver: the failed transaction is rolled back.
+                let _ = conn.execute("ROLLBACK");
+            }
+            Ok(Err(described))
         }
     }
 }
@@ -181,32 +192,28 @@ fn describe(lua: &Lua, e: &anyhow::Error, local: &Local) -> mlua::Result<Table> 
 }
 
 /// What a statement returned: rows for a read, the rows changed for anything else.
-pub struct ResultSet {
+#[derive(Default)]
+pub struct Results {
     rows: Vec<Row>,
     next: usize,
     nrows: u64,
     nfields: usize,
 }
 
-impl ResultSet {
-    fn changed(n: u64) -> ResultSet {
-        ResultSet {
-            rows: Vec::new(),
-            next: 0,
-            nrows: n,
-            nfields: 0,
-        }
+impl Results {
+    fn changed(&mut self, n: u64) {
+        self.rows.clear();
+        (self.next, self.nrows, self.nfields) = (0, n, 0);
     }
 
-    fn of(rows: Vec<Row>, nfields: usize) -> ResultSet {
-        ResultSet {
-            nrows: rows.len() as u64,
-            nfields: rows.first().map_or(nfields, Vec::len),
-            rows,
-            next: 0,
-        }
+    fn read(&mut self, rows: Vec<Row>) {
+        self.nfields = rows.first().map_or(0, Vec::len);
+        (self.next, self.nrows, self.rows) = (0, rows.len() as u64, rows);
     }
 }
+
+/// The script's view of a connection's results (`rs.nrows`, `rs:fetch_row()`).
+pub struct ResultSet(Rc<RefCell<Results>>);
 
 /// A value as sysbench hands it to a script: text (NULL is nil).
 fn text(v: &SqlValue) -> Option<String> {
@@ -221,24 +228,25 @@ fn text(v: &SqlValue) -> Option<String> {
 
 impl UserData for ResultSet {
     fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
-        fields.add_field_method_get("nrows", |_, this| Ok(this.nrows));
-        fields.add_field_method_get("nfields", |_, this| Ok(this.nfields));
+        fields.add_field_method_get("nrows", |_, this| Ok(this.0.borrow().nrows));
+        fields.add_field_method_get("nfields", |_, this| Ok(this.0.borrow().nfields));
     }
 
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_method_mut("fetch_row", |lua, this, ()| {
-            let Some(row) = this.rows.get(this.next) else {
+        methods.add_method("fetch_row", |lua, this, ()| {
+            let mut results = this.0.borrow_mut();
+            let Some(row) = results.rows.get(results.next) else {
                 return Ok(None);
             };
-            this.next += 1;
             let t = lua.create_table()?;
             for (i, v) in row.iter().enumerate() {
                 t.raw_set(i + 1, text(v))?;
             }
+            results.next += 1;
             Ok(Some(t))
         });
-        methods.add_method_mut("free", |_, this, ()| {
-            this.rows.clear();
+        methods.add_method("free", |_, this, ()| {
+            this.0.borrow_mut().rows.clear();
             Ok(())
         });
     }
@@ -246,24 +254,23 @@ impl UserData for ResultSet {
 
 impl UserData for Connection {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method("results", |_, this, ()| Ok(ResultSet(this.results.clone())));
         methods.add_method("query", |lua, this, sql: mlua::String| {
-            let sql = sql.to_str()?.to_string();
-            let counts = this.local.counts.clone();
+            let sql = sql.to_str()?;
+            let counts = &this.local.counts;
+            let mut results = this.results.borrow_mut();
             let outcome = if returns_rows(&sql) {
                 this.with(lua, |c| c.query(&sql))?.map(|rows| {
                     bump(&counts.reads);
-                    ResultSet::of(rows, 0)
+                    results.read(rows)
                 })
             } else {
                 this.with(lua, |c| c.execute(&sql))?.map(|n| {
                     bump(if n > 0 { &counts.writes } else { &counts.other });
-                    ResultSet::changed(n)
+                    results.changed(n)
                 })
             };
-            match outcome {
-                Ok(rs) => Ok((Some(lua.create_userdata(rs)?), None)),
-                Err(e) => Ok((None, Some(e))),
-            }
+            Ok(outcome.err())
         });
         methods.add_method("prepare", |lua, this, sql: mlua::String| {
             let sql = sql.to_str()?.to_string();
@@ -346,6 +353,7 @@ impl UserData for Connection {
 pub struct Statement {
     conn: Shared,
     local: Rc<Local>,
+    results: Rc<RefCell<Results>>,
     stmt: Option<Stmt>,
     reads: bool,
     sql: String,
@@ -358,6 +366,7 @@ impl Statement {
         Statement {
             conn: con.conn.clone(),
             local: con.local.clone(),
+            results: con.results.clone(),
             stmt,
             reads,
             sql,
@@ -366,12 +375,31 @@ impl Statement {
         }
     }
 
-    fn connection(&self) -> Connection {
-        Connection {
-            conn: self.conn.clone(),
-            local: self.local.clone(),
-            bulk: None,
+    /// Sends the statement with its parameters' values; the counts and results as sysbench's.
+    fn execute(&mut self, lua: &Lua) -> mlua::Result<Option<Table>> {
+        self.values.clear();
+        self.values.extend(self.params.iter().map(|p| p.borrow().clone()));
+        let (stmt, values, reads, sql) = (self.stmt, &self.values, self.reads, &self.sql);
+        let mut results = self.results.borrow_mut();
+        let outcome = with(&self.conn, &self.local, lua, |c| match stmt {
+            None => c.execute(sql).map(|n| results.changed(n)),
+            Some(s) if reads => {
+                let mut rows = Vec::new();
+                c.query_prepared(s, values, &mut |r| rows.push(std::mem::take(r)))?;
+                results.read(rows);
+                Ok(())
+            }
+            Some(s) => c.exec_prepared(s, values).map(|n| results.changed(n)),
+        })?;
+        if outcome.is_ok() {
+            let counts = &self.local.counts;
+            bump(match (reads, results.nrows) {
+                (true, _) => &counts.reads,
+                (false, 0) => &counts.other,
+                (false, _) => &counts.writes,
+            });
         }
+        Ok(outcome.err())
     }
 }
 
@@ -410,36 +438,7 @@ impl UserData for Statement {
                 .collect::<mlua::Result<_>>()?;
             Ok(0)
         });
-        methods.add_method_mut("execute", |lua, this, ()| {
-            this.values.clear();
-            this.values
-                .extend(this.params.iter().map(|p| p.borrow().clone()));
-            let counts = this.local.counts.clone();
-            let (stmt, values, reads) = (this.stmt, std::mem::take(&mut this.values), this.reads);
-            let sql = this.sql.clone();
-            let con = this.connection();
-            let outcome = con.with(lua, |c| match stmt {
-                None => c.execute(&sql).map(ResultSet::changed),
-                Some(s) if reads => {
-                    let mut rows = Vec::new();
-                    c.query_prepared(s, &values, &mut |r| rows.push(std::mem::take(r)))?;
-                    Ok(ResultSet::of(rows, 0))
-                }
-                Some(s) => c.exec_prepared(s, &values).map(ResultSet::changed),
-            })?;
-            this.values = values;
-            match outcome {
-                Ok(rs) => {
-                    bump(match (reads, rs.nrows) {
-                        (true, _) => &counts.reads,
-                        (false, 0) => &counts.other,
-                        (false, _) => &counts.writes,
-                    });
-                    Ok((Some(lua.create_userdata(rs)?), None))
-                }
-                Err(e) => Ok((None, Some(e))),
-            }
-        });
+        methods.add_method_mut("execute", |lua, this, ()| this.execute(lua));
         methods.add_method_mut("close", |_, this, ()| {
             this.params.clear();
             Ok(0)
