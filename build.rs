@@ -16,6 +16,10 @@ fn main() {
         .compile("hakari_bdb_shim");
     println!("cargo:rustc-link-lib=db-5.3");
 
+    // sysbench's scripts call sb_counter_inc through LuaJIT's FFI, which finds it among the
+    // binary's exported symbols (workload/sysbench/sql.rs).
+    println!("cargo:rustc-link-arg-bin=hakari=-Wl,--export-dynamic-symbol=sb_counter_inc");
+
     // The duckdb feature over a prebuilt libduckdb.so: find it at run time where it was linked.
     println!("cargo:rerun-if-env-changed=DUCKDB_LIB_DIR");
     let bundled = std::env::var_os("CARGO_FEATURE_DUCKDB_BUNDLED").is_some();

@@ -15,6 +15,13 @@ function print(...)
    write_line(table.concat(parts, "\t"))
 end
 
+-- The counter kinds scripts name through the FFI (ffi.C.sb_counter_inc(tid, ffi.C.SB_CNT_ERROR)).
+ffi.cdef[[
+typedef enum {
+   SB_CNT_OTHER, SB_CNT_READ, SB_CNT_WRITE, SB_CNT_TRX, SB_CNT_ERROR, SB_CNT_RECONNECT, SB_CNT_MAX
+} sb_counter_type;
+]]
+
 sysbench.error = { NONE = 0, RESTART_EVENT = 1 }
 sysbench.hooks = {}
 

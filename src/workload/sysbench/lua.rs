@@ -53,6 +53,7 @@ impl State {
         // SAFETY: the script is the user's own program, run with LuaJIT's FFI as sysbench runs
         // it (sysbench's own API and scripts such as sysbench-tpcc use the FFI).
         let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL, LuaOptions::default()) };
+        super::sql::count_here(local.counts.clone());
         let state = State { lua, local };
         state.globals(setup).map_err(lua_err)?;
         (state.lua.load(setup.script)).exec().map_err(lua_err)?;

@@ -169,10 +169,12 @@ impl SysbenchParams {
     }
 }
 
+type Database = Arc<Box<dyn crate::engine::sql::SqlDatabase>>;
+
 /// What every state of one command shares.
 struct Command<'a> {
     params: &'a SysbenchParams,
-    db: Arc<Box<dyn crate::engine::sql::SqlDatabase>>,
+    db: Option<Database>,
     name: &'a str,
     options: Vec<(String, options::Value)>,
     legacy: bool,
@@ -207,15 +209,19 @@ impl Command<'_> {
 }
 
 /// The options a script declares, read from a state of its own (sysbench's main state).
-fn declared(
-    params: &SysbenchParams,
-    db: &Arc<Box<dyn crate::engine::sql::SqlDatabase>>,
-    name: &str,
-) -> Result<(Vec<(String, options::Value)>, bool)> {
+/// The options of a command: every one's value, whether the script declares none (the legacy
+/// API), and the script's own.
+struct Options {
+    values: Vec<(String, options::Value)>,
+    legacy: bool,
+    script: Vec<Declared>,
+}
+
+fn declared(params: &SysbenchParams, db: Option<&Database>, name: &str) -> Result<Options> {
     let own = options::own();
     let first = Command {
         params,
-        db: db.clone(),
+        db: db.cloned(),
         name,
         options: options::values(&own, &params.given)?,
         legacy: false,
@@ -240,7 +246,7 @@ fn declared(
             );
         }
     }
-    let all: Vec<Declared> = own.into_iter().chain(script).collect();
+    let all: Vec<Declared> = own.into_iter().chain(script.iter().cloned()).collect();
     let mut values = options::values(&all, &params.given)?;
     if legacy {
         // Options no one declared are the script's, as text (sysbench's legacy API).
@@ -250,7 +256,11 @@ fn declared(
             }
         }
     }
-    Ok((values, legacy))
+    Ok(Options {
+        values,
+        legacy,
+        script,
+    })
 }
 
 impl Workload for SysbenchParams {
@@ -279,6 +289,9 @@ impl Workload for SysbenchParams {
         }
         self.shape()?;
         self.percentile()?;
+        // The script and its options are checked before any server starts.
+        let first = self.commands.first().map_or("run", String::as_str);
+        declared(self, None, first)?;
         let engine = DRIVERS
             .iter()
             .find(|(d, _)| *d == self.driver)
@@ -326,13 +339,17 @@ impl SysbenchParams {
         &self,
         name: &str,
         config: &SqlConfig,
-        db: &Arc<Box<dyn crate::engine::sql::SqlDatabase>>,
+        db: &Database,
         ctx: &mut RunContext,
     ) -> Result<()> {
-        let (options, legacy) = declared(self, db, name)?;
+        let Options {
+            values: options,
+            legacy,
+            script,
+        } = declared(self, Some(db), name)?;
         let command = Command {
             params: self,
-            db: db.clone(),
+            db: Some(db.clone()),
             name,
             options,
             legacy,
@@ -347,6 +364,9 @@ impl SysbenchParams {
         let counts: Vec<Arc<Counts>> = (0..self.threads).map(|_| Arc::default()).collect();
         let main = command.state(0, Seeds::main(self.threads).state(0), counts[0].clone())?;
         let (defined, parallel) = main.command(name)?;
+        if name == "help" && !defined && main.function("help")?.is_none() {
+            return self.help(&script);
+        }
         if defined && parallel && self.threads > 1 {
             drop(main);
             let seeds = Seeds::main(self.threads);
@@ -386,6 +406,21 @@ impl SysbenchParams {
                 key,
                 &[StepOutcome::whole(secs, rows.max(1)).spent(span.finish())],
             )?;
+        }
+        Ok(())
+    }
+
+    /// `help`: the script's own options, as sysbench lists them (unless the script has its own
+    /// `help` command or function, which runs instead).
+    fn help(&self, script: &[Declared]) -> Result<()> {
+        println!("{} options:", self.script);
+        for d in script {
+            let default = d
+                .default
+                .as_deref()
+                .map(|v| format!(" [{v}]"))
+                .unwrap_or_default();
+            println!("  --{:<30} {}{default}", format!("{}=N", d.name), d.about);
         }
         Ok(())
     }

@@ -30,6 +30,37 @@ fn bump(counter: &AtomicU64) {
     counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
 }
 
+thread_local! {
+    /// The counts of the Lua state this thread runs, for `sb_counter_inc`.
+    static COUNTS: RefCell<Option<Arc<Counts>>> = const { RefCell::new(None) };
+}
+
+/// Makes `counts` the ones `sb_counter_inc` adds to on this thread.
+pub fn count_here(counts: Arc<Counts>) {
+    COUNTS.with(|c| *c.borrow_mut() = Some(counts));
+}
+
+/// sysbench's `sb_counter_inc(thread, counter)`, which scripts reach through LuaJIT's FFI
+/// (sysbench-tpcc counts the New-Order rollbacks it makes itself as errors): it adds to the
+/// counts of the state this thread runs. The binary exports it (build.rs), as sysbench's does,
+/// so that `ffi.C` finds it.
+#[no_mangle]
+pub extern "C" fn sb_counter_inc(_thread: std::ffi::c_int, counter: std::ffi::c_int) {
+    COUNTS.with(|c| {
+        if let Some(c) = c.borrow().as_ref() {
+            // sysbench's sb_counter_type: OTHER, READ, WRITE, TRX, ERROR, RECONNECT.
+            match counter {
+                0 => bump(&c.other),
+                1 => bump(&c.reads),
+                2 => bump(&c.writes),
+                4 => bump(&c.errors),
+                5 => bump(&c.reconnects),
+                _ => {}
+            }
+        }
+    });
+}
+
 /// Which server errors restart the event instead of ending the run (sysbench's drivers:
 /// `--mysql-ignore-errors`, PostgreSQL's deadlocks, serialization failures and unique
 /// violations).
@@ -42,7 +73,8 @@ pub enum Ignore {
 
 /// What every connection of one Lua state shares.
 pub struct Local {
-    pub db: Arc<Box<dyn SqlDatabase>>,
+    /// None in the state that only reads the script's options, before any server starts.
+    pub db: Option<Arc<Box<dyn SqlDatabase>>>,
     pub counts: Arc<Counts>,
     pub rng: Rc<RefCell<Generator>>,
     pub ignore: Ignore,
@@ -107,7 +139,7 @@ fn returns_rows(sql: &str) -> bool {
 
 impl Connection {
     pub fn open(local: Rc<Local>) -> anyhow::Result<Connection> {
-        let conn = local.db.connect()?;
+        let conn = database(&local)?.connect()?;
         Ok(Connection {
             conn: Rc::new(RefCell::new(Some(conn))),
             local,
@@ -144,6 +176,15 @@ impl Connection {
     }
 }
 
+fn database(local: &Local) -> anyhow::Result<&dyn SqlDatabase> {
+    match &local.db {
+        Some(db) => Ok(db.as_ref().as_ref()),
+        None => anyhow::bail!(
+            "no connection while sysbench's options are read (the script's top level connects)"
+        ),
+    }
+}
+
 /// Runs `call` on the open connection; an error becomes sysbench's error description.
 fn with<T>(
     conn: &Shared,
@@ -153,7 +194,9 @@ fn with<T>(
 ) -> mlua::Result<Result<T, Table>> {
     let mut guard = conn.borrow_mut();
     let Some(conn) = guard.as_mut() else {
-        return Err(mlua::Error::runtime("the connection is closed (disconnect)"));
+        return Err(mlua::Error::runtime(
+            "the connection is closed (disconnect)",
+        ));
     };
     match call(conn.as_mut()) {
         Ok(v) => Ok(Ok(v)),
@@ -341,7 +384,8 @@ impl UserData for Connection {
             Ok(())
         });
         methods.add_method("reconnect", |_, this, ()| {
-            let fresh = this.local.db.connect().map_err(mlua::Error::external)?;
+            let fresh = (database(&this.local).and_then(|db| db.connect()))
+                .map_err(mlua::Error::external)?;
             *this.conn.borrow_mut() = Some(fresh);
             bump(&this.local.counts.reconnects);
             Ok(())
@@ -378,7 +422,8 @@ impl Statement {
     /// Sends the statement with its parameters' values; the counts and results as sysbench's.
     fn execute(&mut self, lua: &Lua) -> mlua::Result<Option<Table>> {
         self.values.clear();
-        self.values.extend(self.params.iter().map(|p| p.borrow().clone()));
+        self.values
+            .extend(self.params.iter().map(|p| p.borrow().clone()));
         let (stmt, values, reads, sql) = (self.stmt, &self.values, self.reads, &self.sql);
         let mut results = self.results.borrow_mut();
         let outcome = with(&self.conn, &self.local, lua, |c| match stmt {
