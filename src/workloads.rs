@@ -133,6 +133,9 @@ fn overridden(options: &RunOptions, over: Overrides) -> Result<RunOptions> {
     if let Some(w) = over.warmup {
         o.timing.warmup = w;
     }
+    if let Some(view) = over.terminal {
+        o.terminal = Some(run::TerminalView(view));
+    }
     Ok(o)
 }
 

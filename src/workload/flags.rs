@@ -68,7 +68,7 @@ pub trait Flags: clap::Args + clap::FromArgMatches {
 
 /// Run options a workload's own command line gives: each over hakari's flag of the same
 /// meaning where that was not given, refused where both were.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Overrides {
     pub engine: Option<String>,
     pub url: Option<String>,
@@ -76,4 +76,6 @@ pub struct Overrides {
     pub rate: Option<f64>,
     pub interval: Option<f64>,
     pub warmup: Option<f64>,
+    /// How the terminal shows the run, over the workload's own view (sysbench's report).
+    pub terminal: Option<&'static dyn crate::report::view::View>,
 }

@@ -15,6 +15,11 @@ pub struct SysbenchFlags {
     /// select_random_ranges, bulk_insert), read from /usr/share/sysbench, or a script's path.
     #[arg(value_name = "SCRIPT")]
     pub script: String,
+    /// `sysbench`: print the run in sysbench's own report layout (SQL statistics, General
+    /// statistics, Latency) instead of hakari's tables, for tools that parse sysbench's output.
+    /// The result file and the HTML report are hakari's either way.
+    #[arg(long, value_name = "FORMAT", value_parser = ["sysbench"])]
+    pub output: Option<String>,
     /// sysbench's options (--threads=8, --time=60, --events=N, --rate=N, --report-interval=1,
     /// --rand-type, --rand-seed, --db-driver=mysql|pgsql, --mysql-host, --pgsql-db, ...),
     /// the script's own (--tables=4, --table-size=100000) and the commands (prepare, run,
@@ -70,6 +75,10 @@ impl Flags for SysbenchFlags {
             rate: positive(number("rate")?),
             interval: positive(number("report-interval")?),
             warmup: positive(number("warmup-time")?),
+            terminal: self
+                .output
+                .as_ref()
+                .map(|_| &super::view::SysbenchReport as &'static dyn crate::report::view::View),
         })
     }
 }

@@ -420,7 +420,16 @@ impl SysbenchParams {
                 .as_deref()
                 .map(|v| format!(" [{v}]"))
                 .unwrap_or_default();
-            println!("  --{:<30} {}{default}", format!("{}=N", d.name), d.about);
+            let value = match d.kind {
+                options::Type::Bool => "[=on|off]",
+                options::Type::Text | options::Type::List => "=STRING",
+                _ => "=N",
+            };
+            println!(
+                "  --{:<30} {}{default}",
+                format!("{}{value}", d.name),
+                d.about
+            );
         }
         Ok(())
     }

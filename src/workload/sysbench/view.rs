@@ -104,3 +104,82 @@ impl View for SysbenchView {
         parts
     }
 }
+
+/// `--output sysbench`: the `run` step in sysbench's own report layout, for scripts and
+/// dashboards that parse it (its minimum latency and thread fairness are not kept: left out).
+pub struct SysbenchReport;
+
+impl View for SysbenchReport {
+    fn parts(&self, r: &RunResult, _: &[Verdict]) -> Vec<Part> {
+        let percentile = (r.parameters.get("percentile"))
+            .and_then(|v| v.as_f64())
+            .unwrap_or(95.0);
+        let text: String = (r.measurements.iter())
+            .filter(|m| m.step == "run")
+            .map(|m| sysbench_report(m, percentile))
+            .collect();
+        vec![Part::Terminal(text)]
+    }
+
+    fn derived(&self) -> bool {
+        false
+    }
+}
+
+/// One measurement as sysbench 1.0.20 reports a run, over all of its runs.
+fn sysbench_report(m: &Measurement, percentile: f64) -> String {
+    let total = |name: &str| -> u64 {
+        m.runs
+            .iter()
+            .map(|r| r.usage.get(name).copied().unwrap_or(0.0))
+            .sum::<f64>() as u64
+    };
+    let (read, write, other) = (
+        total("sysbench.reads"),
+        total("sysbench.writes"),
+        total("sysbench.other"),
+    );
+    let queries = read + write + other;
+    let events: u64 = m.runs.iter().map(|r| r.ops).sum();
+    let seconds: f64 = m.runs.iter().map(|r| r.seconds).sum();
+    let per = |n: u64| n as f64 / seconds.max(f64::MIN_POSITIVE);
+    let mut out = String::from("SQL statistics:\n    queries performed:\n");
+    for (name, n) in [
+        ("read", read),
+        ("write", write),
+        ("other", other),
+        ("total", queries),
+    ] {
+        out += &format!("        {:<33}{n}\n", format!("{name}:"));
+    }
+    for (name, n) in [
+        ("transactions", events),
+        ("queries", queries),
+        ("ignored errors", total("sysbench.errors")),
+        ("reconnects", total("sysbench.reconnects")),
+    ] {
+        out += &format!(
+            "    {:<37}{n:<6} ({:.2} per sec.)\n",
+            format!("{name}:"),
+            per(n)
+        );
+    }
+    out += &format!(
+        "\nGeneral statistics:\n    total time:                          {seconds:.4}s\n    \
+         total number of events:              {events}\n\nLatency (ms):\n"
+    );
+    if let Some(l) = &m.latency {
+        let ms = |us: f64| us / 1000.0;
+        out += &format!("         avg: {:39.2}\n", ms(l.mean_us));
+        out += &format!("         max: {:39.2}\n", ms(l.max_us));
+        if let Some(p) = at(l, percentile) {
+            out += &format!(
+                "        {:3}th percentile: {:27.2}\n",
+                percentile as u64,
+                ms(p)
+            );
+        }
+        out += &format!("         sum: {:39.2}\n", ms(l.mean_us) * l.count as f64);
+    }
+    out
+}
