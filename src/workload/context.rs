@@ -240,6 +240,26 @@ impl RunContext {
         }
     }
 
+    /// A SQL engine opened as `--url` names it (claiming, creating and dropping nothing), or
+    /// its private server, for `clients` connections, and recorded: how the workloads that run a
+    /// user's own statements open (script, sysbench). The directory must outlive the database.
+    pub fn open_given(
+        &mut self,
+        config: &super::SqlConfig,
+        clients: usize,
+    ) -> Result<(ConfigDir, Box<dyn crate::engine::sql::SqlDatabase>)> {
+        let dir = self.config_dir(config)?;
+        let options = self.sql_options(config.engine, config.durability, &dir, clients);
+        let db = config.engine.open_as_given(&options)?;
+        self.record_engine(
+            Engine::Sql(config.engine),
+            config.durability,
+            db.version(),
+            db.settings(),
+        );
+        Ok((dir, db))
+    }
+
     pub fn fresh_dir(&self, name: &str) -> Result<PathBuf> {
         let dir = self.data_root.join(name);
         if dir.exists() {

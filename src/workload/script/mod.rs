@@ -164,20 +164,9 @@ impl Workload for ScriptParams {
     }
 
     fn run_config(&mut self, config: &SqlConfig, ctx: &mut RunContext) -> Result<()> {
-        let dir = ctx.config_dir(config)?;
-        let db = config.engine.open_as_given(&ctx.sql_options(
-            config.engine,
-            config.durability,
-            &dir,
-            self.clients.iter().copied().max().unwrap_or(1),
-        ))?;
+        let clients = self.clients.iter().copied().max().unwrap_or(1);
+        let (_dir, db) = ctx.open_given(config, clients)?;
         let program = self.program(ctx.seed, self.tables_scale(db.as_ref())?)?;
-        ctx.record_engine(
-            Engine::Sql(config.engine),
-            config.durability,
-            db.version(),
-            db.settings(),
-        );
         let outcome = self.measure(&program, config, db.as_ref(), ctx);
         // --cleanup runs even after a failure: it is how the user undoes --init.
         let cleanup = match &program.cleanup {

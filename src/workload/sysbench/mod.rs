@@ -308,19 +308,7 @@ impl Workload for SysbenchParams {
     }
 
     fn run_config(&mut self, config: &SqlConfig, ctx: &mut RunContext) -> Result<()> {
-        let dir = ctx.config_dir(config)?;
-        let db = config.engine.open_as_given(&ctx.sql_options(
-            config.engine,
-            config.durability,
-            &dir,
-            self.threads + 2,
-        ))?;
-        ctx.record_engine(
-            Engine::Sql(config.engine),
-            config.durability,
-            db.version(),
-            db.settings(),
-        );
+        let (_dir, db) = ctx.open_given(config, self.threads + 2)?;
         let db = Arc::new(db);
         let private = ctx.url_for(Engine::Sql(config.engine)).is_none();
         let outcome = (self.commands(private)?.iter()).try_for_each(|name| {
