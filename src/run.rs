@@ -4,6 +4,7 @@
 use crate::durability::Durability;
 use crate::engine::Engine;
 use crate::errors::{Usage, EXIT_ERROR, EXIT_GATE_FAILED};
+use crate::measure::fault::Fault;
 use crate::measure::timing::{Arrival, Schedule, Timing};
 use crate::measure::{self, Interrupted};
 use crate::report;
@@ -77,6 +78,8 @@ pub struct TimingOptions {
     pub engine_statistics: bool,
     /// How the interval lines read (`hakari pgbench -P`: pgbench's).
     pub interval_style: crate::measure::timing::IntervalStyle,
+    /// `--fault`: put into each timed step.
+    pub fault: Option<Fault>,
 }
 
 impl TimingOptions {
@@ -109,6 +112,11 @@ impl TimingOptions {
                         "--interval {interval} s is longer than the step ({step} s)"
                     ));
                 }
+                if let Some(f) = self.fault.filter(|f| f.ends().as_secs_f64() > step) {
+                    return usage(format!(
+                        "--fault {f} ends after the step ({step} s): put it earlier or run longer"
+                    ));
+                }
             }
             StepLength::Operations(ops) => {
                 for rate in &self.rates {
@@ -138,6 +146,7 @@ impl TimingOptions {
             start_at: self.start_at.as_ref().map(|(_, at)| *at),
             resources: !self.no_resources,
             engine_statistics: self.engine_statistics,
+            fault: self.fault,
             ..Timing::default()
         }
     }
@@ -150,6 +159,7 @@ impl TimingOptions {
             arrival: (!self.rates.is_empty()).then(|| self.arrival.name().to_string()),
             latency_limit_ms: self.latency_limit_ms,
             start_at: self.start_at.as_ref().map(|(text, _)| text.clone()),
+            fault: self.fault.map(|f| f.to_string()),
         }
     }
 }
@@ -215,6 +225,53 @@ fn check_topologies(topologies: &[Topology], engines: &[Engine], urls: &[String]
     Ok(())
 }
 
+/// A fault acts on the private servers of a workload that runs a stream of operations.
+fn check_fault<W: Workload>(options: &RunOptions, engines: &[Engine], paced: &str) -> Result<()> {
+    let usage = |text: String| Err(anyhow::Error::new(Usage(text)));
+    let Some(fault) = options.timing.fault else {
+        return Ok(());
+    };
+    if !W::PACED {
+        return usage(format!(
+            "--fault does not apply to {}: it has no stream of operations to measure an outage in (it applies to {paced})",
+            W::NAME
+        ));
+    }
+    if !options.urls.is_empty() {
+        return usage(format!(
+            "--fault {fault} acts on the servers hakari starts; a server given by --url is yours, and hakari does not stop its processes"
+        ));
+    }
+    if fault.kind == crate::measure::fault::Kind::Restart {
+        if options.topologies.iter().any(|t| *t != Topology::Single) {
+            return usage(format!(
+                "--fault {fault} restarts a single server; a cluster's node is another fault, not in this version"
+            ));
+        }
+        let restarts = |e: &Engine| e.private_server().is_some_and(|s| s.restarts());
+        if let Some(e) = (engines.iter()).find(|e| e.private_server().is_some() && !restarts(e)) {
+            let mut able = crate::engine::all();
+            able.retain(restarts);
+            return usage(format!(
+                "--fault {fault}: engine '{}' keeps no data to restart on; the engines whose server restarts: {}",
+                e.name(),
+                crate::engine::names(&able)
+            ));
+        }
+    }
+    if let Some(e) = engines.iter().find(|e| e.private_server().is_none()) {
+        let mut with_one = crate::engine::all();
+        with_one.retain(|e| e.private_server().is_some());
+        with_one.dedup_by_key(|e| e.name());
+        return usage(format!(
+            "--fault {fault}: engine '{}' has no server of its own to fault (it runs in hakari's process); the engines with one: {}",
+            e.name(),
+            crate::engine::names(&with_one)
+        ));
+    }
+    Ok(())
+}
+
 /// `--shard` splits a workload that can be split, among clients that reach one server
 /// (`--url`) and start together (`--start-at`).
 fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
@@ -264,6 +321,7 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str)
     check_urls(&options.urls, &engines)?;
     check_topologies(&options.topologies, &engines, &options.urls)?;
     check_shard::<W>(options)?;
+    check_fault::<W>(options, &engines, paced)?;
     let generic = |e: &Engine| matches!(e, Engine::Sql(s) if s.dialect().is_none());
     if options.dialect.is_some() && !engines.iter().any(generic) {
         return Err(anyhow::Error::new(Usage(

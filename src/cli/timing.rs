@@ -1,6 +1,7 @@
 //! The flags that clock every timed step: the interval series, the warm-up, the open loop, the
 //! interval logs and the resource readings.
 
+use crate::measure::fault::Fault;
 use crate::measure::timing::Arrival;
 use crate::run::TimingOptions;
 use clap::Args;
@@ -48,6 +49,13 @@ pub struct TimingArgs {
     /// compactions wrote, write stalls, block cache hits), which costs its fetches 3-4%.
     #[arg(long, conflicts_with = "no_resources")]
     pub engine_statistics: bool,
+    /// Put a fault into each timed step, at AT from the step's start (warm-up included), on the
+    /// private servers hakari starts (not a --url server). `stall@30s:5s` stops every process
+    /// of the servers (SIGSTOP) for 5 s, then continues them. The step records the outage (the
+    /// longest span in which no operation completed), the time until throughput is back within
+    /// 10% of its level before, and p99 in the minute before and the minute after.
+    #[arg(long, value_name = "KIND@AT:LENGTH", value_parser = Fault::parse)]
+    pub fault: Option<Fault>,
 }
 
 /// `--rate`'s values.
@@ -93,6 +101,7 @@ impl TimingArgs {
             no_resources: self.no_resources,
             engine_statistics: self.engine_statistics,
             interval_style: Default::default(),
+            fault: self.fault,
         }
     }
 }

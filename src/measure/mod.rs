@@ -3,10 +3,12 @@
 //!
 //! Nothing here knows a workload or an engine.
 
+pub mod fault;
 pub mod fsync_probe;
 pub mod intervals;
 pub mod latency;
 mod lines;
+pub mod outcome;
 pub mod progress;
 mod readings;
 pub mod resources;

@@ -309,6 +309,26 @@ fn client(into: &mut Readings) {
     }
 }
 
+/// User and system CPU seconds, bytes read and written, of the servers that ended by a restart,
+/// carried on in the servers' counters so that they do not fall back.
+static RETIRED: std::sync::Mutex<[f64; 4]> = std::sync::Mutex::new([0.0; 4]);
+
+/// Takes the last of a server process that has exited but is not yet reaped (a zombie keeps its
+/// times, its reaped children's included) into the servers' counters, before a restart reaps it.
+pub fn retire(pid: i32) {
+    let p = pid.to_string();
+    let Some((u, s, children)) = cpu_ticks(&p) else {
+        return;
+    };
+    let io = std::fs::read_to_string(format!("/proc/{p}/io")).unwrap_or_default();
+    let tick = ticks();
+    let mut retired = RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+    retired[0] += (u + children) / tick;
+    retired[1] += s / tick;
+    retired[2] += field(&io, "read_bytes").unwrap_or(0.0);
+    retired[3] += field(&io, "write_bytes").unwrap_or(0.0);
+}
+
 /// Every private server's whole process tree: CPU (its reaped children's included, so that a
 /// backend that ended during the step still counts), bytes read and written, resident memory.
 fn servers(into: &mut Readings) {
@@ -317,7 +337,10 @@ fn servers(into: &mut Readings) {
         return;
     }
     let tick = ticks();
-    let (mut user, mut system, mut read, mut written, mut rss) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    // What servers restarted during the run (`--fault restart`) had spent when they ended.
+    let [mut user, mut system, mut read, mut written] =
+        *RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rss = 0.0;
     let mut seen = Vec::new();
     for leader in leaders {
         for pid in std::iter::once(leader).chain(crate::process::descendants(leader)) {

@@ -5,9 +5,11 @@
 //! the intervals (`intervals.rs`). The step's time runs from the end of the warm-up to the end
 //! of the last worker.
 
-use super::intervals::{Collector, EncodedInterval, Grid, IntervalFigure};
+use super::fault::{self, FaultOutcome};
+use super::intervals::{Collector, Grid};
 use super::latency::new_histogram;
 use super::lines::IntervalLines;
+pub use super::outcome::{OpenLoopOutcome, StepOutcome};
 use super::progress::Progress;
 use super::readings::Readings;
 pub use super::readings::{Span, StepResources};
@@ -21,93 +23,6 @@ use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
-
-/// What one timed step of N workers produced.
-#[derive(Debug)]
-pub struct StepOutcome {
-    /// From the end of the warm-up to the end of the last worker.
-    pub seconds: f64,
-    /// Operations counted (those that ended after the warm-up).
-    pub ops: u64,
-    pub retries: u64,
-    /// Merged latency of every counted unit (operation or transaction), in nanoseconds; in an
-    /// open loop measured from each unit's intended start.
-    pub latency: Histogram<u64>,
-    /// The series, warm-up intervals included.
-    pub intervals: Vec<IntervalFigure>,
-    /// Each interval's histogram, when the timing asked to keep them.
-    pub encoded: Vec<EncodedInterval>,
-    /// When the step started (the release of its workers), for logs.
-    pub started: SystemTime,
-    /// Units that ended later than the latency limit after their (intended) start (None:
-    /// no limit was set).
-    pub late: Option<u64>,
-    /// Open loop: what it measured besides the latency.
-    pub open_loop: Option<OpenLoopOutcome>,
-    /// The counted latency of each kind of unit a body timed with `timed_as`, by its index.
-    pub by_kind: Vec<Histogram<u64>>,
-    /// The counted latency of each part of a unit a body told with `part`, by its index.
-    pub by_part: Vec<Histogram<u64>>,
-    /// What the step cost the client and the server (None: not read, `--no-resources`).
-    pub resources: Option<StepResources>,
-}
-
-/// What an open loop measures besides the latency from the intended start.
-#[derive(Debug)]
-pub struct OpenLoopOutcome {
-    /// Operations per second asked for.
-    pub rate: f64,
-    /// From the actual start: what a closed loop would have reported.
-    pub service: Histogram<u64>,
-    /// How late each unit started after its intended start.
-    pub lag: Histogram<u64>,
-    /// Units skipped because they were already later than the latency limit at their turn.
-    pub skipped: u64,
-}
-
-impl StepOutcome {
-    pub fn ops_per_sec(&self) -> f64 {
-        if self.seconds > 0.0 {
-            self.ops as f64 / self.seconds
-        } else {
-            0.0
-        }
-    }
-
-    /// The figures of some of this step's units (one kind, or one part of each): their
-    /// latencies, counted over the whole step's time.
-    pub fn share(&self, latency: Option<&Histogram<u64>>) -> StepOutcome {
-        let latency = latency.cloned().unwrap_or_else(new_histogram);
-        let mut share = StepOutcome::whole(self.seconds, latency.len());
-        share.latency = latency;
-        share.started = self.started;
-        share
-    }
-
-    /// The same with what it cost, read over it ([`Span`]).
-    pub fn spent(mut self, resources: Option<StepResources>) -> StepOutcome {
-        self.resources = resources;
-        self
-    }
-
-    /// A step timed by its caller as a whole (no per-unit latency, no series).
-    pub fn whole(seconds: f64, ops: u64) -> StepOutcome {
-        StepOutcome {
-            seconds,
-            ops,
-            retries: 0,
-            latency: new_histogram(),
-            intervals: Vec::new(),
-            encoded: Vec::new(),
-            started: SystemTime::now(),
-            late: None,
-            open_loop: None,
-            by_kind: Vec::new(),
-            by_part: Vec::new(),
-            resources: None,
-        }
-    }
-}
 
 /// Runs a step on `threads` workers, clocked by `timing`. `setup(i)` builds worker i's state in
 /// its own thread (untimed); `body(state, worker)` is the timed part. The calling thread merges
@@ -133,8 +48,10 @@ where
         first_error: Mutex::new(None),
         clock: OnceLock::new(),
         first_reading: Mutex::new(None),
+        fault: timing.fault.as_ref().map(fault::Clock::new),
+        over: AtomicBool::new(false),
     };
-    let (done, readings) = std::thread::scope(|scope| {
+    let (done, readings, injected, end) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|index| {
                 let (step, setup, body) = (&step, &setup, &body);
@@ -143,6 +60,12 @@ where
             .collect();
         step.release();
         let (clock, collector) = step.clock.get().expect("set by the release");
+        let injector = (timing.fault.as_ref())
+            .zip(step.fault.as_ref())
+            .map(|(f, c)| {
+                let (t0, over) = (clock.grid.t0, &step.over);
+                scope.spawn(move || fault::inject(f, c, t0, over))
+            });
         let mut lines = IntervalLines::new(timing, progress);
         let first = step.first_reading.lock().unwrap().take();
         let mut readings = Readings::new(first, clock.grid);
@@ -155,9 +78,14 @@ where
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Some(Done::panicked())))
             .collect();
+        let end = clock.grid.t0.elapsed();
+        step.over.store(true, Ordering::SeqCst);
+        let injected = injector.map(|h| {
+            (h.join()).unwrap_or_else(|_| Some(Err(anyhow!("the fault's thread panicked"))))
+        });
         readings.at_end();
         lines.print_new(&mut collector.lock().unwrap());
-        (results, readings)
+        (results, readings, injected, end)
     });
     progress.finish();
 
@@ -168,8 +96,26 @@ where
         return Err(anyhow!(Interrupted));
     }
     let (grid, collector) = step.clock.into_inner().expect("the clock was set");
+    let mut done = done;
+    let seen: Vec<fault::Seen> = (done.iter_mut().flatten())
+        .filter_map(|d| d.seen.take())
+        .collect();
     let mut outcome = merge(done, collector.into_inner().unwrap(), timing, grid)?;
     outcome.resources = readings.finish();
+    if let (Some(f), Some(c)) = (timing.fault, &step.fault) {
+        match injected.flatten() {
+            None => bail!(
+                "the step ended {} after its start, before the fault {f} was due: put it earlier or run longer",
+                crate::units::duration(end.as_secs_f64())
+            ),
+            Some(Err(e)) => return Err(e.context(format!("the fault {f}"))),
+            Some(Ok(())) => {}
+        }
+        let cost = FaultOutcome::merge(f, c, seen, end.as_nanos() as u64, &outcome.intervals);
+        let resources = outcome.resources.get_or_insert_with(Default::default);
+        resources.counted.extend(cost.readings());
+        outcome.fault = Some(cost);
+    }
     Ok(outcome)
 }
 
@@ -185,6 +131,10 @@ struct Step<'a> {
     clock: OnceLock<(Clock, Mutex<Collector>)>,
     /// The resource reading taken just before the clock started.
     first_reading: Mutex<Option<resources::Sample>>,
+    /// The fault's instants, when the step has one.
+    fault: Option<fault::Clock>,
+    /// Set when every worker has ended, for the fault's thread.
+    over: AtomicBool,
 }
 
 /// When the step started, on both clocks.
@@ -248,7 +198,7 @@ impl Step<'_> {
         let state = setup(index);
         self.barrier.wait();
         self.barrier.wait(); // the clock is set
-        let mut state = match state {
+        let state = match state {
             Ok(s) => s,
             Err(e) => {
                 self.fail(e.context(format!("worker {index} could not start")));
@@ -268,8 +218,28 @@ impl Step<'_> {
             collector,
             progress,
             &self.stop,
-        );
-        let result = body(&mut state, &mut worker);
+        )
+        .watching(self.fault.as_ref());
+        // With a fault, a worker whose connection is lost reconnects through its setup and
+        // goes on; without one, a lost connection ends the step as any error does.
+        let mut state = Some(state);
+        let result = loop {
+            let s = state
+                .as_mut()
+                .expect("a worker has its state while it runs");
+            match body(s, &mut worker) {
+                Err(e) if self.fault.is_some() && fault::is_connection_lost(&e) => {
+                    worker.lost();
+                    state = None;
+                    match reconnect(index, setup, &mut worker) {
+                        Ok(Some(s)) => state = Some(s),
+                        Ok(None) => break Ok(()),
+                        Err(e) => break Err(e),
+                    }
+                }
+                other => break other,
+            }
+        };
         let done = worker.finish(Instant::now());
         drop(state); // closes the worker's handle outside the timed span
         match result {
@@ -280,6 +250,35 @@ impl Step<'_> {
             }
         }
     }
+}
+
+/// How long a worker tries to reconnect before the step fails.
+const RECONNECT_FOR: Duration = Duration::from_secs(60);
+
+/// A worker's state made anew after its connection was lost: tried again with a backoff that
+/// doubles from 5 ms to 100 ms (so that a server back is found within 0.1 s), until the step
+/// ends (None) or `RECONNECT_FOR` has passed.
+fn reconnect<S>(
+    index: usize,
+    setup: &(dyn Fn(usize) -> Result<S> + Sync),
+    worker: &mut Worker,
+) -> Result<Option<S>> {
+    let (since, mut wait) = (Instant::now(), Duration::from_millis(5));
+    while worker.more() {
+        match setup(index) {
+            Ok(s) => return Ok(Some(s)),
+            Err(e) if since.elapsed() > RECONNECT_FOR => {
+                return Err(e.context(format!(
+                    "worker {index} could not reconnect within {} s",
+                    RECONNECT_FOR.as_secs()
+                )))
+            }
+            Err(_) => worker.refused(),
+        }
+        std::thread::sleep(wait);
+        wait = (wait * 2).min(Duration::from_millis(100));
+    }
+    Ok(None)
 }
 
 /// How often the calling thread merges finished intervals.
@@ -354,6 +353,7 @@ fn merge(
         by_kind,
         by_part,
         resources: None,
+        fault: None,
     })
 }
 

@@ -39,6 +39,8 @@ pub struct Timing {
     pub resources: bool,
     /// Also the statistics an engine keeps only when asked, at a cost to its throughput.
     pub engine_statistics: bool,
+    /// `--fault`: put into each step at its instant on the step's clock.
+    pub fault: Option<super::fault::Fault>,
 }
 
 /// How each interval's line reads.
@@ -65,6 +67,7 @@ impl Default for Timing {
             start_at: None,
             resources: false,
             engine_statistics: false,
+            fault: None,
         }
     }
 }

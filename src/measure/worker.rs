@@ -1,6 +1,7 @@
 //! A worker of a timed step: its own counters and histograms, the body's handle on the clock.
 //! In an open loop `timed` waits for each unit's intended start and counts latency from it.
 
+use super::fault::{Clock, Seen};
 use super::interrupted;
 use super::intervals::{Collector, Grid, Slot};
 use super::latency::new_histogram;
@@ -39,6 +40,8 @@ pub struct Worker<'a> {
     /// The last unit's intended start, start and end (its start again when skipped), for a
     /// body that logs each; kept as instants so that the hot loop does no arithmetic for it.
     last: Option<(Instant, Instant, Instant)>,
+    /// The step's fault and what this worker saw of it.
+    fault: Option<(&'a Clock, Seen)>,
 }
 
 /// A unit's times: from its intended start to its end (its latency), and from its intended
@@ -180,6 +183,13 @@ impl Worker<'_> {
             let lag = (start - intended).as_nanos() as u64;
             self.slot.lag_max_ns = self.slot.lag_max_ns.max(lag);
         }
+        if let Some((clock, seen)) = &mut self.fault {
+            seen.saw(
+                clock,
+                end.duration_since(self.grid.t0).as_nanos() as u64,
+                ns,
+            );
+        }
         self.count_in_slot(ops);
     }
 
@@ -227,6 +237,7 @@ impl Worker<'_> {
             lag: self.lag,
             kinds: self.kinds,
             parts: self.parts,
+            seen: self.fault.map(|(_, seen)| seen),
         }
     }
 
@@ -237,6 +248,21 @@ impl Worker<'_> {
 
     pub fn retried(&mut self) {
         self.retries += 1;
+    }
+
+    /// The unit in flight failed with its connection lost (`--fault`): counted as failed.
+    pub(super) fn lost(&mut self) {
+        let now = self.grid.t0.elapsed().as_nanos() as u64;
+        if let Some((_, seen)) = &mut self.fault {
+            seen.failed(now);
+        }
+    }
+
+    /// An attempt to reconnect failed.
+    pub(super) fn refused(&mut self) {
+        if let Some((_, seen)) = &mut self.fault {
+            seen.refused();
+        }
     }
 
     /// When the step's workers were released.
@@ -299,7 +325,14 @@ impl<'a> Worker<'a> {
             progress,
             stop,
             last: None,
+            fault: None,
         }
+    }
+
+    /// The worker of a step with a fault, placing its units against the fault's instants.
+    pub(super) fn watching(mut self, fault: Option<&'a Clock>) -> Worker<'a> {
+        self.fault = fault.map(|clock| (clock, Seen::new()));
+        self
     }
 }
 
@@ -312,6 +345,8 @@ pub(super) struct Done {
     pub lag: Option<Histogram<u64>>,
     pub kinds: Vec<Histogram<u64>>,
     pub parts: Vec<Histogram<u64>>,
+    /// What it saw of the step's fault.
+    pub seen: Option<Seen>,
 }
 
 impl Done {
@@ -325,6 +360,7 @@ impl Done {
             lag: None,
             kinds: Vec::new(),
             parts: Vec::new(),
+            seen: None,
         }
     }
 }

@@ -13,13 +13,18 @@ pub fn part(r: &RunResult) -> Part {
     let per_op =
         |d: &Definition| matches!(d.made, Made::PerOp(..) | Made::Share(..) | Made::Ratio(..));
     let profile = |d: &Definition| matches!(d.made, Made::Shares(..));
+    // A fault's figures are measured from the operations, not read: a table of their own.
+    let fault = |d: &Definition| d.name.starts_with("fault.");
+    let read = " (hakari's readings; --no-resources turns them off)";
     let tables: Vec<Table> = [
-        table(r, "Cost per operation", &per_op),
+        table(r, "Cost per operation", read, &per_op),
         table(
             r,
             "CPU, memory and the server's own counts over the counted time",
-            &|d| d.is_resource() && !per_op(d) && !profile(d),
+            read,
+            &|d| d.is_resource() && !per_op(d) && !profile(d) && !fault(d),
         ),
+        table(r, "What the fault cost", " (--fault)", &fault),
         waits(r),
     ]
     .into_iter()
@@ -114,8 +119,14 @@ fn labels(m: &Measurement) -> Vec<String> {
     ]
 }
 
-/// A table of the figures `keep` selects that some measurement has; None when there are none.
-fn table(r: &RunResult, title: &str, keep: &dyn Fn(&Definition) -> bool) -> Option<Table> {
+/// A table of the figures `keep` selects that some measurement has, its title followed by
+/// `source`; None when there are none.
+fn table(
+    r: &RunResult,
+    title: &str,
+    source: &str,
+    keep: &dyn Fn(&Definition) -> bool,
+) -> Option<Table> {
     let columns: Vec<&Definition> = (figures::DEFINITIONS.iter())
         .filter(|d| keep(d))
         .filter(|d| r.measurements.iter().any(|m| m.figure(d.name).is_some()))
@@ -130,11 +141,7 @@ fn table(r: &RunResult, title: &str, keep: &dyn Fn(&Definition) -> bool) -> Opti
         "step".into(),
     ];
     headers.extend(columns.iter().map(|d| d.label.to_string()));
-    let mut t = Table::new(
-        format!("{title} (hakari's readings; --no-resources turns them off)"),
-        headers,
-        4,
-    );
+    let mut t = Table::new(format!("{title}{source}"), headers, 4);
     for m in r.measurements.iter().filter(|m| !m.figures.is_empty()) {
         let mut row = labels(m);
         row.extend(columns.iter().map(|d| {

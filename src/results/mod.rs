@@ -170,6 +170,9 @@ pub struct TimingRecord {
     /// `--start-at`: the instant no step started before, as given (UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_at: Option<String>,
+    /// `--fault`: the fault put into each step (`stall@2s:1s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
 }
 
 /// What an open-loop measurement adds: the rate asked, and what a closed loop would not show.

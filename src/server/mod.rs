@@ -7,6 +7,7 @@ pub mod mariadb;
 pub mod memcached;
 pub mod postgres;
 pub mod redis;
+pub mod restart;
 pub mod topology;
 
 use crate::durability::Durability;
@@ -102,13 +103,26 @@ pub fn run_as(name: &str) -> Result<Option<RunAs>> {
         return Ok(None);
     }
     let cname = std::ffi::CString::new(name)?;
-    // SAFETY: getpwnam returns a pointer to static storage or null.
-    let pw = unsafe { libc::getpwnam(cname.as_ptr()) };
-    if pw.is_null() {
+    // getpwnam_r, not getpwnam: getpwnam's answer is static storage that another thread's call
+    // (a MariaDB started beside a PostgreSQL) overwrites, handing one server the other's user.
+    // SAFETY: passwd is plain data, for which all zeros is a valid value.
+    let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    let mut buffer = vec![0 as libc::c_char; 16 * 1024];
+    // SAFETY: every pointer is to storage owned here, `buffer` with its true length.
+    let code = unsafe {
+        libc::getpwnam_r(
+            cname.as_ptr(),
+            &mut entry,
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &mut found,
+        )
+    };
+    if code != 0 || found.is_null() {
         bail!("running as root, a private server needs the system user '{name}' (installed with the server's package)");
     }
-    // SAFETY: pw is non-null and points at a valid passwd entry.
-    let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
+    let (uid, gid) = (entry.pw_uid, entry.pw_gid);
     Ok(Some(RunAs { uid, gid }))
 }
 
@@ -179,7 +193,8 @@ pub struct ServerProcess {
     pub name: &'static str,
     pub port: u16,
     pub dir: PathBuf,
-    child: Option<Child>,
+    /// Shared with the restart registry (`restart.rs`), which swaps in a new process.
+    child: std::sync::Arc<std::sync::Mutex<Option<Child>>>,
     stop_signal: i32,
 }
 
@@ -196,7 +211,7 @@ impl ServerProcess {
             name,
             port,
             dir,
-            child: Some(child),
+            child: std::sync::Arc::new(std::sync::Mutex::new(Some(child))),
             stop_signal,
         }
     }
@@ -213,7 +228,7 @@ impl ServerProcess {
             if ready() {
                 return Ok(());
             }
-            if let Some(child) = self.child.as_mut() {
+            if let Some(child) = self.slot().as_mut() {
                 if let Some(status) = child.try_wait()? {
                     let tail = std::fs::read_to_string(log).unwrap_or_default();
                     let tail: Vec<&str> = tail.lines().rev().take(5).collect();
@@ -238,7 +253,7 @@ impl ServerProcess {
     /// then killed with SIGKILL. Nothing is cleaned up: the data directory is left as the crash
     /// left it, for the next launch to recover.
     pub fn crash(&mut self) -> Result<()> {
-        let Some(mut child) = self.child.take() else {
+        let Some(mut child) = self.slot().take() else {
             bail!("the private {} server is not running", self.name);
         };
         let leader = child.id() as i32;
@@ -280,8 +295,13 @@ impl ServerProcess {
         Ok(())
     }
 
+    /// Its process, locked (a restart may be swapping it).
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Child>> {
+        self.child.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     pub fn stop(&mut self) {
-        let Some(mut child) = self.child.take() else {
+        let Some(mut child) = self.slot().take() else {
             return;
         };
         // SAFETY: signalling our own child process.
@@ -396,6 +416,11 @@ pub trait PrivateServer: Sync {
     /// The programs it starts through [`command`] (the name the kernel gives their processes):
     /// the only processes the sweep of a killed hakari's directories ends (`owned::sweep`).
     fn programs(&self) -> &'static [&'static str];
+    /// Whether `--fault restart` can stop it and start it again as it was (its launch
+    /// registers how: [`ServerProcess::restartable`]).
+    fn restarts(&self) -> bool {
+        false
+    }
     /// Initializes a data directory in `dir` with hakari's database in it, leaving the server
     /// stopped cleanly; nothing for a server that keeps no data directory.
     fn init(&self, _dir: &Path, _owner_root: &Path) -> Result<()> {
@@ -467,6 +492,26 @@ impl Drop for ServerProcess {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two threads asking for two users at once each get their own (getpwnam's shared answer
+    /// once handed a PostgreSQL the MariaDB's user).
+    #[test]
+    fn users_asked_for_at_once_each_get_their_own() {
+        if unsafe { libc::geteuid() } != 0 {
+            return; // run_as only looks users up as root
+        }
+        let asked = [("root", 0), ("daemon", 1)];
+        std::thread::scope(|scope| {
+            for (name, uid) in asked {
+                scope.spawn(move || {
+                    for _ in 0..20_000 {
+                        let got = run_as(name).unwrap().unwrap();
+                        assert_eq!(got.uid, uid, "{name}");
+                    }
+                });
+            }
+        });
+    }
 
     #[test]
     fn a_crash_kills_the_whole_tree() {

@@ -280,8 +280,15 @@ struct MysqlConnection {
 }
 
 fn classify(e: mysql::Error) -> anyhow::Error {
-    let mysql::Error::MySqlError(m) = &e else {
-        return e.into();
+    let lost =
+        |e: mysql::Error| anyhow::Error::new(e).context(crate::measure::fault::ConnectionLost);
+    let m = match &e {
+        mysql::Error::MySqlError(m) => m,
+        mysql::Error::IoError(_) | mysql::Error::CodecError(_) => return lost(e),
+        mysql::Error::DriverError(
+            mysql::DriverError::CouldNotConnect(_) | mysql::DriverError::ConnectTimeout,
+        ) => return lost(e),
+        _ => return e.into(),
     };
     let server = ServerError {
         code: m.code as i64,
@@ -292,6 +299,10 @@ fn classify(e: mysql::Error) -> anyhow::Error {
     // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
     if m.code == 1213 || m.code == 1205 {
         return anyhow::Error::new(server).context(Conflict(m.message.clone()));
+    }
+    // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED, CR_SERVER_GONE_ERROR, CR_SERVER_LOST
+    if matches!(m.code, 1053 | 1927 | 2006 | 2013) {
+        return anyhow::Error::new(server).context(crate::measure::fault::ConnectionLost);
     }
     server.into()
 }

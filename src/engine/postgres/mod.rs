@@ -317,6 +317,10 @@ fn with_literals(sql: &str, values: &[SqlValue]) -> Result<String> {
 fn classify(e: postgres::Error) -> anyhow::Error {
     use postgres::error::SqlState;
     let Some(db) = e.as_db_error() else {
+        let io = std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>());
+        if e.is_closed() || io {
+            return anyhow::Error::new(e).context(crate::measure::fault::ConnectionLost);
+        }
         return e.into();
     };
     let server = ServerError {
@@ -328,6 +332,10 @@ fn classify(e: postgres::Error) -> anyhow::Error {
     let c = db.code();
     if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED {
         return anyhow::Error::new(server).context(Conflict(e.to_string()));
+    }
+    // Class 57P: the server shutting down or starting up; class 08: the connection's own.
+    if c.code().starts_with("57P") || c.code().starts_with("08") {
+        return anyhow::Error::new(server).context(crate::measure::fault::ConnectionLost);
     }
     server.into()
 }

@@ -389,6 +389,49 @@ pub const DEFINITIONS: &[Definition] = &[
         "/s",
         Made::PerSecond(&["sysbench.reconnects"], 1.0),
     ),
+    // What a step's fault cost it (`--fault`, measure/fault.rs): the largest over its runs.
+    cost(
+        "fault.outage_s",
+        "outage",
+        "s",
+        Made::Largest("fault.outage_s"),
+    ),
+    cost(
+        "fault.failed",
+        "failed",
+        "",
+        Made::Total(&["fault.failed"], 1.0),
+    ),
+    cost(
+        "fault.refused",
+        "reconnects refused",
+        "",
+        Made::Total(&["fault.refused"], 1.0),
+    ),
+    cost(
+        "fault.first_failure_s",
+        "to 1st failure",
+        "s",
+        Made::Largest("fault.first_failure_s"),
+    ),
+    cost(
+        "fault.recovery_s",
+        "recovery",
+        "s",
+        Made::Largest("fault.recovery_s"),
+    ),
+    cost(
+        "fault.p99_before_us",
+        "p99 before fault",
+        "µs",
+        Made::Largest("fault.p99_before_us"),
+    ),
+    cost(
+        "fault.p99_after_us",
+        "p99 after fault",
+        "µs",
+        Made::Largest("fault.p99_after_us"),
+    ),
 ];
 
 const SYSBENCH_QUERIES: &[&str] = &["sysbench.reads", "sysbench.writes", "sysbench.other"];

@@ -5,8 +5,8 @@ mod galera;
 
 use super::topology::Topology;
 use super::{
-    command, find, free_port, hand_over, run_as, Launched, PrivateServer, ServerOptions,
-    ServerProcess,
+    command, find, free_port, hand_over, restart::Relaunch, run_as, Launched, PrivateServer,
+    ServerOptions, ServerProcess,
 };
 use crate::durability::Durability;
 use anyhow::{bail, Context, Result};
@@ -124,17 +124,23 @@ pub(super) fn launch(
         }
     }
     args.extend(extra.iter().cloned());
-    let child = command(&server, owner)
-        .args(&args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("cannot start mariadbd")?;
+    let spawn = move || -> Result<std::process::Child> {
+        command(&server, owner)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("cannot start mariadbd")
+    };
+    let child = spawn()?;
     let mut process = ServerProcess::new("MariaDB", port, dir.to_path_buf(), child, libc::SIGTERM);
     let opts = socket_opts(&socket, None);
-    process.wait_ready(Duration::from_secs(60), &log, || {
-        mysql::Conn::new(opts.clone()).is_ok()
-    })?;
+    let ready = move || mysql::Conn::new(opts.clone()).is_ok();
+    process.wait_ready(Duration::from_secs(60), &log, ready.clone())?;
+    let process = process.restartable(Relaunch {
+        spawn: Box::new(spawn),
+        ready: Box::new(ready),
+    });
     Ok((process, socket))
 }
 
@@ -148,6 +154,9 @@ impl PrivateServer for Server {
     }
     fn programs(&self) -> &'static [&'static str] {
         &["mariadbd", "mysqld"]
+    }
+    fn restarts(&self) -> bool {
+        true
     }
     fn init(&self, dir: &Path, owner_root: &Path) -> Result<()> {
         // Started once to create hakari's database, then shut down cleanly.

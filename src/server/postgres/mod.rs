@@ -4,7 +4,8 @@ pub mod standbys;
 
 use super::topology::Topology;
 use super::{
-    command, free_port, hand_over, run_as, Launched, PrivateServer, ServerOptions, ServerProcess,
+    command, free_port, hand_over, restart::Relaunch, run_as, Launched, PrivateServer,
+    ServerOptions, ServerProcess,
 };
 use crate::durability::Durability;
 use anyhow::{bail, Context, Result};
@@ -121,51 +122,71 @@ pub(super) fn launch(
         args.extend(["-c".into(), format!("{k}={v}")]);
     }
     if let Some(tls) = &tls {
-        tls.hand_over(owner)?;
-        let hba = dir.join("pg_hba.conf");
-        // hakari's own connections come over the socket; TCP takes TLS, and only TLS if asked.
-        let mut rules = "local all all trust\nhostssl all all 127.0.0.1/32 trust\n".to_string();
-        if !tls.only {
-            rules.push_str("host all all 127.0.0.1/32 trust\n");
-        }
-        std::fs::write(&hba, rules)?;
-        if let Some(o) = owner {
-            std::os::unix::fs::chown(&hba, Some(o.uid), Some(o.gid))?;
-        }
-        for (k, v) in [
-            ("ssl", "on".to_string()),
-            ("ssl_cert_file", tls.cert.display().to_string()),
-            ("ssl_key_file", tls.key.display().to_string()),
-            ("ssl_ca_file", tls.ca.display().to_string()),
-            ("hba_file", hba.display().to_string()),
-        ] {
-            args.extend(["-c".into(), format!("{k}={v}")]);
-        }
+        args.extend(tls_settings(tls, dir, owner)?);
     }
     for (k, v) in extra {
         args.extend(["-c".into(), format!("{k}={v}")]);
     }
-    let logfile = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log)?;
-    let child = command(&bin.join("postgres"), owner)
-        .args(&args)
-        .stdout(Stdio::null())
-        .stderr(logfile)
-        .spawn()
-        .context("cannot start postgres")?;
+    let program = bin.join("postgres");
+    let (log_to, socket_dir) = (log.clone(), dir.to_path_buf());
+    let spawn = move || -> Result<std::process::Child> {
+        let logfile = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_to)?;
+        command(&program, owner)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(logfile)
+            .spawn()
+            .context("cannot start postgres")
+    };
+    let child = spawn()?;
     // SIGINT is PostgreSQL's fast shutdown: it does not wait for clients.
     let mut process =
         ServerProcess::new("PostgreSQL", port, dir.to_path_buf(), child, libc::SIGINT);
-    process.wait_ready(Duration::from_secs(60), &log, || {
-        admin(dir, port, "postgres").is_ok()
-    })?;
+    let ready = move || admin(&socket_dir, port, "postgres").is_ok();
+    process.wait_ready(Duration::from_secs(60), &log, ready.clone())?;
+    let process = process.restartable(Relaunch {
+        spawn: Box::new(spawn),
+        ready: Box::new(ready),
+    });
     Ok(Launched {
         process,
         url: url(port, database),
         others: Vec::new(),
     })
+}
+
+/// The settings that make the server take TLS with the copied files `tls` (in `dir`, given to
+/// `owner`), and the rules file they name.
+fn tls_settings(
+    tls: &crate::server::ServerTls,
+    dir: &Path,
+    owner: Option<crate::server::RunAs>,
+) -> Result<Vec<String>> {
+    let mut args: Vec<String> = Vec::new();
+    tls.hand_over(owner)?;
+    let hba = dir.join("pg_hba.conf");
+    // hakari's own connections come over the socket; TCP takes TLS, and only TLS if asked.
+    let mut rules = "local all all trust\nhostssl all all 127.0.0.1/32 trust\n".to_string();
+    if !tls.only {
+        rules.push_str("host all all 127.0.0.1/32 trust\n");
+    }
+    std::fs::write(&hba, rules)?;
+    if let Some(o) = owner {
+        std::os::unix::fs::chown(&hba, Some(o.uid), Some(o.gid))?;
+    }
+    for (k, v) in [
+        ("ssl", "on".to_string()),
+        ("ssl_cert_file", tls.cert.display().to_string()),
+        ("ssl_key_file", tls.key.display().to_string()),
+        ("ssl_ca_file", tls.ca.display().to_string()),
+        ("hba_file", hba.display().to_string()),
+    ] {
+        args.extend(["-c".into(), format!("{k}={v}")]);
+    }
+    Ok(args)
 }
 
 /// A connection to `database` on the private server in `dir` as hakari's superuser, over its
@@ -195,6 +216,9 @@ pub static PRIVATE: Server = Server;
 impl PrivateServer for Server {
     fn name(&self) -> &'static str {
         "PostgreSQL"
+    }
+    fn restarts(&self) -> bool {
+        true
     }
     fn programs(&self) -> &'static [&'static str] {
         &["postgres", "initdb", "pg_basebackup"]

@@ -290,10 +290,18 @@ fn measure_steps(
                         seed,
                         tellers: tellers.clone(),
                     };
+                    // With a fault, the history's rows before the run, to find lost commits.
+                    let history = (timing.fault.is_some() && test == Test::Tpcb)
+                        .then(|| history_rows(db, max_sets))
+                        .transpose()?;
                     let outcome = run_clients(params, db, run, &timing, &progress)
                         .with_context(|| label.clone())?;
                     replicas_checked = check_consistency(db, max_sets)
                         .with_context(|| format!("after {label}"))?;
+                    if let Some(before) = history {
+                        nothing_lost(db, max_sets, before, &outcome)
+                            .with_context(|| format!("after {label}"))?;
+                    }
                     outcomes.push(outcome);
                 }
                 let mut config_map = BTreeMap::new();
@@ -337,6 +345,31 @@ fn check_consistency(db: &dyn SqlDatabase, sets: usize) -> Result<Vec<String>> {
         checked.push(node);
     }
     Ok(checked)
+}
+
+/// The history's rows in every table set.
+fn history_rows(db: &dyn SqlDatabase, sets: usize) -> Result<i64> {
+    let mut c = db.connect()?;
+    Ok(balance_sums(c.as_mut(), sets)?.iter().map(|s| s[4]).sum())
+}
+
+/// Every transaction acknowledged in a run with a fault left its history row: the rows the run
+/// added are at least those acknowledged, and at most those plus the ones whose connection was
+/// lost before the answer came (which may have committed).
+fn nothing_lost(db: &dyn SqlDatabase, sets: usize, before: i64, run: &StepOutcome) -> Result<()> {
+    let acknowledged: u64 = run.intervals.iter().map(|i| i.ops).sum();
+    let in_doubt = run.fault.as_ref().map_or(0, |f| f.failed);
+    let added = (history_rows(db, sets)? - before) as u64;
+    if added < acknowledged {
+        return Err(anyhow::Error::new(crate::errors::Inconsistent(format!(
+            "{} acknowledged transactions are missing: {acknowledged} were acknowledged, the history holds {added} new rows",
+            acknowledged - added
+        ))));
+    }
+    if added > acknowledged + in_doubt {
+        bail!("the history holds {added} new rows, more than the {acknowledged} transactions acknowledged and the {in_doubt} in doubt");
+    }
+    Ok(())
 }
 
 /// Per table set: the sums of the accounts', tellers', branches' balances and of the history's

@@ -1,0 +1,250 @@
+//! `--fault`: a fault put into a run on a real private server, and the outage it measures.
+
+mod common;
+
+use common::{hakari, run_ok, stderr};
+use hakari::results::RunResult;
+
+/// tpcb at a tiny size on `engine`: `clients` for `seconds`, with `fault`, intervals of 0.25 s.
+fn tpcb_with(engine: &str, clients: &str, seconds: &str, fault: &str) -> RunResult {
+    let data = tempfile::tempdir().unwrap();
+    run_ok(&[
+        "run",
+        "tpcb",
+        "--engine",
+        engine,
+        "--clients",
+        clients,
+        "--duration",
+        seconds,
+        "--runs",
+        "1",
+        "--scale",
+        "1",
+        "--accounts-per-branch",
+        "1000",
+        "--interval",
+        "0.25",
+        "--fault",
+        fault,
+        "--data-dir",
+        data.path().to_str().unwrap(),
+    ])
+}
+
+/// tpcb on `engine` with a stall of 1 s at 1.5 s into a 4 s step: the run lives through it, the
+/// outage it reports is the stall's length (within 0.3 s), throughput comes back, and the
+/// transactions in flight waited the stall out.
+fn a_stall_on(engine: &str) {
+    let r = tpcb_with(engine, "2", "4", "stall@1.5s:1s");
+    assert_eq!(r.status, "complete", "{:?}", r.errors);
+    assert_eq!(r.timing.unwrap().fault.as_deref(), Some("stall@1.5s:1s"));
+    let m = &r.measurements[0];
+    let figure = |name: &str| {
+        m.figure(name)
+            .unwrap_or_else(|| panic!("{engine}: no {name} in {:?}", m.figures))
+    };
+    let outage = figure("fault.outage_s");
+    assert!(
+        (outage - 1.0).abs() <= 0.3,
+        "{engine}: the outage of a 1 s stall measured {outage} s"
+    );
+    let recovery = figure("fault.recovery_s");
+    assert!(
+        (1.0..=2.5).contains(&recovery),
+        "{engine}: recovered {recovery} s after the stall began"
+    );
+    // The units the stall held waited through it.
+    let max_us = m.latency.as_ref().unwrap().max_us;
+    assert!(
+        (900_000.0..=1_300_000.0).contains(&max_us),
+        "{engine}: the slowest transaction took {max_us} µs"
+    );
+    assert!(figure("fault.p99_before_us") > 0.0 && figure("fault.p99_after_us") > 0.0);
+    assert_eq!(
+        figure("fault.failed"),
+        0.0,
+        "{engine}: a stall drops no connection"
+    );
+    // No interval of the series is empty but those of the stall.
+    let empty: Vec<f64> = (m.runs[0].intervals.iter())
+        .filter(|i| i.ops == 0)
+        .map(|i| i.t_s)
+        .collect();
+    assert!(
+        empty.iter().all(|t| (1.5..2.5).contains(t)),
+        "{engine}: empty intervals at {empty:?}"
+    );
+    assert!(
+        !empty.is_empty(),
+        "{engine}: no interval fell inside the stall"
+    );
+}
+
+#[test]
+fn a_stall_on_postgres_is_an_outage_of_its_length() {
+    a_stall_on("postgres");
+}
+
+#[test]
+fn a_stall_on_mariadb_is_an_outage_of_its_length() {
+    a_stall_on("mysql");
+}
+
+/// tpcb on `engine` restarted 1.5 s into a 5 s step: the clients whose connections the
+/// shutdown dropped count a failed transaction each, reconnect and go on; the run completes, its
+/// balances hold, and no acknowledged transaction is missing from the history (tpcb checks both
+/// after a run with a fault).
+fn a_restart_of(engine: &str) {
+    let r = tpcb_with(engine, "3", "5", "restart@1.5s");
+    assert_eq!(r.status, "complete", "{:?}", r.errors);
+    let m = &r.measurements[0];
+    let figure = |name: &str| {
+        m.figure(name)
+            .unwrap_or_else(|| panic!("{engine}: no {name} in {:?}", m.figures))
+    };
+    let failed = figure("fault.failed");
+    assert!(
+        (1.0..=3.0).contains(&failed),
+        "{engine}: {failed} transactions failed (3 clients, each with at most one in flight)"
+    );
+    let outage = figure("fault.outage_s");
+    assert!(outage > 0.0 && outage < 3.0, "{engine}: outage {outage} s");
+    assert!(figure("fault.first_failure_s") < 1.0);
+    assert!(figure("fault.recovery_s") > 0.0);
+    // Work went on after the restart.
+    let after: u64 = (m.runs[0].intervals.iter())
+        .filter(|i| i.t_s >= 3.0)
+        .map(|i| i.ops)
+        .sum();
+    assert!(after > 0, "{engine}: nothing done after the restart");
+}
+
+#[test]
+fn a_restart_of_postgres_is_lived_through() {
+    a_restart_of("postgres");
+}
+
+#[test]
+fn a_restart_of_mariadb_is_lived_through() {
+    a_restart_of("mysql");
+}
+
+/// A fault that cannot be put in: one line saying why, exit 2 before anything starts; a fault
+/// a step of unknown length ends before: the run fails saying so.
+#[test]
+fn a_fault_that_cannot_be_is_refused() {
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().to_str().unwrap();
+    let tpcb = [
+        "run",
+        "tpcb",
+        "--out",
+        o,
+        "--scale",
+        "1",
+        "--accounts-per-branch",
+        "100",
+    ];
+    let cases: [(&[&str], &str); 7] = [
+        (&["--fault", "restart@1s:2s"], "takes no length"),
+        (
+            &[
+                "--engine",
+                "postgres",
+                "--replicas",
+                "1",
+                "--fault",
+                "restart@1s",
+            ],
+            "restarts a single server",
+        ),
+        (
+            &["--fault", "nap@1s:1s"],
+            "not a fault this version can put in",
+        ),
+        (&["--fault", "stall@1s"], "needs its length"),
+        (
+            &[
+                "--engine",
+                "postgres",
+                "--duration",
+                "3",
+                "--fault",
+                "stall@2.5s:1s",
+            ],
+            "ends after the step (3 s)",
+        ),
+        (
+            &["--engine", "sqlite", "--fault", "stall@1s:1s"],
+            "engine 'sqlite' has no server",
+        ),
+        (
+            &[
+                "--engine",
+                "postgres",
+                "--url",
+                "postgres://x@127.0.0.1:1/x",
+                "--fault",
+                "stall@1s:1s",
+            ],
+            "a server given by --url is yours",
+        ),
+    ];
+    for (more, says) in cases {
+        let args: Vec<&str> = tpcb.iter().chain(more).copied().collect();
+        let r = hakari(&args);
+        assert_eq!(r.status.code(), Some(2), "{more:?}: {}", stderr(&r));
+        assert!(stderr(&r).contains(says), "{more:?}: {}", stderr(&r));
+        assert!(
+            common::result_files(out.path()).is_empty(),
+            "{more:?} wrote a result"
+        );
+    }
+    let r = hakari(&[
+        "run",
+        "ycsb",
+        "--out",
+        o,
+        "--engine",
+        "redis",
+        "--fault",
+        "restart@1s",
+    ]);
+    assert_eq!(r.status.code(), Some(2), "{}", stderr(&r));
+    assert!(
+        stderr(&r).contains("the engines whose server restarts: postgres, mysql"),
+        "{}",
+        stderr(&r)
+    );
+    let r = hakari(&["run", "tpch", "--out", o, "--fault", "stall@1s:1s"]);
+    assert_eq!(r.status.code(), Some(2), "{}", stderr(&r));
+    assert!(
+        stderr(&r).contains("--fault does not apply to tpch"),
+        "{}",
+        stderr(&r)
+    );
+
+    // A step of a number of transactions ends before its fault is due.
+    let data = tempfile::tempdir().unwrap();
+    let mut args = tpcb.to_vec();
+    args.extend([
+        "--engine",
+        "postgres",
+        "--transactions",
+        "5",
+        "--runs",
+        "1",
+        "--fault",
+        "stall@60s:1s",
+        "--data-dir",
+        data.path().to_str().unwrap(),
+    ]);
+    let r = hakari(&args);
+    assert_eq!(r.status.code(), Some(1), "{}", stderr(&r));
+    assert!(
+        stderr(&r).contains("before the fault stall@60s:1s was due"),
+        "{}",
+        stderr(&r)
+    );
+}
