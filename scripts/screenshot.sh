@@ -33,3 +33,23 @@ chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-backgrou
   --hide-scrollbars --window-size=1100,3900 --screenshot="$PWD/docs/report-over-time.png" \
   "file://$work/time.html" 2> /dev/null
 echo "wrote docs/report-over-time.png"
+
+# A fault in the time charts: tpcb on a private PostgreSQL stalled for 2 s, 3 s into an 8 s run, a
+# point every 0.25 s: its throughput and p99 charts.
+"$HAKARI_BIN" run tpcb --engine postgres --clients 4 --duration 8 --interval 0.25 --runs 1 \
+  --fault stall@3s:2s --out "$work/fault" > /dev/null 2>&1
+"$HAKARI_BIN" report "$work/fault" -o "$work/fault.html"
+# The page's style and its two time charts alone.
+python3 - "$work/fault.html" "$work/fault-charts.html" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+style = re.search(r"<style>.*?</style>", page, re.S).group(0)
+kept = ("throughput per interval", "p99 latency per interval")
+charts = [c for c in re.findall(r"<svg.*?</svg>", page, re.S) if any(k in c for k in kept)]
+open(sys.argv[2], "w").write(f"<!doctype html><meta charset=utf-8>{style}<body>{''.join(charts)}</body>")
+PY
+chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+  --disable-component-update --disable-sync --user-data-dir="$work/profile" \
+  --hide-scrollbars --window-size=760,690 --screenshot="$PWD/docs/report-fault.png" \
+  "file://$work/fault-charts.html" 2> /dev/null
+echo "wrote docs/report-fault.png"

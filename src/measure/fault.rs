@@ -361,6 +361,9 @@ impl FaultOutcome {
     /// Its figures' readings (`results/figures`: `fault.outage_s` and the rest).
     pub fn readings(&self) -> BTreeMap<String, f64> {
         let mut r = BTreeMap::from([
+            // When it began and ended on the step's clock, for the report's charts to mark.
+            ("fault.began_s".to_string(), self.began_s),
+            ("fault.ended_s".to_string(), self.ended_s),
             ("fault.outage_s".to_string(), self.outage_s),
             ("fault.failed".to_string(), self.failed as f64),
             ("fault.refused".to_string(), self.refused as f64),

@@ -14,6 +14,8 @@ pub struct Series<'a> {
     /// Whether a last interval much shorter than the others was left out: a few milliseconds
     /// of a step's end would be drawn as a full point, its rate and p99 far off the line.
     pub partial_left_out: bool,
+    /// When the run's fault (`--fault`) began and ended, in seconds into the step.
+    pub fault: Option<(f64, f64)>,
 }
 
 /// The intervals to draw: all but a last one shorter than half the longest.
@@ -51,6 +53,9 @@ pub fn series_by_step(r: &RunResult) -> Vec<(String, Vec<Series<'_>>)> {
                 },
                 intervals,
                 partial_left_out,
+                fault: (run.usage.get("fault.began_s"))
+                    .zip(run.usage.get("fault.ended_s"))
+                    .map(|(a, b)| (*a, *b)),
             };
             match steps.iter_mut().find(|(s, _)| *s == m.step) {
                 Some((_, list)) => list.push(series),

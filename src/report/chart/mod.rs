@@ -300,17 +300,17 @@ pub fn lines(
     y_kind: AxisKind,
     x_ticks: &[f64],
 ) -> String {
-    lines_shaded(labels, series, x_kind, y_kind, x_ticks, None)
+    lines_shaded(labels, series, x_kind, y_kind, x_ticks, &[])
 }
 
-/// Lines over a shaded stretch of the x axis `(from, to, name)`, such as a warm-up.
+/// Lines over shaded stretches of the x axis `(from, to, name)`, such as a warm-up or a fault.
 pub fn lines_shaded(
     labels: &Labels,
     series: &[LineSeries],
     x_kind: AxisKind,
     y_kind: AxisKind,
     x_ticks: &[f64],
-    shade: Option<(f64, f64, &str)>,
+    shades: &[(f64, f64, &str)],
 ) -> String {
     let mut out = String::new();
     open_svg(&mut out, labels);
@@ -335,7 +335,7 @@ pub fn lines_shaded(
         x_ticks.to_vec()
     };
     x_axis(&mut out, &xs, &ticks);
-    if let Some(shade) = shade {
+    for &shade in shades {
         shaded(&mut out, &xs, shade);
     }
     let mut keys = Vec::new();

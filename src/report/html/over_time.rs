@@ -35,12 +35,21 @@ pub fn over_time(r: &RunResult) -> (String, usize) {
 }
 
 /// Throughput and p99 per interval for each step, one line per configuration, the warm-up
-/// shaded.
+/// and the fault (as the first run with one had it) shaded.
 fn time_charts(r: &RunResult, s: &mut String) -> usize {
     let mut charts = 0;
     let warmup = r.timing.as_ref().map_or(0.0, |t| t.warmup_s);
-    let shade = (warmup > 0.0).then_some((0.0, warmup, "warm-up"));
+    let fault = r.timing.as_ref().and_then(|t| t.fault.clone());
     for (step, series) in series_by_step(r) {
+        let mut shades = Vec::new();
+        if warmup > 0.0 {
+            shades.push((0.0, warmup, "warm-up"));
+        }
+        let name = fault.as_deref().unwrap_or("fault");
+        if let Some((began, ended)) = series.iter().find_map(|s| s.fault) {
+            // A stall's few milliseconds of a restart still show.
+            shades.push((began, ended.max(began + 0.05), name));
+        }
         let x = if series.iter().any(|s| s.partial_left_out) {
             "seconds into the step (end of each interval; a last one under half as long left out)"
         } else {
@@ -72,7 +81,8 @@ fn time_charts(r: &RunResult, s: &mut String) -> usize {
                 y,
             };
             let y_kind = wide_range(&points);
-            let chart = chart::lines_shaded(&labels, &points, AxisKind::Linear, y_kind, &[], shade);
+            let chart =
+                chart::lines_shaded(&labels, &points, AxisKind::Linear, y_kind, &[], &shades);
             s.push_str(&chart);
             charts += 1;
         }
