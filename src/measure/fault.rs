@@ -232,13 +232,16 @@ impl Seen {
 
 /// Puts the fault in at its instant on the clock started at `t0`, unless the step is `over`
 /// first (None); publishes its instants on `clock`. The servers are always continued, even when
-/// the run is interrupted mid-fault.
+/// the run is interrupted mid-fault. With `read` (the step takes resource readings), a restart
+/// first reads what the servers have counted, which their restart sets back to zero: that
+/// reading is returned, for the step's readings.
 pub(super) fn inject(
     fault: &Fault,
     clock: &Clock,
     t0: Instant,
     over: &AtomicBool,
-) -> Option<Result<()>> {
+    read: bool,
+) -> Option<Result<Option<super::resources::Sample>>> {
     let due = t0 + fault.at;
     let gone = || over.load(Ordering::SeqCst) || super::interrupted();
     while Instant::now() < due {
@@ -250,10 +253,11 @@ pub(super) fn inject(
     let since = |t: Instant| t.duration_since(t0).as_nanos() as u64;
     let began = || clock.began.store(since(Instant::now()), Ordering::Release);
     let done = match fault.kind {
-        Kind::Stall => stall(fault.length, began),
+        Kind::Stall => stall(fault.length, began).map(|()| None),
         Kind::Restart => {
+            let last = read.then(super::resources::sample);
             began();
-            crate::server::restart::restart_all(super::resources::retire)
+            crate::server::restart::restart_all(super::resources::retire).map(|()| last)
         }
     };
     clock.ended.store(since(Instant::now()), Ordering::Release);

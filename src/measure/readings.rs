@@ -43,6 +43,14 @@ impl Readings {
         }
     }
 
+    /// A reading taken on another thread (a restart's, before it), in its place in time.
+    pub(super) fn insert(&mut self, sample: resources::Sample) {
+        if self.on {
+            let at = self.samples.partition_point(|s| s.at <= sample.at);
+            self.samples.insert(at, sample);
+        }
+    }
+
     pub(super) fn at_end(&mut self) {
         if self.on {
             self.samples.push(resources::sample());

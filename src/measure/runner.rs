@@ -64,7 +64,8 @@ where
             .zip(step.fault.as_ref())
             .map(|(f, c)| {
                 let (t0, over) = (clock.grid.t0, &step.over);
-                scope.spawn(move || fault::inject(f, c, t0, over))
+                let read = timing.resources;
+                scope.spawn(move || fault::inject(f, c, t0, over, read))
             });
         let mut lines = IntervalLines::new(timing, progress);
         let first = step.first_reading.lock().unwrap().take();
@@ -80,9 +81,15 @@ where
             .collect();
         let end = clock.grid.t0.elapsed();
         step.over.store(true, Ordering::SeqCst);
-        let injected = injector.map(|h| {
+        let mut injected = injector.map(|h| {
             (h.join()).unwrap_or_else(|_| Some(Err(anyhow!("the fault's thread panicked"))))
         });
+        // The reading a restart took of what its servers had counted before it.
+        if let Some(Some(Ok(last))) = injected.as_mut() {
+            if let Some(sample) = last.take() {
+                readings.insert(sample);
+            }
+        }
         readings.at_end();
         lines.print_new(&mut collector.lock().unwrap());
         (results, readings, injected, end)
@@ -109,7 +116,7 @@ where
                 crate::units::duration(end.as_secs_f64())
             ),
             Some(Err(e)) => return Err(e.context(format!("the fault {f}"))),
-            Some(Ok(())) => {}
+            Some(Ok(_)) => {}
         }
         let cost = FaultOutcome::merge(f, c, seen, end.as_nanos() as u64, &outcome.intervals);
         let resources = outcome.resources.get_or_insert_with(Default::default);

@@ -250,6 +250,12 @@ impl Worker<'_> {
         self.retries += 1;
     }
 
+    /// Whether a lost connection is lived through (the step has a fault): the runner makes the
+    /// worker's state again, so a body that handles its own errors hands such a one back.
+    pub fn reconnects(&self) -> bool {
+        self.fault.is_some()
+    }
+
     /// The unit in flight failed with its connection lost (`--fault`): counted as failed.
     pub(super) fn lost(&mut self) {
         let now = self.grid.t0.elapsed().as_nanos() as u64;

@@ -125,8 +125,11 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
         }],
     };
     let tls = wire.describe(&mut admin);
-    let statistics = (resources::enabled().then(|| wire.connect().ok()).flatten())
-        .map(|c| resources::register(Box::new(statistics::Statistics::new(c))));
+    let statistics = (resources::enabled().then(|| wire.connect().ok()).flatten()).map(|c| {
+        let again = wire.clone();
+        let reopen: statistics::Reopen = Box::new(move || again.connect().ok());
+        resources::register(Box::new(statistics::Statistics::new(c, reopen)))
+    });
     Ok(Box::new(MysqlDatabase {
         _statistics: statistics,
         wire,

@@ -27,20 +27,30 @@ const VARIABLES: &[&str] = &[
     "Questions",
 ];
 
+/// Opens another connection to the server for the statistics (None while it is away).
+pub type Reopen = Box<dyn Fn() -> Option<Conn> + Send>;
+
 pub struct Statistics {
     conn: Conn,
+    /// The server went away (`--fault restart`): the next reading reconnects. Its counters
+    /// start again from zero, which the step's readings take as a restart.
+    lost: bool,
+    reopen: Reopen,
     /// performance_schema is on: its wait summary is read too.
     waits: bool,
 }
 
 impl Statistics {
-    pub fn new(mut conn: Conn) -> Statistics {
+    /// The status on `conn`, made again with `reopen` after the server went away.
+    pub fn new(mut conn: Conn, reopen: Reopen) -> Statistics {
         let on: Option<i64> = conn
             .query_first("SELECT @@performance_schema")
             .ok()
             .flatten();
         Statistics {
             conn,
+            lost: false,
+            reopen,
             waits: on == Some(1),
         }
     }
@@ -58,14 +68,36 @@ impl Source for Statistics {
     }
 
     fn read(&mut self, into: &mut Readings) -> Result<()> {
+        if self.lost {
+            // Still away: this reading is missed, and the step bridges it.
+            let Some(conn) = (self.reopen)() else {
+                return Ok(());
+            };
+            self.conn = conn;
+            self.lost = false;
+        }
+        match self.status(into) {
+            Err(e) if crate::measure::fault::is_connection_lost(&e) => {
+                self.lost = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+impl Statistics {
+    fn status(&mut self, into: &mut Readings) -> Result<()> {
         let list = VARIABLES
             .iter()
             .map(|v| format!("'{v}'"))
             .collect::<Vec<_>>()
             .join(",");
-        let rows: Vec<(String, String)> = self.conn.query(format!(
-            "SHOW GLOBAL STATUS WHERE Variable_name IN ({list})"
-        ))?;
+        let rows: Vec<(String, String)> = (self.conn)
+            .query(format!(
+                "SHOW GLOBAL STATUS WHERE Variable_name IN ({list})"
+            ))
+            .map_err(super::classify)?;
         for (name, value) in rows {
             if let Ok(v) = value.parse::<f64>() {
                 let key = format!("mysql.{}", name.to_ascii_lowercase());
@@ -74,7 +106,7 @@ impl Source for Statistics {
         }
         if self.waits {
             // An event first waited on during the step was at zero before it: a tally.
-            let waits: Vec<(String, u64)> = self.conn.query(WAITS)?;
+            let waits: Vec<(String, u64)> = self.conn.query(WAITS).map_err(super::classify)?;
             for (event, picoseconds) in waits {
                 let seconds = Reading::Tally(picoseconds as f64 / 1e12);
                 into.insert(format!("mysql.wait.{event}"), seconds);

@@ -60,6 +60,17 @@ pub struct Wire {
     mode: SslMode,
 }
 
+impl Clone for Wire {
+    fn clone(&self) -> Wire {
+        Wire {
+            opts: self.opts.clone(),
+            plaintext: self.plaintext.clone(),
+            refused: AtomicBool::new(self.refused.load(Ordering::Relaxed)),
+            mode: self.mode,
+        }
+    }
+}
+
 /// Prepared statements a connection keeps open (the `mysql` crate's statement cache).
 const STATEMENTS_KEPT: usize = 1024;
 

@@ -94,7 +94,11 @@ fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn Sq
     let statistics = (resources::enabled().then(|| wire.open().ok()).flatten()).map(|c| {
         let sampler = wire.open().ok();
         let local = server.is_some();
-        resources::register(Box::new(statistics::Statistics::new(c, sampler, local)))
+        let again = wire.clone();
+        let reopen: statistics::Reopen = std::sync::Arc::new(move || again.open().ok());
+        resources::register(Box::new(statistics::Statistics::new(
+            c, sampler, local, reopen,
+        )))
     });
     Ok(Box::new(PostgresDatabase {
         _statistics: statistics,

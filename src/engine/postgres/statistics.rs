@@ -11,8 +11,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// Opens another connection to the server for the statistics (None while it is away).
+pub type Reopen = Arc<dyn Fn() -> Option<Client> + Send + Sync>;
+
 pub struct Statistics {
     client: Client,
+    /// The server went away (`--fault restart`): the next reading reconnects.
+    lost: bool,
+    reopen: Reopen,
+    local: bool,
     /// What the server's client backends were waiting on, sampled several times a second.
     waits: Option<Waits>,
     /// pg_stat_wal and pg_stat_bgwriter: absent before PostgreSQL 14, or not readable; once they
@@ -25,9 +32,15 @@ pub struct Statistics {
 }
 
 impl Statistics {
-    /// The counters on `client`; the wait events on `sampler`, a connection of its own.
-    /// `local`: the server is hakari's own, on this machine, so its processes are in /proc.
-    pub fn new(mut client: Client, mut sampler: Option<Client>, local: bool) -> Statistics {
+    /// The counters on `client`; the wait events on `sampler`, a connection of its own; both
+    /// made again with `reopen` after the server went away. `local`: the server is hakari's
+    /// own, on this machine, so its processes are in /proc.
+    pub fn new(
+        mut client: Client,
+        mut sampler: Option<Client>,
+        local: bool,
+        reopen: Reopen,
+    ) -> Statistics {
         let mut backends = Vec::new();
         if local {
             for c in std::iter::once(&mut client).chain(sampler.as_mut()) {
@@ -38,7 +51,10 @@ impl Statistics {
         }
         Statistics {
             client,
-            waits: sampler.map(Waits::start),
+            lost: false,
+            waits: sampler.map(|c| Waits::start(c, reopen.clone())),
+            reopen,
+            local,
             wal: true,
             checkpoints: true,
             backends,
@@ -64,7 +80,7 @@ const ACTIVITY: &str =
      AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1";
 
 impl Waits {
-    fn start(mut client: Client) -> Waits {
+    fn start(mut client: Client, reopen: Reopen) -> Waits {
         let counts = Arc::new(Mutex::new(BTreeMap::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let (c, s) = (counts.clone(), stop.clone());
@@ -72,7 +88,12 @@ impl Waits {
             while !s.load(Ordering::Relaxed) {
                 let started = resources::thread_cpu_ns();
                 let Ok(rows) = client.query(ACTIVITY, &[]) else {
-                    return;
+                    // The server went away (a restart): sample again once it is back.
+                    std::thread::sleep(WAIT_EVERY);
+                    if let Some(again) = reopen() {
+                        client = again;
+                    }
+                    continue;
                 };
                 let mut counts = c.lock().unwrap_or_else(|e| e.into_inner());
                 for row in rows {
@@ -113,7 +134,27 @@ impl Source for Statistics {
     }
 
     fn read(&mut self, into: &mut Readings) -> Result<()> {
-        let row = self.client.query_one(DATABASE, &[])?;
+        if self.lost {
+            // Still away: this reading is missed, and the step bridges it.
+            let Some(client) = (self.reopen)() else {
+                return Ok(());
+            };
+            self.client = client;
+            self.lost = false;
+            if let (true, Some(first)) = (self.local, self.backends.first_mut()) {
+                if let Ok(row) = self.client.query_one("SELECT pg_backend_pid()", &[]) {
+                    *first = row.get(0);
+                }
+            }
+        }
+        let row = match self.client.query_one(DATABASE, &[]) {
+            Ok(row) => row,
+            Err(e) if e.is_closed() || e.code().is_some_and(|c| c.code().starts_with("57P")) => {
+                self.lost = true;
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        };
         let names = [
             "postgres.xact_commit",
             "postgres.xact_rollback",

@@ -57,6 +57,7 @@ impl SslMode {
 }
 
 /// A server's address with the way to reach it.
+#[derive(Clone)]
 pub struct Wire {
     /// The URL without the TLS parameters (what the postgres crate reads).
     url: String,

@@ -289,6 +289,11 @@ impl ScriptParams {
                                 failed.fetch_add(1, Ordering::Relaxed);
                                 Ended::Failed { retries: x.retries }
                             }
+                            None if worker.reconnects()
+                                && crate::measure::fault::is_connection_lost(&e) =>
+                            {
+                                return Err(e);
+                            }
                             None => {
                                 // This client stops; the others go on, as in pgbench.
                                 let message = format!("client {} stopped: {e:#}", worker.index);
