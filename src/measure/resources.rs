@@ -174,23 +174,14 @@ pub fn sample() -> Sample {
     }
 }
 
-/// A counter's change from `a` to `b`: one that went back started again from zero (its server
-/// restarted, `--fault restart`), so all of `b` is the change.
-fn counter_change(a: f64, b: f64) -> f64 {
-    if b >= a {
-        b - a
-    } else {
-        b
-    }
-}
-
 /// What a span between two samples cost: each counter's change, each gauge's later value.
 pub fn between(from: &Sample, to: &Sample) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     for (name, reading) in &to.readings {
         match (reading, from.readings.get(name)) {
-            (Reading::Counter(b), Some(Reading::Counter(a))) => {
-                out.insert(name.clone(), counter_change(*a, *b));
+            // A counter that went back (a server restarted) says nothing about the span.
+            (Reading::Counter(b), Some(Reading::Counter(a))) if b >= a => {
+                out.insert(name.clone(), b - a);
             }
             (Reading::Gauge(v), _) => {
                 out.insert(name.clone(), *v);
@@ -246,30 +237,11 @@ pub fn counted(samples: &[Sample], base: Instant) -> BTreeMap<String, f64> {
     let off = |s: &&Sample| {
         (s.at.checked_duration_since(base)).unwrap_or_else(|| base.duration_since(s.at))
     };
-    let first = (0..samples.len()).min_by_key(|&i| off(&&samples[i]));
-    let span = first.map_or(&samples[..0], |i| &samples[i..]);
-    let mut out = match (span.first(), span.last()) {
+    let first = samples.iter().min_by_key(off);
+    let mut out = match (first, samples.last()) {
         (Some(a), Some(b)) => between(a, b),
         _ => BTreeMap::new(),
     };
-    // Counters summed reading to reading, so that one that started again from zero on the way
-    // (a restarted server) adds both parts, and a reading a source missed is bridged.
-    let mut last: BTreeMap<&str, f64> = BTreeMap::new();
-    let mut sums: BTreeMap<&str, f64> = BTreeMap::new();
-    for sample in span {
-        for (name, r) in &sample.readings {
-            if let Reading::Counter(b) = r {
-                if let Some(a) = last.insert(name, *b) {
-                    *sums.entry(name).or_insert(0.0) += counter_change(a, *b);
-                }
-            }
-        }
-    }
-    for (name, sum) in sums {
-        if let Some(kept) = out.get_mut(name) {
-            *kept = sum;
-        }
-    }
     // A gauge's figure is its largest reading over the counted span, not its last.
     for s in samples.iter().filter(|s| s.at >= base) {
         for (name, r) in &s.readings {
@@ -473,27 +445,5 @@ mod tests {
         assert_eq!(s.len(), 2);
         assert_eq!(s[1].rates["c"], 4.0);
         assert_eq!(s[1].rates["g"], 4.0);
-    }
-
-    #[test]
-    fn a_counter_that_starts_again_adds_both_parts() {
-        let t = Instant::now();
-        let at = |ms: u64, c: Option<f64>| Sample {
-            at: t + std::time::Duration::from_millis(ms),
-            readings: c
-                .map(|c| ("c".to_string(), Reading::Counter(c)))
-                .into_iter()
-                .collect(),
-        };
-        // 10 -> 20, the server restarts (5 since), a reading missed, then 8.
-        let samples = [
-            at(0, Some(10.0)),
-            at(1000, Some(20.0)),
-            at(2000, Some(5.0)),
-            at(3000, None),
-            at(4000, Some(8.0)),
-        ];
-        assert_eq!(counted(&samples, t)["c"], 10.0 + 5.0 + 3.0);
-        assert_eq!(series(&samples, t)[1].rates["c"], 5.0);
     }
 }

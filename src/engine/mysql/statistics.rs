@@ -7,6 +7,7 @@ use crate::measure::resources::{Reading, Readings, Source};
 use anyhow::Result;
 use mysql::prelude::Queryable;
 use mysql::Conn;
+use std::collections::BTreeMap;
 
 /// The status variables read, as their figures' readings name them (`mysql.` + lower case).
 const VARIABLES: &[&str] = &[
@@ -32,10 +33,13 @@ pub type Reopen = Box<dyn Fn() -> Option<Conn> + Send>;
 
 pub struct Statistics {
     conn: Conn,
-    /// The server went away (`--fault restart`): the next reading reconnects. Its counters
-    /// start again from zero, which the step's readings take as a restart.
+    /// The server went away (`--fault restart`): the next reading reconnects.
     lost: bool,
     reopen: Reopen,
+    /// The server's counters start again from zero when it restarts: what one had reached before
+    /// (its last reading) is added to what it counts since, so that none falls back.
+    last: BTreeMap<String, f64>,
+    before: BTreeMap<String, f64>,
     /// performance_schema is on: its wait summary is read too.
     waits: bool,
 }
@@ -51,6 +55,8 @@ impl Statistics {
             conn,
             lost: false,
             reopen,
+            last: BTreeMap::new(),
+            before: BTreeMap::new(),
             waits: on == Some(1),
         }
     }
@@ -76,13 +82,31 @@ impl Source for Statistics {
             self.conn = conn;
             self.lost = false;
         }
-        match self.status(into) {
+        let mut own = Readings::new();
+        match self.status(&mut own) {
             Err(e) if crate::measure::fault::is_connection_lost(&e) => {
                 self.lost = true;
-                Ok(())
+                return Ok(());
             }
-            other => other,
+            other => other?,
         }
+        for (name, reading) in own {
+            let (value, kind): (f64, fn(f64) -> Reading) = match reading {
+                Reading::Counter(v) => (v, Reading::Counter),
+                Reading::Tally(v) => (v, Reading::Tally),
+                other => {
+                    into.insert(name, other);
+                    continue;
+                }
+            };
+            // Below its last reading: the server restarted, and counts from zero since.
+            if let Some(last) = self.last.insert(name.clone(), value).filter(|l| value < *l) {
+                *self.before.entry(name.clone()).or_insert(0.0) += last;
+            }
+            let carried = self.before.get(&name).copied().unwrap_or(0.0);
+            into.insert(name, kind(value + carried));
+        }
+        Ok(())
     }
 }
 
