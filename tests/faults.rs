@@ -143,8 +143,9 @@ fn a_restart_of(engine: &str) {
     let per_transaction = commits / run.ops as f64;
     assert!(
         (0.97..1.1).contains(&per_transaction),
-        "{engine}: {commits} commits counted by the server for {} transactions",
-        run.ops
+        "{engine}: {commits} commits counted by the server for {} transactions ({:?})",
+        run.ops,
+        r.notes
     );
 }
 

@@ -62,6 +62,15 @@ impl Statistics {
     }
 }
 
+/// Whether an error says the server went away (a restart, `--fault restart`): the connection
+/// closed or broken, or the server shutting down or starting up (SQLSTATE classes 57P and 08).
+fn gone(e: &postgres::Error) -> bool {
+    match e.code() {
+        Some(c) => c.code().starts_with("57P") || c.code().starts_with("08"),
+        None => e.is_closed() || e.as_db_error().is_none(),
+    }
+}
+
 /// How often the wait events are sampled.
 const WAIT_EVERY: Duration = Duration::from_millis(100);
 
@@ -149,7 +158,7 @@ impl Source for Statistics {
         }
         let row = match self.client.query_one(DATABASE, &[]) {
             Ok(row) => row,
-            Err(e) if e.is_closed() || e.code().is_some_and(|c| c.code().starts_with("57P")) => {
+            Err(e) if gone(&e) => {
                 self.lost = true;
                 return Ok(());
             }
@@ -201,6 +210,7 @@ impl Source for Statistics {
                         into.insert(name.into(), Reading::Counter(row.get(i)));
                     }
                 }
+                Err(e) if gone(&e) => self.lost = true,
                 Err(e) => {
                     self.wal = false;
                     note(format!("PostgreSQL's pg_stat_wal could not be read ({e}): no WAL syncs per operation"));
@@ -215,6 +225,7 @@ impl Source for Statistics {
                 Ok(row) => {
                     into.insert("postgres.checkpoints".into(), Reading::Counter(row.get(0)));
                 }
+                Err(e) if gone(&e) => self.lost = true,
                 Err(e) => {
                     self.checkpoints = false;
                     note(format!(
