@@ -37,6 +37,16 @@ fn tpcb_with(engine: &str, clients: &str, seconds: &str, fault: &str) -> RunResu
     ])
 }
 
+/// A figure `m` must have, or a panic naming what it has instead.
+fn figure_of(m: &hakari::results::Measurement, engine: &str, name: &str) -> f64 {
+    m.figure(name).unwrap_or_else(|| {
+        panic!(
+            "{engine}: no {name} in {:?} ({:?})",
+            m.figures, m.runs[0].intervals
+        )
+    })
+}
+
 /// tpcb on `engine` with a stall of 1 s at 1.5 s into a 4 s step: the run lives through it, the
 /// outage it reports is the stall's length (within 0.3 s), throughput comes back, and the
 /// transactions in flight waited the stall out.
@@ -45,14 +55,7 @@ fn a_stall_on(engine: &str) {
     assert_eq!(r.status, "complete", "{:?}", r.errors);
     assert_eq!(r.timing.unwrap().fault.as_deref(), Some("stall@1.5s:1s"));
     let m = &r.measurements[0];
-    let figure = |name: &str| {
-        m.figure(name).unwrap_or_else(|| {
-            panic!(
-                "{engine}: no {name} in {:?} ({:?})",
-                m.figures, m.runs[0].intervals
-            )
-        })
-    };
+    let figure = |name: &str| figure_of(m, engine, name);
     let outage = figure("fault.outage_s");
     assert!(
         (outage - 1.0).abs() <= 0.3,
@@ -108,14 +111,7 @@ fn a_restart_of(engine: &str) {
     let r = tpcb_with(engine, "3", "5", "restart@1.5s");
     assert_eq!(r.status, "complete", "{:?}", r.errors);
     let m = &r.measurements[0];
-    let figure = |name: &str| {
-        m.figure(name).unwrap_or_else(|| {
-            panic!(
-                "{engine}: no {name} in {:?} ({:?})",
-                m.figures, m.runs[0].intervals
-            )
-        })
-    };
+    let figure = |name: &str| figure_of(m, engine, name);
     let failed = figure("fault.failed");
     assert!(
         (1.0..=3.0).contains(&failed),
