@@ -375,3 +375,82 @@ fn connection_contract(
         db.close().unwrap();
     }
 }
+
+/// A database that speaks PostgreSQL's protocol is a flavour of the postgres engine: the engine's
+/// code with declarations of its own. This test flavour (PostgreSQL itself, reached by a scheme
+/// of its own and declared without COPY FREEZE, pipelines, load streams, statistics or a private
+/// server) shows that each declaration is the flavour's, and that the engine's code follows it.
+#[test]
+fn a_postgres_wire_flavour_is_the_engine_with_declarations_of_its_own() {
+    use hakari::engine::postgres::{Postgres, POSTGRESQL};
+    use hakari::engine::sql::{Capabilities, SqlEngine, SqlOptions, SqlValue};
+    const WIRE: Postgres = Postgres {
+        label: "a PostgreSQL-wire test database",
+        url_schemes: &["pgwire"],
+        mapping: |level| match level {
+            Durability::Sync => Ok("as the server is set".into()),
+            _ => Err("only sync here".into()),
+        },
+        capabilities: || Capabilities {
+            delimited: true,
+            ..Capabilities::EMBEDDED
+        },
+        private_server: None,
+        topologies: &[],
+        statistics: false,
+        settings: &["server_version"],
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (_pg, port) = private_postgres(dir.path());
+    let at = |url: String| SqlOptions {
+        url: Some(url),
+        ..SqlOptions::at(dir.path(), Durability::Sync)
+    };
+    assert!(WIRE.mapping(Durability::Nosync).is_err());
+    let Err(e) = WIRE.open(&SqlOptions::at(&dir.path().join("x"), Durability::Sync)) else {
+        panic!("a flavour with no private server needs --url");
+    };
+    assert!(format!("{e:#}").contains("give its --url"), "{e:#}");
+    let db = WIRE
+        .open(&at(format!("pgwire://hakari@127.0.0.1:{port}/hakari")))
+        .unwrap();
+    let mut c = db.connect().unwrap();
+    let declared = Capabilities {
+        delimited: true,
+        ..Capabilities::EMBEDDED
+    };
+    assert_eq!(c.capabilities(), declared);
+    // The engine's own code on it: a table made, loaded as text through COPY, read back.
+    c.execute("CREATE TABLE flavoured (id INTEGER, name TEXT)")
+        .unwrap();
+    let mut lines = ["1|a|\n2|b|\n".to_string()].into_iter();
+    let loaded = c
+        .bulk_load_delimited("flavoured", &["id", "name"], &mut lines)
+        .unwrap();
+    assert_eq!(loaded, 2);
+    let count = c.query("SELECT count(*) FROM flavoured").unwrap();
+    assert_eq!(count, vec![vec![SqlValue::Int(2)]]);
+    let settings: Vec<String> = db.settings().into_iter().map(|(k, _)| k).collect();
+    assert!(
+        settings.contains(&"server_version".to_string()),
+        "{settings:?}"
+    );
+    assert!(!settings.contains(&"fsync".to_string()), "{settings:?}");
+    drop(c);
+    db.close().unwrap();
+    // PostgreSQL's own flavour, on the same server, declares what PostgreSQL has.
+    let db = POSTGRESQL
+        .open(&at(format!("postgresql://hakari@127.0.0.1:{port}/hakari")))
+        .unwrap();
+    let mut c = db.connect().unwrap();
+    let can = c.capabilities();
+    assert!(
+        can.delimited && can.frozen_refill && can.pipelines,
+        "{can:?}"
+    );
+    assert!(c.connection_limit().is_some_and(|n| n > 1));
+    let settings: Vec<String> = db.settings().into_iter().map(|(k, _)| k).collect();
+    assert!(settings.contains(&"fsync".to_string()), "{settings:?}");
+    drop(c);
+    db.close().unwrap();
+}

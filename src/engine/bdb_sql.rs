@@ -5,8 +5,8 @@
 
 use super::kv::Conflict;
 use super::sql::{
-    Dialect, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue,
-    Stmt, Visit,
+    Capabilities, Dialect, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions,
+    SqlValue, Stmt, Visit,
 };
 use crate::durability::Durability;
 use anyhow::{anyhow, bail, Context, Result};
@@ -385,6 +385,9 @@ impl BdbSqlConnection {
 impl SqlConnection for BdbSqlConnection {
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::EMBEDDED
     }
     fn execute(&mut self, sql: &str) -> Result<u64> {
         let c = CString::new(sql)?;

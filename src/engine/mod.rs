@@ -47,7 +47,7 @@ pub fn all() -> Vec<Engine> {
         Engine::Kv(Named::new("memcached", &memcached::Memcached)),
         Engine::Sql(Named::new("sqlite", &sqlite::SqliteSql)),
         Engine::Sql(Named::new("bdb-sql", &bdb_sql::BdbSql)),
-        Engine::Sql(Named::new("postgres", &postgres::Postgres)),
+        Engine::Sql(Named::new("postgres", &postgres::POSTGRESQL)),
         Engine::Sql(Named::new("mysql", &mysql::Mysql)),
         #[cfg(feature = "duckdb")]
         Engine::Sql(Named::new("duckdb", &duckdb::Duckdb)),

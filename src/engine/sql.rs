@@ -111,6 +111,46 @@ impl Dialect {
     }
 }
 
+/// What a connection's engine can do, declared by the engine so that a workload never infers it
+/// from the SQL dialect (a PostgreSQL-wire database speaks PostgreSQL's SQL without having its
+/// bulk paths or limits). BenchBase's `DatabaseType` is the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// `bulk_load_delimited` works: the engine's loader parses delimited text itself
+    /// (PostgreSQL's COPY, MariaDB's LOAD DATA, DuckDB's CSV reader).
+    pub delimited: bool,
+    /// `bulk_load_arrow` works: the engine takes columns of Arrow arrays (DuckDB's Appender).
+    pub arrow: bool,
+    /// `refill_delimited` writes the rows as they would be after a vacuum (PostgreSQL's COPY
+    /// FREEZE), which makes refilling a whole table the fastest way to load it.
+    pub frozen_refill: bool,
+    /// `send_pipeline` works (a script's `\startpipeline`).
+    pub pipelines: bool,
+    /// How many connections load one table at once to good effect, each a part of it: a server
+    /// one per core of this machine, where the server usually is (its loader is a core per
+    /// connection); an embedded engine takes one writer at a time.
+    pub load_streams: usize,
+}
+
+impl Capabilities {
+    /// An embedded engine's: rows through `bulk_load`, one writer.
+    pub const EMBEDDED: Capabilities = Capabilities {
+        delimited: false,
+        arrow: false,
+        frozen_refill: false,
+        pipelines: false,
+        load_streams: 1,
+    };
+
+    /// A server's: rows through `bulk_load`, a load stream per core.
+    pub fn server() -> Capabilities {
+        Capabilities {
+            load_streams: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ..Capabilities::EMBEDDED
+        }
+    }
+}
+
 /// What a SQL database is opened with.
 #[derive(Clone, Debug)]
 pub struct SqlOptions {
@@ -295,9 +335,24 @@ pub trait SqlConnection {
     fn begin(&mut self) -> Result<()>;
     fn commit(&mut self) -> Result<()>;
     fn rollback(&mut self) -> Result<()>;
-    /// Whether `send_pipeline` works here (a script's `\startpipeline`).
-    fn pipelines(&self) -> bool {
-        false
+    /// What this connection's engine can do (its bulk paths, pipelines, load streams).
+    fn capabilities(&self) -> Capabilities;
+    /// How many connections the server takes from clients such as hakari's, asked of it; None
+    /// where it has no limit or does not say. Asked in the server's own SQL (see
+    /// `statistics_dialect`), so that a database reached through a generic driver answers too.
+    fn connection_limit(&mut self) -> Option<u64> {
+        let sql = match self.statistics_dialect() {
+            // Superusers keep a few of max_connections for themselves.
+            Dialect::Postgres => "SELECT CAST(current_setting('max_connections') AS INTEGER) - CAST(current_setting('superuser_reserved_connections') AS INTEGER)",
+            Dialect::Mysql => "SELECT @@max_connections",
+            _ => return None,
+        };
+        let rows = self.query(sql).ok()?;
+        match rows.first()?.first()? {
+            SqlValue::Int(n) => u64::try_from(*n).ok(),
+            SqlValue::Text(t) => t.trim().parse().ok(),
+            _ => None,
+        }
     }
     /// Sends `batch` (statements with `?` placeholders, each with its values) in one round
     /// trip, run as one implicit transaction unless the batch opens its own, as PostgreSQL's
@@ -309,12 +364,7 @@ pub trait SqlConnection {
     /// transaction of prepared inserts); returns rows loaded. When the caller has a transaction
     /// open (`begin`), the rows join it and are committed with it.
     fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64>;
-    /// Whether `bulk_load_delimited` works here: an engine whose loader parses delimited text
-    /// itself (PostgreSQL's COPY) takes generated text as it is, with no rows built in between.
-    fn loads_delimited(&self) -> bool {
-        false
-    }
-    /// Loads batches of '|'-delimited lines, each line ending in "|\n" as dbgen writes them
+    /// Loads batches of '|'-delimited lines (where `capabilities().delimited`), each line ending in "|\n" as dbgen writes them
     /// (ASCII text; no field holds '|', a backslash or a line break; `\N` is NULL, as COPY's
     /// text format and LOAD DATA read it); returns lines loaded.
     fn bulk_load_delimited(
@@ -342,11 +392,6 @@ pub trait SqlConnection {
                 Err(e)
             }
         }
-    }
-    /// Whether `bulk_load_arrow` works here: an engine that takes columns of Arrow arrays
-    /// (DuckDB's Appender) is given them as generated, with neither rows nor text in between.
-    fn loads_arrow(&self) -> bool {
-        false
     }
     /// Loads streams of Arrow record batches, each a consecutive run of the table's rows; the
     /// engine may load the streams at once, on threads and in transactions of its own (a

@@ -4,7 +4,7 @@
 //! a workload's behaviour: those run on real engines.
 
 use crate::engine::sql::{
-    Dialect, Lines, Row, Rows, SqlConnection, SqlDatabase, SqlValue, Stmt, Visit,
+    Capabilities, Dialect, Lines, Row, Rows, SqlConnection, SqlDatabase, SqlValue, Stmt, Visit,
 };
 use anyhow::Result;
 use std::sync::{Arc, Mutex};
@@ -131,12 +131,19 @@ impl SqlConnection for StatementLog {
         ));
         Ok(n)
     }
-    /// As the engines of these dialects do (COPY, LOAD DATA, DuckDB's CSV reader).
-    fn loads_delimited(&self) -> bool {
-        matches!(
-            self.dialect,
-            Dialect::Postgres | Dialect::Mysql | Dialect::Duckdb
-        )
+    /// As the engine of this dialect declares them (COPY, LOAD DATA, DuckDB's CSV reader),
+    /// with no Arrow path: the log shows statements.
+    fn capabilities(&self) -> Capabilities {
+        let server = matches!(self.dialect, Dialect::Postgres | Dialect::Mysql);
+        Capabilities {
+            delimited: server || self.dialect == Dialect::Duckdb,
+            frozen_refill: self.dialect == Dialect::Postgres,
+            ..if server {
+                Capabilities::server()
+            } else {
+                Capabilities::EMBEDDED
+            }
+        }
     }
     fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
         self.loaded("bulk load delimited", table, columns, lines)

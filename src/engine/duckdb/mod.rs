@@ -15,8 +15,8 @@ mod arrow;
 mod values;
 
 use super::sql::{
-    ArrowStream, Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine,
-    SqlOptions, SqlValue, Stmt, Visit,
+    ArrowStream, Capabilities, Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlDatabase,
+    SqlEngine, SqlOptions, SqlValue, Stmt, Visit,
 };
 use crate::durability::Durability;
 use ::duckdb::types::Value;
@@ -288,8 +288,12 @@ impl SqlConnection for DuckdbConnection {
         }
         Ok(())
     }
-    fn loads_delimited(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            delimited: true,
+            arrow: true,
+            ..Capabilities::EMBEDDED
+        }
     }
     /// DuckDB's own CSV reader: `COPY table FROM` a named pipe, which this thread fills with the
     /// batches as they come while the statement runs on a helper thread. dbgen's trailing '|'
@@ -348,9 +352,6 @@ impl SqlConnection for DuckdbConnection {
             }
         }
         outcome
-    }
-    fn loads_arrow(&self) -> bool {
-        true
     }
     /// DuckDB's Appender, a whole record batch at a time, each stream on a connection of its own
     /// (see `arrow::append_streams`).

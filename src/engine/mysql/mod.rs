@@ -8,8 +8,8 @@ pub mod wire;
 
 use super::kv::Conflict;
 use super::sql::{
-    Dialect, Lines, Prepared, Row, Rows, ServerError, SqlConnection, SqlDatabase, SqlEngine,
-    SqlOptions, SqlValue, Stmt, Visit,
+    Capabilities, Dialect, Lines, Prepared, Row, Rows, ServerError, SqlConnection, SqlDatabase,
+    SqlEngine, SqlOptions, SqlValue, Stmt, Visit,
 };
 use crate::durability::Durability;
 use crate::measure::resources;
@@ -431,8 +431,11 @@ impl SqlConnection for MysqlConnection {
         self.in_transaction = false;
         self.conn.query_drop("ROLLBACK").map_err(classify)
     }
-    fn loads_delimited(&self) -> bool {
-        self.local_infile
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            delimited: self.local_infile,
+            ..Capabilities::server()
+        }
     }
     /// `LOAD DATA LOCAL INFILE` fed from the batches as they come: the server asks for the
     /// "file" and the handler streams the text (the driver runs it inside the statement, so the

@@ -6,7 +6,7 @@
 use super::dbms::Dbms;
 use crate::engine::kv::Conflict;
 use crate::engine::sql::{
-    insert_sql, Dialect, Prepared, Row, Rows, SqlConnection, SqlValue, Stmt, Visit,
+    insert_sql, Capabilities, Dialect, Prepared, Row, Rows, SqlConnection, SqlValue, Stmt, Visit,
 };
 use crate::results::redact::redact;
 use anyhow::{anyhow, Result};
@@ -236,6 +236,13 @@ impl SqlConnection for OdbcConnection {
         match self.dbms {
             Dbms::Other => self.dialect,
             known => known.dialect(),
+        }
+    }
+    /// Rows through `bulk_load` (prepared inserts); a server's load streams on a server.
+    fn capabilities(&self) -> Capabilities {
+        match self.dbms.is_server() {
+            true => Capabilities::server(),
+            false => Capabilities::EMBEDDED,
         }
     }
     fn execute(&mut self, sql: &str) -> Result<u64> {

@@ -65,6 +65,15 @@ impl Dbms {
         }
     }
 
+    /// Whether it is a server, which takes load streams at once (SQLite is a library behind its
+    /// driver; of a DBMS hakari does not know it assumes nothing).
+    pub fn is_server(self) -> bool {
+        matches!(
+            self,
+            Dbms::Postgres | Dbms::Mysql | Dbms::Oracle | Dbms::Zen
+        )
+    }
+
     /// The dialect its SQL takes.
     pub fn dialect(self) -> Dialect {
         match self {

@@ -1,74 +1,54 @@
 //! `postgres`: PostgreSQL through the `postgres` crate. With `--url`, hakari works in its own
 //! schema `hakari` inside that database (marked by a `hakari_owner` table); without one it starts
-//! a private server (src/server/postgres/) configured for the durability level.
+//! a private server (src/server/postgres/) configured for the durability level. A database that
+//! speaks PostgreSQL's protocol is a flavour of this engine (`flavour.rs`), not a copy of it.
 
 mod credentials;
+pub mod flavour;
 mod statistics;
 mod values;
 pub mod wire;
 
 use super::kv::Conflict;
 use super::sql::{
-    Dialect, Lines, Prepared, Row, Rows, ServerError, SqlConnection, SqlDatabase, SqlEngine,
+    Capabilities, Dialect, Lines, Prepared, Row, Rows, ServerError, SqlConnection, SqlDatabase,
     SqlOptions, SqlValue, Stmt, Visit,
 };
 use crate::durability::Durability;
 use crate::measure::resources;
 use crate::server::postgres as server;
 use crate::server::topology::Topology;
-use crate::server::{Launched, PrivateServer};
+use crate::server::Launched;
 use anyhow::{bail, Context, Result};
+pub use flavour::{Postgres, POSTGRESQL};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, SimpleQueryMessage};
 use std::io::Write;
 use values::{copy_text, from_row, to_param, Param};
 use wire::Wire;
 
-pub struct Postgres;
-
 /// The schema hakari owns inside a database reached by URL.
 const SCHEMA: &str = "hakari";
 
-impl SqlEngine for Postgres {
-    fn url_schemes(&self) -> &'static [&'static str] {
-        &["postgres", "postgresql"]
-    }
-    fn dialect(&self) -> Option<Dialect> {
-        Some(Dialect::Postgres)
-    }
-    fn mapping(&self, level: Durability) -> std::result::Result<String, String> {
-        match level {
-            Durability::Sync => Ok("fsync=on, synchronous_commit=on".into()),
-            Durability::WriteNosync => Ok("fsync=off (commits reach the OS unflushed; an OS crash can also corrupt data files, not only lose recent commits)".into()),
-            Durability::Nosync => Ok("synchronous_commit=off (the WAL writer flushes later)".into()),
-            other => server::settings_for(other).map(|_| String::new()),
-        }
-    }
-    fn private_server(&self) -> Option<&'static dyn crate::server::PrivateServer> {
-        Some(&server::PRIVATE)
-    }
-    fn topologies(&self) -> &'static [crate::server::topology::Kind] {
-        &[crate::server::topology::Kind::Standbys]
-    }
-    fn open(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
-        open(options, Some(SCHEMA))
-    }
-    fn open_as_given(&self, options: &SqlOptions) -> Result<Box<dyn SqlDatabase>> {
-        open(options, None)
-    }
-}
-
-/// Opens PostgreSQL working in `schema`, hakari's own (claimed, and dropped at close), or with
+/// Opens `flavour` working in `schema`, hakari's own (claimed, and dropped at close), or with
 /// None in the database as given (its own search path; nothing claimed or dropped).
-fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn SqlDatabase>> {
+fn open(
+    flavour: &Postgres,
+    options: &SqlOptions,
+    schema: Option<&'static str>,
+) -> Result<Box<dyn SqlDatabase>> {
     let session = session_commit(options)?;
-    if let Some(url) = &options.url {
+    let given = options.url.as_deref().map(|u| flavour.driver_url(u));
+    if let Some(url) = &given {
         Wire::parse(url)?;
     }
-    let (url, server) = crate::server::given_or_started(&options.url, || {
+    let (url, server) = crate::server::given_or_started(&given, || {
+        let Some(private) = flavour.private_server else {
+            bail!("hakari starts no {} server: give its --url", flavour.label);
+        };
         let root = options.dir.parent().unwrap_or(&options.dir);
-        let started = server::PRIVATE.start(&options.dir, &options.server_options(), root);
-        started.context("cannot start a private PostgreSQL server")
+        let started = private.start(&options.dir, &options.server_options(), root);
+        started.with_context(|| format!("cannot start a private {} server", flavour.label))
     })?;
     let wire = Wire::parse(&url)?;
     let mut admin = wire.open()?;
@@ -91,7 +71,8 @@ fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn Sq
         }
     }
     let tls = wire.describe(&mut admin);
-    let statistics = (resources::enabled().then(|| wire.open().ok()).flatten()).map(|c| {
+    let reads = resources::enabled() && flavour.statistics;
+    let statistics = (reads.then(|| wire.open().ok()).flatten()).map(|c| {
         let sampler = wire.open().ok();
         let local = server.is_some();
         let again = wire.clone();
@@ -102,6 +83,7 @@ fn open(options: &SqlOptions, schema: Option<&'static str>) -> Result<Box<dyn Sq
     });
     Ok(Box::new(PostgresDatabase {
         _statistics: statistics,
+        flavour: *flavour,
         url,
         wire,
         tls,
@@ -173,6 +155,7 @@ fn claim_schema(c: &mut Client) -> Result<()> {
 }
 
 struct PostgresDatabase {
+    flavour: Postgres,
     /// The private server's URL, for its standbys.
     url: String,
     wire: Wire,
@@ -201,6 +184,7 @@ impl SqlDatabase for PostgresDatabase {
         Ok(Box::new(PostgresConnection {
             client,
             statements: Prepared::default(),
+            capabilities: (self.flavour.capabilities)(),
         }))
     }
     fn version(&self) -> String {
@@ -222,14 +206,7 @@ impl SqlDatabase for PostgresDatabase {
             ("tls".into(), self.tls.clone()),
         ];
         if let Ok(mut c) = self.wire.connect() {
-            for name in [
-                "fsync",
-                "full_page_writes",
-                "wal_level",
-                "synchronous_standby_names",
-                "shared_buffers",
-                "max_connections",
-            ] {
+            for &name in self.flavour.settings {
                 if let Ok(v) = show(&mut c, name) {
                     out.push((name.into(), v));
                 }
@@ -258,6 +235,7 @@ impl SqlDatabase for PostgresDatabase {
             let connection: Box<dyn SqlConnection> = Box::new(PostgresConnection {
                 client,
                 statements: Prepared::default(),
+                capabilities: (self.flavour.capabilities)(),
             });
             out.push((name, connection));
         }
@@ -268,6 +246,8 @@ impl SqlDatabase for PostgresDatabase {
 struct PostgresConnection {
     client: Client,
     statements: Prepared<postgres::Statement>,
+    /// As its flavour declares them.
+    capabilities: Capabilities,
 }
 
 /// Rewrites `?` placeholders (outside quotes) as `$1`, `$2`, ...
@@ -454,8 +434,8 @@ impl SqlConnection for PostgresConnection {
     fn rollback(&mut self) -> Result<()> {
         self.client.batch_execute("ROLLBACK").map_err(classify)
     }
-    fn pipelines(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        self.capabilities
     }
     /// The batch as one simple-protocol query string, the values in it as literals: one round
     /// trip and one implicit transaction, what an extended-protocol pipeline up to its sync
@@ -481,10 +461,6 @@ impl SqlConnection for PostgresConnection {
             buf.push(b'\n');
             1
         })
-    }
-
-    fn loads_delimited(&self) -> bool {
-        true
     }
 
     fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {

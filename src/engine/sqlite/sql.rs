@@ -3,8 +3,8 @@
 use super::{classify, Keeper};
 use crate::durability::Durability;
 use crate::engine::sql::{
-    Dialect, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions, SqlValue,
-    Stmt, Visit,
+    Capabilities, Dialect, Prepared, Row, Rows, SqlConnection, SqlDatabase, SqlEngine, SqlOptions,
+    SqlValue, Stmt, Visit,
 };
 use anyhow::{Context, Result};
 use rusqlite::types::{Value, ValueRef};
@@ -105,6 +105,9 @@ fn from_ref(v: ValueRef<'_>) -> SqlValue {
 impl SqlConnection for SqliteConnection {
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::EMBEDDED
     }
     fn execute(&mut self, sql: &str) -> Result<u64> {
         let before = self.conn.total_changes();

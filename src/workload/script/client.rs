@@ -86,7 +86,7 @@ fn prepare(program: &Program, conn: &mut dyn SqlConnection) -> Result<Vec<Vec<Op
             .steps
             .iter()
             .find(|s| matches!(s.command, Command::Pipeline(_)));
-        if let (Some(step), false) = (piped, conn.pipelines()) {
+        if let (Some(step), false) = (piped, conn.capabilities().pipelines) {
             anyhow::bail!(
                 "{}:{}: a pipeline (\\startpipeline) needs PostgreSQL's protocol, which only \
                      the postgres engine speaks to hakari",

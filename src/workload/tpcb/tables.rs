@@ -4,7 +4,8 @@
 
 use super::presets::TpcbParams;
 use super::{keys, prefix, schema, statements, DROP};
-use crate::engine::sql::{Dialect, Row, SqlConnection, SqlDatabase, SqlValue};
+use crate::engine::sql::{Row, SqlConnection, SqlDatabase, SqlValue};
+use crate::shard::Shard;
 use anyhow::{Context, Result};
 use std::ops::RangeInclusive;
 
@@ -23,9 +24,9 @@ pub fn create(db: &dyn SqlDatabase, set: usize) -> Result<()> {
 }
 
 /// The rows of `branches` in table set `set`: each branch, its tellers and its accounts, every
-/// balance zero. On a server the accounts go in parallel streams, one connection each, over
-/// parts of the branches (a server's loader is one core per connection); an embedded engine
-/// takes one writer at a time, so it gets one stream.
+/// balance zero. The accounts go in as many streams as the engine declares it loads at once
+/// (`Capabilities::load_streams`), one connection each, over parts of the branches; an engine
+/// that refills a table frozen (PostgreSQL) gets whole tables that way instead.
 pub fn load(
     params: &TpcbParams,
     db: &dyn SqlDatabase,
@@ -35,8 +36,8 @@ pub fn load(
     let mut c = db.connect()?;
     let p = prefix(set);
     let (first, last) = (*branches.start(), *branches.end());
-    if c.dialect() == Dialect::Postgres && c.loads_delimited() && branches == (1..=params.branches)
-    {
+    let can = c.capabilities();
+    if can.frozen_refill && can.delimited && branches == (1..=params.branches) {
         return refill(c.as_mut(), &p, params);
     }
     let mut rows =
@@ -49,10 +50,7 @@ pub fn load(
     let tellers = ["tid", "bid", "tbalance", "filler"];
     let mut rows = members(branches.clone(), params.tellers_per_branch);
     c.bulk_load(&format!("{p}tellers"), &tellers, &mut rows)?;
-    let streams = match c.dialect() {
-        Dialect::Postgres | Dialect::Mysql => load_streams().min(last - first + 1),
-        _ => 1,
-    };
+    let streams = (can.load_streams as u64).min(last - first + 1);
     let table = format!("{p}accounts");
     let accounts = ["aid", "bid", "abalance", "filler"];
     let per_branch = params.accounts_per_branch;
@@ -129,18 +127,17 @@ fn lines(ids: RangeInclusive<i64>, per_branch: Option<i64>) -> impl Iterator<Ite
     })
 }
 
-/// How many streams load a server's accounts: one per core of this machine, where the server
-/// usually is (a stream is a loading backend on the server and a generating thread here).
-fn load_streams() -> u64 {
-    std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
-}
-
-/// `branches` cut into `parts` ranges of nearly equal size, in order.
+/// `branches` cut into `parts` ranges of nearly equal size, in order: as `--shard` cuts them.
 fn split(branches: RangeInclusive<u64>, parts: u64) -> Vec<RangeInclusive<u64>> {
-    let (first, count) = (*branches.start(), branches.end() - branches.start() + 1);
-    (0..parts)
-        .map(|i| first + count * i / parts..=first + count * (i + 1) / parts - 1)
-        .filter(|r| !r.is_empty())
+    let (before, count) = (branches.start() - 1, branches.end() - branches.start() + 1);
+    (1..=parts as usize)
+        .map(|index| Shard {
+            index,
+            count: parts as usize,
+            ..Shard::WHOLE
+        })
+        .filter_map(|shard| shard.part(count))
+        .map(|part| part.start() + before..=part.end() + before)
         .collect()
 }
 

@@ -144,15 +144,15 @@ pub fn create(db: &dyn SqlDatabase) -> Result<()> {
 }
 
 /// Loads `warehouses` warehouses (and the items) into the empty tables; returns rows loaded.
-/// On a server the work is spread over loaders, one connection each (`work` says how); an
-/// embedded engine takes one writer at a time, so it gets one.
+/// The work is spread over as many loaders as the engine takes at once, one connection each
+/// (`work` says how).
 pub fn load(db: &dyn SqlDatabase, population: &Population, warehouses: u64) -> Result<u64> {
     // Loaders split the warehouses, or the tables where they are made with their keys.
     let parts = match keyed_tables(population.dialect) {
         true => COLUMNS.len() as u64,
         false => warehouses,
     };
-    let streams = streams(population.dialect, parts);
+    let streams = streams(db.connect()?.as_ref(), parts);
     let work = work(population.dialect, streams, warehouses);
     let progress = Progress::new(
         &format!("loading {warehouses} warehouse(s)"),
@@ -243,15 +243,10 @@ fn row_bytes(table: &str) -> u64 {
 /// The warehouses a loader's part covers.
 type Homes = RangeInclusive<i64>;
 
-/// How many connections load (or key) at once: on a server one per core of this machine, where
-/// the server usually is, at most `parts`; an embedded engine takes one writer at a time.
-fn streams(dialect: Dialect, parts: u64) -> u64 {
-    match dialect {
-        Dialect::Postgres | Dialect::Mysql => std::thread::available_parallelism()
-            .map_or(1, |n| n.get() as u64)
-            .min(parts),
-        _ => 1,
-    }
+/// How many connections load (or key) at once: as many as the engine declares it loads at once
+/// (`Capabilities::load_streams`), at most `parts`.
+fn streams(c: &dyn SqlConnection, parts: u64) -> u64 {
+    (c.capabilities().load_streams as u64).clamp(1, parts.max(1))
 }
 
 /// Loads `table`'s rows of warehouses `homes` in one bulk statement, generated a part at a time
@@ -280,7 +275,7 @@ fn load_table(
             }
         });
     let dialect = population.dialect;
-    let loaded = match c.loads_delimited() {
+    let loaded = match c.capabilities().delimited {
         // The loader that parses text itself (COPY, LOAD DATA LOCAL INFILE) takes it as text,
         // written in place.
         true => {
@@ -323,7 +318,7 @@ pub fn finish(
     let tasks = keys.len() + TABLES.len();
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..streams(dialect, tasks as u64))
+        let workers: Vec<_> = (0..streams(c.as_ref(), tasks as u64))
             .map(|_| {
                 let (keys, next) = (&keys, &next);
                 scope.spawn(move || -> Result<()> {
@@ -378,20 +373,11 @@ pub fn next_order_sum(c: &mut dyn SqlConnection, homes: &RangeInclusive<u64>) ->
 
 /// More terminals than the server takes connections: refused before the run.
 pub fn check_connections(c: &mut dyn SqlConnection, terminals: usize) -> Result<()> {
-    let sql = match c.statistics_dialect() {
-        Dialect::Postgres => "SELECT CAST(current_setting('max_connections') AS INTEGER) - CAST(current_setting('superuser_reserved_connections') AS INTEGER)",
-        Dialect::Mysql => "SELECT @@max_connections",
-        _ => return Ok(()),
-    };
-    let Some(limit) = c
-        .query(sql)
-        .ok()
-        .and_then(|rows| rows.first().and_then(|r| super::statements::int(r, 0).ok()))
-    else {
+    let Some(limit) = c.connection_limit() else {
         return Ok(());
     };
     // hakari itself holds one more connection while the terminals run.
-    if terminals as i64 + 1 > limit {
+    if terminals as u64 + 1 > limit {
         bail!(
             "{terminals} terminals need {} connections; the server takes {limit} (raise max_connections, or give fewer --clients)",
             terminals + 1

@@ -39,8 +39,10 @@ pub(super) fn load_test(
     // dbgen's 300 MB text pool is built once per process (about 2 s), before the clock starts:
     // it is the generator's set-up, not loading.
     tpchgen::text::TextPool::get_or_init_default();
-    // Arrow loads run a stream per core, each generating its own rows.
+    // Arrow loads run a stream per core, each generating its own rows: the engine that takes
+    // them loads them on threads of its own, so the rows are made as fast as this machine can.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let can = conn.capabilities();
     let (load_span, tables_span) = (Span::start(), Span::start());
     // The parts' own times, summed: the readings taken between them stay out of the clock.
     let mut tables_secs = 0.0;
@@ -51,9 +53,9 @@ pub(super) fn load_test(
         let (columns, keep) = (data::columns(table), keep_dir.as_deref());
         // An engine that takes Arrow columns is given them; one whose loader parses delimited
         // text, dbgen's text itself. Kept .tbl files are text: the text is made anyway.
-        let rows = if conn.loads_arrow() && keep.is_none() {
+        let rows = if can.arrow && keep.is_none() {
             conn.bulk_load_arrow(table, data::arrow_streams(table, sf, cores))
-        } else if conn.loads_delimited() {
+        } else if can.delimited {
             data::with_tbl_text(table, sf, keep, |text| {
                 conn.bulk_load_delimited(table, columns, text)
             })
