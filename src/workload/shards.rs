@@ -8,6 +8,7 @@
 
 use crate::engine::sql::{SqlConnection, SqlDatabase, SqlValue};
 use crate::shard::{wait_for_others, Shard};
+use crate::workload::RunContext;
 use anyhow::{bail, Context, Result};
 use std::cell::Cell;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -39,6 +40,53 @@ pub struct Meeting<'d> {
     prefix: &'static str,
     /// Whether this shard (shard 1) has listed the run.
     listed: Cell<bool>,
+}
+
+/// One configuration's measuring on `db`, with the meeting of its shards where there are several
+/// (`--shard i/N`, N > 1; they know each other by the planned start and `config`): `measure` runs
+/// with it, a failure abandons it (the others stop waiting at once), and it finishes either way.
+/// Then `drop_tables` runs once every shard is done, where this client drops the tables (shard
+/// 1, or a client alone) and `keep` does not keep them. Every workload that shards runs this.
+pub fn measured_with_shards(
+    db: &dyn SqlDatabase,
+    ctx: &mut RunContext,
+    config: impl std::fmt::Display,
+    prefix: &'static str,
+    keep: bool,
+    measure: impl FnOnce(&mut RunContext, Option<&Meeting>) -> Result<()>,
+    drop_tables: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let meeting = ctx.shard.filter(|s| s.count > 1).map(|shard| {
+        let at = (ctx.timing.start_at).map_or(0.0, crate::results::time::unix_seconds);
+        Meeting::new(db, shard, format!("{at:.3} {config}"), prefix)
+    });
+    let outcome = measure(ctx, meeting.as_ref());
+    if let (Err(_), Some(m)) = (&outcome, &meeting) {
+        m.abandon();
+    }
+    let finished = meeting.as_ref().map_or(Ok(()), |m| m.finish());
+    // The tables go even when the run failed: they are hakari's own.
+    let cleanup = match keep || !ctx.shard.is_none_or(|s| s.is_first()) {
+        true => finished,
+        false => finished.and_then(|()| drop_tables()),
+    };
+    outcome.and(cleanup)
+}
+
+/// `steps` with the shards' first steps starting together, at the instant shard 1 names once
+/// all is loaded (without a meeting, at the planned start); the planned start is put back after.
+pub fn started_together<T>(
+    meeting: Option<&Meeting>,
+    ctx: &mut RunContext,
+    steps: impl FnOnce(&mut RunContext) -> Result<T>,
+) -> Result<T> {
+    let planned = ctx.timing.start_at;
+    if let Some(m) = meeting {
+        ctx.timing.start_at = Some(m.run_start(planned)?);
+    }
+    let outcome = steps(ctx);
+    ctx.timing.start_at = planned;
+    outcome
 }
 
 impl<'d> Meeting<'d> {

@@ -122,28 +122,17 @@ fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Resu
             params.clients.iter().copied().max().unwrap_or(1),
         )
     })?;
-    // The shards of one configuration of one run know each other by the planned start.
-    let meeting = ctx.shard.filter(|s| s.count > 1).map(|shard| {
-        let at = (ctx.timing.start_at).map_or(0.0, crate::results::time::unix_seconds);
-        shards::Meeting::new(
-            db.as_ref(),
-            shard,
-            format!("{at:.3} {config}"),
-            "hakari_tpcb_",
-        )
-    });
-    let outcome = measure_config(params, config, db.as_ref(), max_sets, meeting.as_ref(), ctx);
-    if let (Err(_), Some(m)) = (&outcome, &meeting) {
-        m.abandon();
-    }
-    let finished = meeting.as_ref().map_or(Ok(()), |m| m.finish());
-    // Drop the tables even when the run failed: they are hakari's own (shard 1's to drop).
-    let cleanup = match ctx.shard.is_none_or(|s| s.is_first()) {
-        true => finished.and_then(|()| tables::drop_all(db.as_ref(), max_sets)),
-        false => finished,
-    };
+    let outcome = shards::measured_with_shards(
+        db.as_ref(),
+        ctx,
+        config,
+        "hakari_tpcb_",
+        false,
+        |ctx, meeting| measure_config(params, config, db.as_ref(), max_sets, meeting, ctx),
+        || tables::drop_all(db.as_ref(), max_sets),
+    );
     db.close()?;
-    outcome.and(cleanup)
+    outcome
 }
 
 fn measure_config(
@@ -188,14 +177,9 @@ fn measure_config(
             crate::units::duration(load_started.elapsed().as_secs_f64())
         ));
     }
-    // The shards' first steps start together, at the instant shard 1 names once all is loaded.
-    let planned = ctx.timing.start_at;
-    if let Some(m) = meeting {
-        ctx.timing.start_at = Some(m.run_start(planned)?);
-    }
-    let measured = measure_steps(params, config, db, max_sets, tellers, ctx);
-    ctx.timing.start_at = planned;
-    measured
+    shards::started_together(meeting, ctx, |ctx| {
+        measure_steps(params, config, db, max_sets, tellers, ctx)
+    })
 }
 
 /// Makes the table sets and loads them: shard 1 creates them (and loads them whole, unless

@@ -35,7 +35,7 @@ use crate::errors::Inconsistent;
 use crate::measure::runner::StepOutcome;
 use crate::results::Metric;
 use crate::shard::Shard;
-use crate::workload::shards::{Meeting, Stage};
+use crate::workload::shards::{self, Meeting, Stage};
 use crate::workload::{sql_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use population::Population;
@@ -137,34 +137,28 @@ impl Workload for TpccParams {
         // Kept tables outlive the run: the engine leaves hakari's schema as it is.
         options.shared |= self.keep;
         let db = config.engine.open(&options)?;
-        // The shards of one configuration of one run know each other by the planned start.
-        let meeting = ctx.shard.filter(|s| s.count > 1).map(|shard| {
-            let at = (ctx.timing.start_at).map_or(0.0, crate::results::time::unix_seconds);
-            Meeting::new(db.as_ref(), shard, format!("{at:.3} {config}"), PREFIX)
-        });
-        // Each warehouse count on tables loaded afresh (a shard runs one).
-        let mut outcome = Ok(());
-        for &warehouses in &self.warehouse_counts {
-            let p = TpccParams {
-                warehouses,
-                ..self.clone()
-            };
-            outcome = measure_config(&p, *config, db.as_ref(), meeting.as_ref(), ctx);
-            if outcome.is_err() {
-                break;
-            }
-        }
-        if let (Err(_), Some(m)) = (&outcome, &meeting) {
-            m.abandon();
-        }
-        let finished = meeting.as_ref().map_or(Ok(()), |m| m.finish());
-        // Drop the tables (shard 1's to drop, once every shard is done), unless asked to keep them.
-        let cleanup = match self.keep || !ctx.shard.is_none_or(|s| s.is_first()) {
-            true => finished,
-            false => finished.and_then(|()| tables::drop_all(db.as_ref())),
-        };
+        let keep = self.keep;
+        let outcome = shards::measured_with_shards(
+            db.as_ref(),
+            ctx,
+            config,
+            PREFIX,
+            keep,
+            |ctx, meeting| {
+                // Each warehouse count on tables loaded afresh (a shard runs one).
+                for &warehouses in &self.warehouse_counts {
+                    let p = TpccParams {
+                        warehouses,
+                        ..self.clone()
+                    };
+                    measure_config(&p, *config, db.as_ref(), meeting, ctx)?;
+                }
+                Ok(())
+            },
+            || tables::drop_all(db.as_ref()),
+        );
         db.close()?;
-        outcome.and(cleanup)
+        outcome
     }
 }
 
@@ -234,14 +228,9 @@ fn measure_config(
         run_constants.c_id,
         run_constants.ol_i_id
     ));
-    // The shards' terminals start together, at the instant shard 1 names once all is loaded.
-    let planned = ctx.timing.start_at;
-    if let Some(m) = meeting {
-        ctx.timing.start_at = Some(m.run_start(planned)?);
-    }
-    let measured = measure_runs(p, config, db, &mut c, run_constants, homes, meeting, ctx);
-    ctx.timing.start_at = planned;
-    measured
+    shards::started_together(meeting, ctx, |ctx| {
+        measure_runs(p, config, db, &mut c, run_constants, homes, meeting, ctx)
+    })
 }
 
 /// The runs at each terminal count on the loaded tables, each checked after it.
