@@ -94,21 +94,9 @@ fn key(n: u64) -> [u8; 8] {
 
 fn options(dir: &Path, level: Durability) -> KvOptions {
     KvOptions {
-        dir: dir.to_path_buf(),
-        durability: level,
-        threads: 1,
-        key_size: 8,
         value_size: VALUE_SIZE,
-        cache_bytes: 0,
-        page_size: 0,
-        log_buffer_bytes: 0,
-        compression: None,
-        bulk_buffer_bytes: 0,
         expected_records: 1_000_000,
-        value_sizes: 1,
-        url: None,
-        topology: Default::default(),
-        shared: false,
+        ..KvOptions::at(dir, level)
     }
 }
 

@@ -39,6 +39,30 @@ pub struct KvOptions {
     pub shared: bool,
 }
 
+impl KvOptions {
+    /// A store in `dir` at `durability` for one thread of 8-byte keys and 16-byte values, every
+    /// size the engine's own, embedded or a private server: the rest set as a caller needs.
+    pub fn at(dir: &std::path::Path, durability: Durability) -> KvOptions {
+        KvOptions {
+            dir: dir.to_path_buf(),
+            durability,
+            threads: 1,
+            key_size: 8,
+            value_size: 16,
+            cache_bytes: 0,
+            page_size: 0,
+            log_buffer_bytes: 0,
+            compression: None,
+            bulk_buffer_bytes: 0,
+            expected_records: 0,
+            value_sizes: 1,
+            url: None,
+            topology: Default::default(),
+            shared: false,
+        }
+    }
+}
+
 /// A block compression a user can ask an engine for (`--compression`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -149,15 +173,10 @@ pub trait KvSession {
     fn delete(&mut self, key: &[u8]) -> Result<bool>;
     /// Reads every record in key order (with a bulk buffer where the engine has one) and
     /// returns how many it read. `visit` sees each key and value.
-    fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64>;
+    fn scan(&mut self, visit: &mut VisitRecord) -> Result<u64>;
     /// Reads up to `count` records in key order from the first key at or after `start`, and
     /// returns how many it read. Offered where [`KvEngine::ordered_scan`] is.
-    fn scan_from(
-        &mut self,
-        _start: &[u8],
-        _count: u64,
-        _visit: &mut dyn FnMut(&[u8], &[u8]),
-    ) -> Result<u64> {
+    fn scan_from(&mut self, _start: &[u8], _count: u64, _visit: &mut VisitRecord) -> Result<u64> {
         anyhow::bail!("this store cannot read in key order")
     }
     /// Records of named fields, for a store that keeps them natively (Redis hashes). None
@@ -166,6 +185,9 @@ pub trait KvSession {
         None
     }
 }
+
+/// What a scan hands each record to: its key and its value.
+pub type VisitRecord<'a> = dyn FnMut(&[u8], &[u8]) + 'a;
 
 /// What a scan of records of fields hands each record to: its key and its fields in order.
 pub type VisitFields<'a> = dyn FnMut(&[u8], &[Vec<u8>]) + 'a;

@@ -1,6 +1,6 @@
 //! `lmdb` through the heed bindings: a memory-mapped B+tree with one writer at a time.
 
-use super::kv::{KvEngine, KvOptions, KvSession, KvStore};
+use super::kv::{KvEngine, KvOptions, KvSession, KvStore, VisitRecord};
 use crate::durability::Durability;
 use anyhow::{Context, Result};
 use heed::types::Bytes;
@@ -189,12 +189,7 @@ impl KvSession for LmdbSession<'_> {
         let db = self.db;
         Ok(db.delete(self.writer()?, key)?)
     }
-    fn scan_from(
-        &mut self,
-        start: &[u8],
-        count: u64,
-        visit: &mut dyn FnMut(&[u8], &[u8]),
-    ) -> Result<u64> {
+    fn scan_from(&mut self, start: &[u8], count: u64, visit: &mut VisitRecord) -> Result<u64> {
         use std::ops::Bound;
         let range = (Bound::Included(start), Bound::Unbounded);
         let mut n = 0;
@@ -205,7 +200,7 @@ impl KvSession for LmdbSession<'_> {
         }
         Ok(n)
     }
-    fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
+    fn scan(&mut self, visit: &mut VisitRecord) -> Result<u64> {
         let txn = self.env.read_txn()?;
         let mut n = 0;
         for item in self.db.iter(&txn)? {

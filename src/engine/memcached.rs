@@ -2,7 +2,7 @@
 //! size limit is real: a private instance is started with the limit raised to fit the run's
 //! values; with `--url` the server's own limit is read and reported to the workload.
 
-use super::kv::{KvEngine, KvOptions, KvSession, KvStore};
+use super::kv::{KvEngine, KvOptions, KvSession, KvStore, VisitRecord};
 use crate::durability::Durability;
 use crate::results::redact::redact;
 use crate::server::memcached as server;
@@ -238,7 +238,7 @@ impl KvSession for MemcachedSession {
     fn delete(&mut self, key: &[u8]) -> Result<bool> {
         Ok(self.client.delete(&text_key(key)?)?)
     }
-    fn scan(&mut self, _visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
+    fn scan(&mut self, _visit: &mut VisitRecord) -> Result<u64> {
         bail!("memcached cannot list its items: scans are not offered")
     }
 }

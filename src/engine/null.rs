@@ -1,6 +1,6 @@
 //! `null`: an engine that does nothing, so the harness's own ceiling shows beside real engines.
 
-use super::kv::{KvEngine, KvOptions, KvSession, KvStore};
+use super::kv::{KvEngine, KvOptions, KvSession, KvStore, VisitRecord};
 use crate::durability::Durability;
 use anyhow::Result;
 
@@ -59,15 +59,10 @@ impl KvSession for NullSession {
         std::hint::black_box(key);
         Ok(true)
     }
-    fn scan(&mut self, _visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
+    fn scan(&mut self, _visit: &mut VisitRecord) -> Result<u64> {
         Ok(0)
     }
-    fn scan_from(
-        &mut self,
-        start: &[u8],
-        count: u64,
-        _visit: &mut dyn FnMut(&[u8], &[u8]),
-    ) -> Result<u64> {
+    fn scan_from(&mut self, start: &[u8], count: u64, _visit: &mut VisitRecord) -> Result<u64> {
         std::hint::black_box(start);
         Ok(count)
     }

@@ -4,7 +4,7 @@
 //! or with `--cluster redis:N` a private Redis Cluster, reached through the crate's cluster
 //! client (which follows MOVED and ASK redirects).
 
-use super::kv::{FieldRecords, KvEngine, KvOptions, KvSession, KvStore, VisitFields};
+use super::kv::{FieldRecords, KvEngine, KvOptions, KvSession, KvStore, VisitFields, VisitRecord};
 use crate::durability::Durability;
 use crate::results::redact::redact;
 use crate::server::redis as server;
@@ -393,7 +393,7 @@ impl KvSession for RedisSession {
         let n: u64 = on!(&mut self.con, c => c.del(k))?;
         Ok(n > 0)
     }
-    fn scan(&mut self, _visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
+    fn scan(&mut self, _visit: &mut VisitRecord) -> Result<u64> {
         bail!("redis keeps no key order: ordered scans are not offered")
     }
     fn fields(&mut self) -> Option<&mut dyn FieldRecords> {

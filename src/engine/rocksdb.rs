@@ -1,6 +1,6 @@
 //! `rocksdb`: an LSM tree with a write-ahead log. A transaction is a WriteBatch applied at commit.
 
-use super::kv::{Compression, KvEngine, KvOptions, KvSession, KvStore};
+use super::kv::{Compression, KvEngine, KvOptions, KvSession, KvStore, VisitRecord};
 use crate::durability::Durability;
 use anyhow::{Context, Result};
 use rocksdb::{BlockBasedOptions, Cache, Options, WriteBatch, WriteOptions, DB};
@@ -281,12 +281,7 @@ impl KvSession for RocksSession<'_> {
         }
         Ok(true)
     }
-    fn scan_from(
-        &mut self,
-        start: &[u8],
-        count: u64,
-        visit: &mut dyn FnMut(&[u8], &[u8]),
-    ) -> Result<u64> {
+    fn scan_from(&mut self, start: &[u8], count: u64, visit: &mut VisitRecord) -> Result<u64> {
         let mut it = self.store.db.raw_iterator();
         it.seek(start);
         let mut n = 0;
@@ -301,7 +296,7 @@ impl KvSession for RocksSession<'_> {
         it.status()?;
         Ok(n)
     }
-    fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
+    fn scan(&mut self, visit: &mut VisitRecord) -> Result<u64> {
         let mut it = self.store.db.raw_iterator();
         it.seek_to_first();
         let mut n = 0;

@@ -58,14 +58,20 @@ pub fn client_config(trust: &Trust) -> Result<ClientConfig> {
         .with_safe_default_protocol_versions()
         .context("rustls has no TLS version to offer")?;
     let verifier: Arc<dyn ServerCertVerifier> = match trust.check {
-        Check::Nothing => Arc::new(Unchecked(provider)),
+        Check::Nothing => Arc::new(Lenient {
+            provider,
+            chain: None,
+        }),
         check => {
             let roots = Arc::new(roots(&trust.roots)?);
-            let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider)
+            let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
                 .build()
                 .context("cannot build a certificate verifier")?;
             match check {
-                Check::Chain => Arc::new(ChainOnly(webpki)),
+                Check::Chain => Arc::new(Lenient {
+                    provider,
+                    chain: Some(webpki),
+                }),
                 _ => webpki,
             }
         }
@@ -119,50 +125,17 @@ fn read_certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>> {
     Ok(certs)
 }
 
-/// Takes any certificate (the handshake's signatures are still checked): encryption without
-/// knowing whom to, as libpq's `require` and MySQL's `REQUIRED` do.
+/// What libpq's `require` and `verify-ca` and MySQL's `REQUIRED` and `VERIFY_CA` check of the
+/// server's certificate: with no `chain`, nothing (encryption without knowing whom to); with
+/// one, the chain to a trusted root but not the host name. The handshake's signatures are
+/// checked either way.
 #[derive(Debug)]
-struct Unchecked(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> std::result::Result<ServerCertVerified, TlsError> {
-        Ok(ServerCertVerified::assertion())
-    }
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> std::result::Result<HandshakeSignatureValid, TlsError> {
-        let algorithms = &self.0.signature_verification_algorithms;
-        verify_tls12_signature(message, cert, dss, algorithms)
-    }
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> std::result::Result<HandshakeSignatureValid, TlsError> {
-        let algorithms = &self.0.signature_verification_algorithms;
-        verify_tls13_signature(message, cert, dss, algorithms)
-    }
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
+struct Lenient {
+    provider: Arc<CryptoProvider>,
+    chain: Option<Arc<WebPkiServerVerifier>>,
 }
 
-/// Checks the chain to a trusted root and takes any host name (`verify-ca`).
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for Lenient {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -171,7 +144,10 @@ impl ServerCertVerifier for ChainOnly {
         ocsp: &[u8],
         now: UnixTime,
     ) -> std::result::Result<ServerCertVerified, TlsError> {
-        match (self.0).verify_server_cert(end_entity, intermediates, name, ocsp, now) {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match chain.verify_server_cert(end_entity, intermediates, name, ocsp, now) {
             Err(TlsError::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -184,7 +160,8 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> std::result::Result<HandshakeSignatureValid, TlsError> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        let algorithms = &self.provider.signature_verification_algorithms;
+        verify_tls12_signature(message, cert, dss, algorithms)
     }
     fn verify_tls13_signature(
         &self,
@@ -192,10 +169,13 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> std::result::Result<HandshakeSignatureValid, TlsError> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        let algorithms = &self.provider.signature_verification_algorithms;
+        verify_tls13_signature(message, cert, dss, algorithms)
     }
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 

@@ -56,7 +56,7 @@ fn launch(dir: &Path, owner_root: &Path, value_bytes: u64, records: u64) -> Resu
     // memcached will not run as root. It is started as nobody rather than told to become
     // nobody (-u): its own change of user would clear the signal that ends it with hakari.
     let owner = run_as("nobody")?;
-    hand_over(dir, owner, owner_root)?;
+    hand_over(&[dir], owner, owner_root)?;
     let mut cmd = command(&server, owner);
     // It keeps no files; working in its directory ties it to the run that owns it.
     cmd.current_dir(dir)

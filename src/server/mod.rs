@@ -126,22 +126,24 @@ pub fn run_as(name: &str) -> Result<Option<RunAs>> {
     Ok(Some(RunAs { uid, gid }))
 }
 
-/// Makes `dir` (owned by hakari) belong to the server's user, and lets that user traverse the
-/// directories above it that hakari created.
-pub fn hand_over(dir: &Path, owner: Option<RunAs>, traverse_up_to: &Path) -> Result<()> {
+/// Makes each of `paths` (owned by hakari) belong to the server's user, and lets that user
+/// traverse the directories above them that hakari created.
+pub fn hand_over(paths: &[&Path], owner: Option<RunAs>, traverse_up_to: &Path) -> Result<()> {
     let Some(owner) = owner else { return Ok(()) };
-    std::os::unix::fs::chown(dir, Some(owner.uid), Some(owner.gid))
-        .with_context(|| format!("cannot give {} to the server's user", dir.display()))?;
-    let mut p = dir.parent();
-    while let Some(parent) = p {
-        let mode = std::fs::metadata(parent)?.permissions().mode();
-        if mode & 0o001 == 0 {
-            std::fs::set_permissions(parent, std::fs::Permissions::from_mode(mode | 0o011))?;
+    for path in paths {
+        std::os::unix::fs::chown(path, Some(owner.uid), Some(owner.gid))
+            .with_context(|| format!("cannot give {} to the server's user", path.display()))?;
+        let mut p = path.parent();
+        while let Some(parent) = p {
+            let mode = std::fs::metadata(parent)?.permissions().mode();
+            if mode & 0o001 == 0 {
+                std::fs::set_permissions(parent, std::fs::Permissions::from_mode(mode | 0o011))?;
+            }
+            if parent == traverse_up_to {
+                break;
+            }
+            p = parent.parent();
         }
-        if parent == traverse_up_to {
-            break;
-        }
-        p = parent.parent();
     }
     Ok(())
 }
@@ -433,6 +435,14 @@ pub trait PrivateServer: Sync {
         self.init(dir, owner_root)?;
         self.launch(dir, options, owner_root)
     }
+}
+
+/// `init` for a server whose `start` makes its data directory and hakari's database in it:
+/// started once, then shut down cleanly (dropping it stops it as its own shutdown does).
+pub fn started_once(server: &dyn PrivateServer, dir: &Path, owner_root: &Path) -> Result<()> {
+    server
+        .start(dir, &ServerOptions::at(Durability::Sync), owner_root)
+        .map(drop)
 }
 
 /// A server [`PrivateServer::launch`] started, and the URL its engine reaches it by (with `--url`

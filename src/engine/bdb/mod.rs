@@ -6,7 +6,7 @@
 
 mod statistics;
 
-use super::kv::{Conflict, KvEngine, KvOptions, KvSession, KvStore};
+use super::kv::{Conflict, KvEngine, KvOptions, KvSession, KvStore, VisitRecord};
 use crate::durability::Durability;
 use anyhow::{anyhow, bail, Context, Result};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -382,12 +382,7 @@ impl KvSession for BdbSession<'_> {
             ret => check(ret, "delete").map(|_| true),
         }
     }
-    fn scan_from(
-        &mut self,
-        start: &[u8],
-        count: u64,
-        visit: &mut dyn FnMut(&[u8], &[u8]),
-    ) -> Result<u64> {
+    fn scan_from(&mut self, start: &[u8], count: u64, visit: &mut VisitRecord) -> Result<u64> {
         let mut read = 0u64;
         let mut visit_ref: &mut dyn FnMut(&[u8], &[u8]) = visit;
         let ret = unsafe {
@@ -405,7 +400,7 @@ impl KvSession for BdbSession<'_> {
         check(ret, "range scan")?;
         Ok(read)
     }
-    fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
+    fn scan(&mut self, visit: &mut VisitRecord) -> Result<u64> {
         let bytes = self.store.bulk_bytes.next_multiple_of(1024);
         if self.bulk.len() * 4 < bytes {
             self.bulk = vec![0u32; bytes / 4];
@@ -445,21 +440,12 @@ mod tests {
 
     fn options(dir: &std::path::Path, level: Durability) -> KvOptions {
         KvOptions {
-            dir: dir.to_path_buf(),
-            durability: level,
             threads: 2,
-            key_size: 8,
-            value_size: 16,
             cache_bytes: 8 << 20,
             page_size: 4096,
-            log_buffer_bytes: 0,
-            compression: None,
             bulk_buffer_bytes: 64 << 10,
             expected_records: 1000,
-            value_sizes: 1,
-            url: None,
-            topology: Default::default(),
-            shared: false,
+            ..KvOptions::at(dir, level)
         }
     }
 

@@ -2,7 +2,7 @@
 
 use super::{classify, Keeper};
 use crate::durability::Durability;
-use crate::engine::kv::{KvEngine, KvOptions, KvSession, KvStore};
+use crate::engine::kv::{KvEngine, KvOptions, KvSession, KvStore, VisitRecord};
 use anyhow::{Context, Result};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::time::Duration;
@@ -134,12 +134,7 @@ impl KvSession for SqliteSession {
             .map_err(classify)?;
         Ok(n > 0)
     }
-    fn scan_from(
-        &mut self,
-        start: &[u8],
-        count: u64,
-        visit: &mut dyn FnMut(&[u8], &[u8]),
-    ) -> Result<u64> {
+    fn scan_from(&mut self, start: &[u8], count: u64, visit: &mut VisitRecord) -> Result<u64> {
         let mut stmt =
             (self.conn).prepare_cached("SELECT k, v FROM kv WHERE k >= ?1 ORDER BY k LIMIT ?2")?;
         let mut rows = stmt.query(params![start, count as i64]).map_err(classify)?;
@@ -150,7 +145,7 @@ impl KvSession for SqliteSession {
         }
         Ok(n)
     }
-    fn scan(&mut self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<u64> {
+    fn scan(&mut self, visit: &mut VisitRecord) -> Result<u64> {
         let mut stmt = self.conn.prepare_cached("SELECT k, v FROM kv ORDER BY k")?;
         let mut rows = stmt.query([]).map_err(classify)?;
         let mut n = 0;

@@ -43,9 +43,7 @@ pub(super) fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
     // other's temporary tables.
     std::fs::create_dir_all(&data)?;
     std::fs::create_dir_all(&tmp)?;
-    hand_over(dir, owner, owner_root)?;
-    hand_over(&data, owner, owner_root)?;
-    hand_over(&tmp, owner, owner_root)?;
+    hand_over(&[dir, &data, &tmp], owner, owner_root)?;
     let mut init = std::process::Command::new(&install);
     init.arg("--no-defaults")
         .arg(format!("--datadir={}", data.display()))
@@ -85,16 +83,14 @@ pub(super) fn launch(
         .transpose()?;
     // The socket, pid file and log go into `dir`, which the server's user must own (a copied
     // directory too).
-    hand_over(dir, owner, owner_root)?;
-    hand_over(&data, owner, owner_root)?;
-    hand_over(&tmp, owner, owner_root)?;
+    hand_over(&[dir, &data, &tmp], owner, owner_root)?;
     let port = free_port()?;
     let socket = socket(dir);
     let log = dir.join("mariadb.log");
     if !log.exists() {
         std::fs::write(&log, b"")?;
     }
-    hand_over(&log, owner, owner_root)?;
+    hand_over(&[&log], owner, owner_root)?;
     let mut args = vec![
         "--no-defaults".to_string(),
         format!("--datadir={}", data.display()),
@@ -159,9 +155,7 @@ impl PrivateServer for Server {
         true
     }
     fn init(&self, dir: &Path, owner_root: &Path) -> Result<()> {
-        // Started once to create hakari's database, then shut down cleanly.
-        self.start(dir, &ServerOptions::at(Durability::Sync), owner_root)
-            .map(drop)
+        crate::server::started_once(self, dir, owner_root)
     }
     fn launch(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
         let (process, socket) = launch(dir, options, owner_root, &[])?;

@@ -55,8 +55,7 @@ pub(super) fn init_data(dir: &Path, owner_root: &Path) -> Result<()> {
     let owner = run_as("postgres")?;
     let data = dir.join("pgdata");
     std::fs::create_dir_all(&data)?;
-    hand_over(dir, owner, owner_root)?;
-    hand_over(&data, owner, owner_root)?;
+    hand_over(&[dir, &data], owner, owner_root)?;
     let mut init = command(&bin.join("initdb"), owner);
     init.args(["-D"]).arg(&data).args([
         "-U",
@@ -96,8 +95,7 @@ pub(super) fn launch(
         .as_ref()
         .map(|t| t.copied_into(dir))
         .transpose()?;
-    hand_over(dir, owner, owner_root)?;
-    hand_over(&data, owner, owner_root)?;
+    hand_over(&[dir, &data], owner, owner_root)?;
     let log = dir.join("postgres.log");
     let port = free_port()?;
     let mut args: Vec<String> = vec![
@@ -224,9 +222,7 @@ impl PrivateServer for Server {
         &["postgres", "initdb", "pg_basebackup"]
     }
     fn init(&self, dir: &Path, owner_root: &Path) -> Result<()> {
-        // Started once to create hakari's database, then shut down cleanly.
-        self.start(dir, &ServerOptions::at(Durability::Sync), owner_root)
-            .map(drop)
+        crate::server::started_once(self, dir, owner_root)
     }
     fn launch(&self, dir: &Path, options: &ServerOptions, owner_root: &Path) -> Result<Launched> {
         launch(dir, options, owner_root, "hakari", &[])

@@ -32,8 +32,7 @@ pub fn add(
         std::fs::create_dir_all(&data)?;
         // pg_basebackup keeps the modes of a directory it is given; postgres wants 0700.
         std::fs::set_permissions(&data, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
-        hand_over(&dir, owner, owner_root)?;
-        hand_over(&data, owner, owner_root)?;
+        hand_over(&[&dir, &data], owner, owner_root)?;
         let mut backup = command(&bin.join("pg_basebackup"), owner);
         backup
             .args(["-h", "127.0.0.1", "-p", &primary.process.port.to_string()])

@@ -137,8 +137,6 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
     for run in 0..params.runs {
         let dir = ctx.config_dir(&config)?;
         let options = KvOptions {
-            dir: dir.to_path_buf(),
-            durability: config.durability,
             threads: config.threads,
             key_size: params.key_size,
             value_size: params.value_size,
@@ -148,10 +146,7 @@ fn run_config(params: &KvParams, config: Config, ctx: &mut RunContext, label: &s
             compression: params.compression,
             bulk_buffer_bytes: params.bulk_buffer_bytes,
             expected_records: params.records(),
-            value_sizes: 1,
-            url: None,
-            topology: Default::default(),
-            shared: false,
+            ..KvOptions::at(&dir, config.durability)
         };
         let store = config.engine.open(&options).with_context(|| {
             format!(

@@ -71,34 +71,24 @@ impl SessionStore {
         Ok(match engine {
             Engine::Sql(e) => {
                 let db = e.open(&SqlOptions {
-                    dir: o.dir.to_path_buf(),
-                    durability: o.durability,
                     url: o.url.map(String::from),
                     dialect: o.dialect,
                     clients: o.clients,
-                    cache_bytes: 0,
                     topology: o.topology,
-                    shared: false,
+                    ..SqlOptions::at(o.dir, o.durability)
                 })?;
                 let dialect = db.connect()?.dialect();
                 SessionStore::Sql { db, dialect }
             }
             Engine::Kv(e) => SessionStore::Kv(e.open(&KvOptions {
-                dir: o.dir.to_path_buf(),
-                durability: o.durability,
                 threads: o.clients,
                 key_size: 72,
                 value_size: o.max_value_bytes as usize,
-                cache_bytes: 0,
-                page_size: 0,
-                log_buffer_bytes: 0,
-                compression: None,
-                bulk_buffer_bytes: 0,
                 expected_records: o.records,
                 value_sizes: o.value_sizes,
                 url: o.url.map(String::from),
                 topology: o.topology,
-                shared: false,
+                ..KvOptions::at(o.dir, o.durability)
             })?),
         })
     }

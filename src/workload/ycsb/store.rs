@@ -77,31 +77,22 @@ impl Records {
     pub fn open(engine: Engine, o: &OpenOptions) -> Result<Records> {
         Ok(match engine {
             Engine::Sql(e) => Records::Sql(e.open(&SqlOptions {
-                dir: o.dir.to_path_buf(),
-                durability: o.durability,
                 url: o.url.map(String::from),
                 dialect: o.dialect,
                 clients: o.threads,
-                cache_bytes: 0,
                 topology: o.topology,
                 shared: o.shared,
+                ..SqlOptions::at(o.dir, o.durability)
             })?),
             Engine::Kv(e) => Records::Kv(e.open(&KvOptions {
-                dir: o.dir.to_path_buf(),
-                durability: o.durability,
                 threads: o.threads,
                 key_size: 32,
                 value_size: encoded_len(o.shape),
-                cache_bytes: 0,
-                page_size: 0,
-                log_buffer_bytes: 0,
-                compression: None,
-                bulk_buffer_bytes: 0,
                 expected_records: o.records,
-                value_sizes: 1,
                 url: o.url.map(String::from),
                 topology: o.topology,
                 shared: o.shared,
+                ..KvOptions::at(o.dir, o.durability)
             })?),
         })
     }
