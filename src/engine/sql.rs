@@ -126,6 +126,9 @@ pub struct Capabilities {
     pub frozen_refill: bool,
     /// `send_pipeline` works (a script's `\startpipeline`).
     pub pipelines: bool,
+    /// CHAR(n) is stored blank-padded (the SQL standard's CHAR; DuckDB's and SQLite's are
+    /// VARCHAR): a loader may send a filler of blanks as an empty field.
+    pub pads_char: bool,
     /// How many connections load one table at once to good effect, each a part of it: a server
     /// one per core of this machine, where the server usually is (its loader is a core per
     /// connection); an embedded engine takes one writer at a time.
@@ -139,6 +142,7 @@ impl Capabilities {
         arrow: false,
         frozen_refill: false,
         pipelines: false,
+        pads_char: false,
         load_streams: 1,
     };
 

@@ -4,6 +4,7 @@
 mod context;
 pub mod flags;
 pub mod kv;
+pub mod load;
 pub mod script;
 pub mod session;
 pub mod shards;

@@ -138,6 +138,7 @@ impl SqlConnection for StatementLog {
         Capabilities {
             delimited: server || self.dialect == Dialect::Duckdb,
             frozen_refill: self.dialect == Dialect::Postgres,
+            pads_char: server,
             ..if server {
                 Capabilities::server()
             } else {

@@ -434,6 +434,7 @@ impl SqlConnection for MysqlConnection {
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             delimited: self.local_infile,
+            pads_char: true,
             ..Capabilities::server()
         }
     }

@@ -44,6 +44,7 @@ pub const POSTGRESQL: Postgres = Postgres {
         delimited: true,
         frozen_refill: true,
         pipelines: true,
+        pads_char: true,
         ..Capabilities::server()
     },
     private_server: Some(&server::PRIVATE),

@@ -4,8 +4,9 @@
 
 use super::presets::TpcbParams;
 use super::{keys, prefix, schema, statements, DROP};
-use crate::engine::sql::{Row, SqlConnection, SqlDatabase, SqlValue};
+use crate::engine::sql::SqlDatabase;
 use crate::shard::Shard;
+use crate::workload::load::{self, Job, Sink, Source};
 use anyhow::{Context, Result};
 use std::ops::RangeInclusive;
 
@@ -23,108 +24,98 @@ pub fn create(db: &dyn SqlDatabase, set: usize) -> Result<()> {
     Ok(())
 }
 
-/// The rows of `branches` in table set `set`: each branch, its tellers and its accounts, every
-/// balance zero. The accounts go in as many streams as the engine declares it loads at once
-/// (`Capabilities::load_streams`), one connection each, over parts of the branches; an engine
-/// that refills a table frozen (PostgreSQL) gets whole tables that way instead.
+/// tpcb's rows, a branch's block at a time: its row in branches, its tellers, up to
+/// [`BLOCK`] of its accounts; every balance zero, the filler blank.
+struct Rows {
+    tellers_per_branch: i64,
+    accounts_per_branch: i64,
+}
+
+/// The rows a part holds at most: a part is made whole before the engine takes it, and one of
+/// this size stays in the processor's cache.
+const BLOCK: i64 = 1_000;
+
+impl Rows {
+    fn per_branch(&self, table: &str) -> i64 {
+        match table {
+            "branches" => 1,
+            "tellers" => self.tellers_per_branch,
+            _ => self.accounts_per_branch,
+        }
+    }
+
+    /// The parts of `table` for `branches`: each branch's blocks of rows, in order.
+    fn parts(&self, table: &str, branches: RangeInclusive<u64>) -> Vec<(u64, i64)> {
+        let blocks = (self.per_branch(table) + BLOCK - 1) / BLOCK;
+        branches
+            .flat_map(|b| (0..blocks).map(move |k| (b, k)))
+            .collect()
+    }
+}
+
+impl Source for Rows {
+    /// A branch and a block of its rows (from 0).
+    type Part = (u64, i64);
+    fn write<S: Sink>(&self, table: &str, &(branch, block): &(u64, i64), sink: &mut S) {
+        let branch = branch as i64;
+        if table == "branches" {
+            [branch, 0].into_iter().for_each(|v| sink.int(v));
+            sink.blanks(88);
+            return sink.end();
+        }
+        let per_branch = self.per_branch(table);
+        let first = (branch - 1) * per_branch + block * BLOCK + 1;
+        let last = (first + BLOCK - 1).min(branch * per_branch);
+        for id in first..=last {
+            [id, branch, 0].into_iter().for_each(|v| sink.int(v));
+            sink.blanks(84);
+            sink.end();
+        }
+    }
+}
+
+/// Loads the rows of `branches` into table set `set`. The accounts go in as many streams as
+/// the engine loads with at once, one connection each, over parts of the branches; an engine
+/// that refills a whole table frozen (PostgreSQL, as `pgbench -i` loads: each table in the
+/// transaction that empties it, COPY ... FREEZE, so the VACUUM after has nothing to do) gets
+/// the whole tables in one stream: a second gains nothing where the client shares the server's
+/// cores (bench/tpcb_load_pgbench.sh).
 pub fn load(
     params: &TpcbParams,
     db: &dyn SqlDatabase,
     set: usize,
     branches: RangeInclusive<u64>,
 ) -> Result<()> {
-    let mut c = db.connect()?;
+    let source = Rows {
+        tellers_per_branch: params.tellers_per_branch as i64,
+        accounts_per_branch: params.accounts_per_branch as i64,
+    };
+    let count = branches.end() - branches.start() + 1;
+    let whole = branches == (1..=params.branches);
+    let streams = load::streams(db.connect()?.capabilities(), count, whole);
     let p = prefix(set);
-    let (first, last) = (*branches.start(), *branches.end());
-    let can = c.capabilities();
-    if can.frozen_refill && can.delimited && branches == (1..=params.branches) {
-        return refill(c.as_mut(), &p, params);
-    }
-    let mut rows =
-        (first..=last).map(|b| vec![SqlValue::Int(b as i64), SqlValue::Int(0), filler(88)]);
-    c.bulk_load(
-        &format!("{p}branches"),
-        &["bid", "bbalance", "filler"],
-        &mut rows,
-    )?;
-    let tellers = ["tid", "bid", "tbalance", "filler"];
-    let mut rows = members(branches.clone(), params.tellers_per_branch);
-    c.bulk_load(&format!("{p}tellers"), &tellers, &mut rows)?;
-    let streams = (can.load_streams as u64).min(last - first + 1);
-    let table = format!("{p}accounts");
-    let accounts = ["aid", "bid", "abalance", "filler"];
-    let per_branch = params.accounts_per_branch;
-    if streams == 1 {
-        let mut rows = members(branches, per_branch);
-        c.bulk_load(&table, &accounts, &mut rows)?;
-        return Ok(());
-    }
-    drop(c);
-    let parts = split(first..=last, streams);
-    std::thread::scope(|scope| {
-        let loaders: Vec<_> = (parts.into_iter())
-            .map(|part| {
-                let table = &table;
-                scope.spawn(move || -> Result<u64> {
-                    let mut c = db.connect()?;
-                    c.bulk_load(table, &accounts, &mut members(part, per_branch))
-                })
-            })
-            .collect();
-        for loader in loaders {
-            loader.join().expect("a loader thread panicked")?;
-        }
-        Ok(())
-    })
-}
-
-/// A whole table set on PostgreSQL, loaded as `pgbench -i` loads it: each table in the
-/// transaction that empties it, COPY ... FREEZE (the VACUUM after has nothing to do), the
-/// filler left to CHAR's blank padding. One stream: a second gains nothing where the client
-/// shares the server's cores (bench/tpcb_load_pgbench.sh), and FREEZE takes one transaction.
-fn refill(c: &mut dyn SqlConnection, p: &str, params: &TpcbParams) -> Result<()> {
-    let per_branch = params.accounts_per_branch as i64;
-    let tellers = params.tellers_per_branch as i64;
-    let branches = params.branches as i64;
-    let tables: [(&str, &[&str], i64, Option<i64>); 3] = [
-        ("branches", &["bid", "bbalance", "filler"], branches, None),
-        (
-            "tellers",
-            &["tid", "bid", "tbalance", "filler"],
-            branches * tellers,
-            Some(tellers),
-        ),
-        (
-            "accounts",
-            &["aid", "bid", "abalance", "filler"],
-            branches * per_branch,
-            Some(per_branch),
-        ),
-    ];
-    for (table, columns, rows, per) in tables {
-        let mut lines = lines(1..=rows, per);
-        c.refill_delimited(&format!("{p}{table}"), columns, &mut lines)?;
-    }
-    Ok(())
-}
-
-/// Rows `ids` as '|'-delimited lines in batches: the id, its branch (`per_branch` rows to a
-/// branch; none for the branches themselves), a zero balance, an empty filler.
-fn lines(ids: RangeInclusive<i64>, per_branch: Option<i64>) -> impl Iterator<Item = String> {
-    use std::fmt::Write;
-    const BATCH: i64 = 10_000;
-    let last = *ids.end();
-    ids.step_by(BATCH as usize).map(move |from| {
-        let mut text = String::with_capacity(BATCH as usize * 24);
-        for id in from..=(from + BATCH - 1).min(last) {
-            match per_branch {
-                Some(per) => writeln!(text, "{id}|{}|0||", (id - 1) / per + 1),
-                None => writeln!(text, "{id}|0||"),
-            }
-            .expect("writing to a String");
-        }
-        text
-    })
+    let job = |table: &'static str, columns, branches: RangeInclusive<u64>| Job {
+        table,
+        name: format!("{p}{table}"),
+        columns,
+        parts: source.parts(table, branches),
+        rows_per_part: source.per_branch(table).min(BLOCK) as u64,
+        counted: false,
+        bytes_per_part: source.per_branch(table).min(BLOCK) as u64 * 24,
+        whole: whole && streams == 1,
+    };
+    let accounts: &[&str] = &["aid", "bid", "abalance", "filler"];
+    let mut work: Vec<Vec<Job<(u64, i64)>>> = (split(branches.clone(), streams).into_iter())
+        .map(|part| vec![job("accounts", accounts, part)])
+        .collect();
+    let tellers = job(
+        "tellers",
+        &["tid", "bid", "tbalance", "filler"],
+        branches.clone(),
+    );
+    let rows = job("branches", &["bid", "bbalance", "filler"], branches);
+    work[0].splice(0..0, [rows, tellers]);
+    load::spread(db, &source, &work, None).map(drop)
 }
 
 /// `branches` cut into `parts` ranges of nearly equal size, in order: as `--shard` cuts them.
@@ -139,27 +130,6 @@ fn split(branches: RangeInclusive<u64>, parts: u64) -> Vec<RangeInclusive<u64>> 
         .filter_map(|shard| shard.part(count))
         .map(|part| part.start() + before..=part.end() + before)
         .collect()
-}
-
-/// The filler column's value: blanks, as a CHAR(n) holds them.
-fn filler(n: usize) -> SqlValue {
-    SqlValue::Text(" ".repeat(n))
-}
-
-/// Tellers or accounts of `branches`: an id, the branch it belongs to, a zero balance, the filler.
-fn members(branches: RangeInclusive<u64>, per_branch: u64) -> impl Iterator<Item = Row> {
-    let per_branch = per_branch as i64;
-    let (first, last) = (*branches.start() as i64, *branches.end() as i64);
-    let ids = (first - 1) * per_branch + 1..=last * per_branch;
-    ids.map(move |id| -> Row {
-        let branch = (id - 1) / per_branch + 1;
-        vec![
-            SqlValue::Int(id),
-            SqlValue::Int(branch),
-            SqlValue::Int(0),
-            filler(84),
-        ]
-    })
 }
 
 /// Adds the keys where they come after the load, then gathers the planner's statistics on table
@@ -191,14 +161,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_name_each_row_and_its_branch_in_batches() {
-        let text: Vec<String> = lines(1..=25_001, Some(10_000)).collect();
-        assert_eq!(text.len(), 3);
-        assert!(text[0].starts_with("1|1|0||\n2|1|0||\n"));
-        assert!(text[1].starts_with("10001|2|0||\n"));
-        let third: String = (20_001..=25_001).map(|i| format!("{i}|3|0||\n")).collect();
-        assert_eq!(text[2], third);
-        assert_eq!(lines(1..=2, None).collect::<String>(), "1|0||\n2|0||\n");
+    fn each_branch_writes_its_row_its_tellers_and_its_accounts() {
+        use crate::workload::load::{Delimited, Forms};
+        let rows = Rows {
+            tellers_per_branch: 2,
+            accounts_per_branch: 3,
+        };
+        let padded = Forms {
+            units: false,
+            pads_char: true,
+        };
+        let text = |rows: &Rows, table: &str, branches: RangeInclusive<u64>| {
+            let mut sink = Delimited::new(padded, 0);
+            for part in rows.parts(table, branches) {
+                rows.write(table, &part, &mut sink);
+            }
+            sink.text
+        };
+        assert_eq!(text(&rows, "branches", 4..=4), "4|0||\n");
+        assert_eq!(text(&rows, "tellers", 2..=2), "3|2|0||\n4|2|0||\n");
+        assert_eq!(
+            text(&rows, "accounts", 2..=2),
+            "4|2|0||\n5|2|0||\n6|2|0||\n"
+        );
+        // Branches of more than a block of accounts: every account once, in order.
+        let big = Rows {
+            tellers_per_branch: 1,
+            accounts_per_branch: 2 * BLOCK + 5,
+        };
+        assert_eq!(big.parts("accounts", 2..=3).len(), 6);
+        let ids: Vec<i64> = (text(&big, "accounts", 2..=3).lines())
+            .map(|l| l.split('|').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            (2 * BLOCK + 6..=3 * (2 * BLOCK + 5)).collect::<Vec<_>>()
+        );
+        let mut blank = Delimited::new(Forms::default(), 0);
+        rows.write("branches", &(1, 0), &mut blank);
+        assert_eq!(blank.text, format!("1|0|{}|\n", " ".repeat(88)));
     }
 
     #[test]

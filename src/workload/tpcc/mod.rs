@@ -5,7 +5,7 @@
 //! these runs are not audited.
 //!
 //! One procedure per file (`new_order.rs` ... `stock_level.rs`), their SQL in
-//! `sql/transactions.sql`, the population in `population.rs` (written through `sink.rs`, its
+//! `sql/transactions.sql`, the population in `population.rs` (a `workload::load::Source`, its
 //! random values from `random.rs`), the tables' life in `tables.rs`,
 //! the conditions in `check.rs` and `sql/checks.sql`.
 
@@ -20,7 +20,6 @@ mod payment;
 mod population;
 pub mod presets;
 mod random;
-mod sink;
 mod statements;
 mod stock_level;
 mod tables;

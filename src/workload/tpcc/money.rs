@@ -54,17 +54,7 @@ impl Money {
 
     /// Appends the decimal text to `out` (the loaders write millions of amounts).
     pub fn write(self, out: &mut String) {
-        let unit = 10i64.pow(self.scale);
-        if self.units < 0 {
-            out.push('-');
-        }
-        let (whole, part) = (self.units.abs() / unit, self.units.abs() % unit);
-        out.push_str(itoa::Buffer::new().format(whole));
-        out.push('.');
-        let mut digits = itoa::Buffer::new();
-        let part = digits.format(part);
-        (part.len()..self.scale as usize).for_each(|_| out.push('0'));
-        out.push_str(part);
+        crate::workload::load::write_decimal(self.units, self.scale, out);
     }
 
     /// The value a statement or a loader takes for it on `dialect`.

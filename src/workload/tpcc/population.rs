@@ -4,8 +4,8 @@
 
 use super::money::Money;
 use super::random::{astring, data, nstring, nurand, write_last_name, zip, Constants, Draws};
-use super::sink::Sink;
 use crate::engine::sql::Dialect;
+use crate::workload::load::{Sink, Source};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -166,6 +166,22 @@ fn astring_field(sink: &mut impl Sink, rng: &mut Draws, min: usize, max: usize) 
     sink.text(|s| astring(rng, min, max, s));
 }
 
+/// A warehouse (0 for item) and a part of its rows of a table.
+impl Source for Population {
+    type Part = (i64, i64);
+    fn write<S: Sink>(&self, table: &str, &(w, part): &(i64, i64), sink: &mut S) {
+        self.write_rows(table, w, part, sink);
+    }
+    fn decimals_in_units(&self) -> bool {
+        super::money::in_units(self.dialect)
+    }
+}
+
+/// An amount in the column's form.
+fn money(sink: &mut impl Sink, m: Money) {
+    sink.decimal(m.units, m.scale);
+}
+
 impl Population {
     /// The random stream of `table` in warehouse `w` (0 for item) and part `part`.
     fn rng(&self, table: &str, w: i64, part: i64) -> Draws {
@@ -180,7 +196,7 @@ impl Population {
 
     /// Writes part `part` (1..=`parts(table)`) of `table` for warehouse `w` into `sink` (item:
     /// `w` is ignored, the items are loaded once).
-    pub fn write(&self, table: &str, w: i64, part: i64, sink: &mut impl Sink) {
+    pub fn write_rows(&self, table: &str, w: i64, part: i64, sink: &mut impl Sink) {
         match table {
             "item" => self.items(part, sink),
             "warehouse" => self.warehouse(w, sink),
@@ -210,7 +226,7 @@ impl Population {
             sink.int(i);
             sink.int(rng.random_range(1..=10_000));
             astring_field(sink, &mut rng, 14, 24);
-            sink.money(Money::cents(rng.random_range(100..=10_000)));
+            money(sink, Money::cents(rng.random_range(100..=10_000)));
             sink.text(|s| data(&mut rng, s));
             sink.end();
         }
@@ -229,8 +245,8 @@ impl Population {
     fn site(rng: &mut Draws, sink: &mut impl Sink, ytd: Money) {
         astring_field(sink, rng, 6, 10);
         Self::place(rng, sink);
-        sink.money(Money::rate(rng.random_range(0..=2_000)));
-        sink.money(ytd);
+        money(sink, Money::rate(rng.random_range(0..=2_000)));
+        money(sink, ytd);
     }
 
     fn warehouse(&self, w: i64, sink: &mut impl Sink) {
@@ -287,10 +303,10 @@ impl Population {
                 "GC"
             };
             sink.text(|s| s.push_str(credit));
-            sink.money(Money::cents(5_000_000));
-            sink.money(Money::rate(rng.random_range(0..=5_000)));
-            sink.money(Money::cents(-1_000));
-            sink.money(Money::cents(1_000));
+            money(sink, Money::cents(5_000_000));
+            money(sink, Money::rate(rng.random_range(0..=5_000)));
+            money(sink, Money::cents(-1_000));
+            money(sink, Money::cents(1_000));
             sink.int(1);
             sink.int(0);
             astring_field(sink, &mut rng, 300, 500);
@@ -303,7 +319,7 @@ impl Population {
         for c in 1..=CUSTOMERS {
             [c, d, w, d, w].into_iter().for_each(|v| sink.int(v));
             self.now(sink);
-            sink.money(Money::cents(1_000));
+            money(sink, Money::cents(1_000));
             astring_field(sink, &mut rng, 12, 24);
             sink.end();
         }
@@ -350,10 +366,13 @@ impl Population {
                     false => sink.null(),
                 }
                 sink.int(5);
-                sink.money(Money::cents(match delivered {
-                    true => 0,
-                    false => rng.random_range(1..=999_999),
-                }));
+                money(
+                    sink,
+                    Money::cents(match delivered {
+                        true => 0,
+                        false => rng.random_range(1..=999_999),
+                    }),
+                );
                 astring_field(sink, &mut rng, 24, 24);
                 sink.end();
             }
@@ -388,9 +407,9 @@ pub fn rows_per_warehouse() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::super::random::last_name;
-    use super::super::sink::{Delimited, Values};
     use super::*;
     use crate::engine::sql::{Row, SqlValue};
+    use crate::workload::load::{Delimited, Forms, Values};
 
     fn population() -> Population {
         Population {
@@ -405,10 +424,18 @@ mod tests {
         }
     }
 
+    /// How the loader's sinks write its amounts.
+    fn forms(p: &Population) -> Forms {
+        Forms {
+            units: p.decimals_in_units(),
+            pads_char: false,
+        }
+    }
+
     fn part(p: &Population, table: &str, w: i64, part: i64) -> Vec<Row> {
-        let mut sink = Values::new(p.dialect);
-        p.write(table, w, part, &mut sink);
-        sink.rows
+        let mut sink = Values::new(forms(p), 0);
+        p.write_rows(table, w, part, &mut sink);
+        sink.into_rows().collect()
     }
 
     fn rows(p: &Population, table: &str, w: i64) -> Vec<Row> {
@@ -454,8 +481,8 @@ mod tests {
                 ..population()
             };
             for (table, _) in COLUMNS {
-                let mut text = Delimited::new(dialect, 0);
-                p.write(table, 3, 2.min(parts(table)), &mut text);
+                let mut text = Delimited::new(forms(&p), 0);
+                p.write_rows(table, 3, 2.min(parts(table)), &mut text);
                 let expected: String = (part(&p, table, 3, 2.min(parts(table))).iter())
                     .map(|row| {
                         let fields = row.iter().map(|v| match v {

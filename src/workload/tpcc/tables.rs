@@ -5,10 +5,10 @@
 use super::money;
 use super::population::{parts, rows_of, rows_per_warehouse, Population, COLUMNS};
 use super::random::Constants;
-use super::sink::{Delimited, Values};
 use super::PREFIX;
 use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlValue};
 use crate::measure::progress::Progress;
+use crate::workload::load::{self, Job};
 use crate::workload::sql::{filled, Named};
 use anyhow::{bail, Context, Result};
 use std::fmt::Display;
@@ -152,38 +152,41 @@ pub fn load(db: &dyn SqlDatabase, population: &Population, warehouses: u64) -> R
         true => COLUMNS.len() as u64,
         false => warehouses,
     };
-    let streams = streams(db.connect()?.as_ref(), parts);
-    let work = work(population.dialect, streams, warehouses);
+    let streams = load::streams(db.connect()?.capabilities(), parts, false);
+    let work: Vec<Vec<Job<(i64, i64)>>> = (work(population.dialect, streams, warehouses).iter())
+        .map(|jobs| {
+            jobs.iter()
+                .map(|(table, homes)| job(table, homes))
+                .collect()
+        })
+        .collect();
     let progress = Progress::new(
         &format!("loading {warehouses} warehouse(s)"),
         warehouses * rows_per_warehouse(),
     );
-    let outcome = std::thread::scope(|scope| {
-        let loaders: Vec<_> = (work.iter())
-            .map(|parts| {
-                let progress = &progress;
-                scope.spawn(move || -> Result<u64> {
-                    let mut c = db.connect()?;
-                    let mut rows = 0;
-                    for (table, homes) in parts {
-                        // A signal stops a long load between parts, not after it.
-                        if crate::measure::interrupted() {
-                            return Err(anyhow::anyhow!(crate::measure::Interrupted));
-                        }
-                        rows += load_table(c.as_mut(), population, table, homes, progress)?;
-                    }
-                    Ok(rows)
-                })
-            })
-            .collect();
-        let mut rows = 0;
-        for loader in loaders {
-            rows += loader.join().expect("a loader thread panicked")?;
-        }
-        Ok(rows)
-    });
+    let outcome = load::spread(db, population, &work, Some(&progress));
     progress.finish();
     outcome
+}
+
+/// `table`'s rows of warehouses `homes`, a part at a time (a district's rows, a tenth of the
+/// items), in one bulk statement.
+fn job(table: &'static str, homes: &Homes) -> Job<(i64, i64)> {
+    let columns = (COLUMNS.iter().find(|(t, _)| *t == table)).map_or(&[][..], |(_, c)| *c);
+    let per_part = rows_of(table) / parts(table) as u64;
+    Job {
+        table,
+        name: format!("{PREFIX}{table}"),
+        columns,
+        parts: (homes.clone())
+            .flat_map(|w| (1..=parts(table)).map(move |k| (w, k)))
+            .collect(),
+        rows_per_part: per_part,
+        // The items are not a warehouse's rows.
+        counted: table != "item",
+        bytes_per_part: per_part * row_bytes(table),
+        whole: false,
+    }
 }
 
 /// What each of `streams` loaders loads, in order: a table and its warehouses (item's: 0..=0).
@@ -243,65 +246,6 @@ fn row_bytes(table: &str) -> u64 {
 /// The warehouses a loader's part covers.
 type Homes = RangeInclusive<i64>;
 
-/// How many connections load (or key) at once: as many as the engine declares it loads at once
-/// (`Capabilities::load_streams`), at most `parts`.
-fn streams(c: &dyn SqlConnection, parts: u64) -> u64 {
-    (c.capabilities().load_streams as u64).clamp(1, parts.max(1))
-}
-
-/// Loads `table`'s rows of warehouses `homes` in one bulk statement, generated a part at a time
-/// (a district's rows, a tenth of the items) as the engine takes them; the progress counts each
-/// part as it is generated, and a signal stops the rows between parts.
-fn load_table(
-    c: &mut dyn SqlConnection,
-    population: &Population,
-    table: &str,
-    homes: &Homes,
-    progress: &Progress,
-) -> Result<u64> {
-    let columns = COLUMNS
-        .iter()
-        .find(|(t, _)| *t == table)
-        .map(|(_, c)| *c)
-        .context("a table of the population")?;
-    let name = format!("{PREFIX}{table}");
-    let per_part = rows_of(table) / parts(table) as u64;
-    let parts = (homes.clone())
-        .flat_map(|w| (1..=parts(table)).map(move |k| (w, k)))
-        .take_while(|_| !crate::measure::interrupted())
-        .inspect(|_| {
-            if table != "item" {
-                progress.add(per_part);
-            }
-        });
-    let dialect = population.dialect;
-    let loaded = match c.capabilities().delimited {
-        // The loader that parses text itself (COPY, LOAD DATA LOCAL INFILE) takes it as text,
-        // written in place.
-        true => {
-            let capacity = (per_part * row_bytes(table) * 9 / 8) as usize;
-            let mut texts = parts.map(|(w, k)| {
-                let mut sink = Delimited::new(dialect, capacity);
-                population.write(table, w, k, &mut sink);
-                sink.text
-            });
-            c.bulk_load_delimited(&name, columns, &mut texts)
-        }
-        false => {
-            let mut rows = parts.flat_map(|(w, k)| {
-                let mut sink = Values::new(dialect);
-                population.write(table, w, k, &mut sink);
-                sink.rows
-            });
-            c.bulk_load(&name, columns, &mut rows)
-        }
-    };
-    if crate::measure::interrupted() {
-        return Err(anyhow::anyhow!(crate::measure::Interrupted));
-    }
-    loaded.with_context(|| format!("loading {table} of warehouses {homes:?}"))
-}
-
 /// The keys, the planner's statistics, then the meta row that marks the tables loaded whole.
 pub fn finish(
     db: &dyn SqlDatabase,
@@ -318,7 +262,7 @@ pub fn finish(
     let tasks = keys.len() + TABLES.len();
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..streams(c.as_ref(), tasks as u64))
+        let workers: Vec<_> = (0..load::streams(c.capabilities(), tasks as u64, false))
             .map(|_| {
                 let (keys, next) = (&keys, &next);
                 scope.spawn(move || -> Result<()> {
