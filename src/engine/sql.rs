@@ -129,6 +129,10 @@ pub struct Capabilities {
     /// CHAR(n) is stored blank-padded (the SQL standard's CHAR; DuckDB's and SQLite's are
     /// VARCHAR): a loader may send a filler of blanks as an empty field.
     pub pads_char: bool,
+    /// A table's rows are kept in its primary key's order (InnoDB): its tables are made with
+    /// their keys, and each is loaded whole by one loader, so that no two loaders insert into
+    /// one index at once.
+    pub clusters_by_key: bool,
     /// How many connections load one table at once to good effect, each a part of it: a server
     /// one per core of this machine, where the server usually is (its loader is a core per
     /// connection); an embedded engine takes one writer at a time.
@@ -143,6 +147,7 @@ impl Capabilities {
         frozen_refill: false,
         pipelines: false,
         pads_char: false,
+        clusters_by_key: false,
         load_streams: 1,
     };
 

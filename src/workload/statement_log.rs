@@ -139,6 +139,7 @@ impl SqlConnection for StatementLog {
             delimited: server || self.dialect == Dialect::Duckdb,
             frozen_refill: self.dialect == Dialect::Postgres,
             pads_char: server,
+            clusters_by_key: self.dialect == Dialect::Mysql,
             ..if server {
                 Capabilities::server()
             } else {

@@ -435,6 +435,7 @@ impl SqlConnection for MysqlConnection {
         Capabilities {
             delimited: self.local_infile,
             pads_char: true,
+            clusters_by_key: true,
             ..Capabilities::server()
         }
     }

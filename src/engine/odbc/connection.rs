@@ -238,10 +238,14 @@ impl SqlConnection for OdbcConnection {
             known => known.dialect(),
         }
     }
-    /// Rows through `bulk_load` (prepared inserts); a server's load streams on a server.
+    /// Rows through `bulk_load` (prepared inserts); a server's load streams on a server, and
+    /// MariaDB's InnoDB keeping rows in key order.
     fn capabilities(&self) -> Capabilities {
         match self.dbms.is_server() {
-            true => Capabilities::server(),
+            true => Capabilities {
+                clusters_by_key: self.dbms == Dbms::Mysql,
+                ..Capabilities::server()
+            },
             false => Capabilities::EMBEDDED,
         }
     }

@@ -66,8 +66,10 @@ impl Workload for TpccParams {
         use crate::engine::sql::Dialect;
         let mut out = String::new();
         for dialect in Dialect::ALL {
-            let all = (tables::schema(dialect).unwrap().into_iter())
-                .chain(tables::keys(dialect).unwrap())
+            // As the engine of the dialect declares it (MariaDB's InnoDB).
+            let keyed = dialect == Dialect::Mysql;
+            let all = (tables::schema(dialect, keyed).unwrap().into_iter())
+                .chain(tables::keys(dialect, keyed).unwrap())
                 .chain(statements::all_filled(dialect));
             for s in all {
                 out.push_str(&format!(

@@ -59,21 +59,16 @@ fn read(text: &str, dialect_text: Option<&str>, dialect: Dialect) -> Named {
     Named::read(text, dialect_text, &refs)
 }
 
-/// Whether `dialect`'s tables are made with their primary keys (so only the two indexes
-/// come after the load).
-fn keyed_tables(dialect: Dialect) -> bool {
-    dialect == Dialect::Mysql
-}
-
-/// The CREATE TABLE statements of `dialect`, the meta table's last; on a dialect that makes
-/// its tables with their keys, each with the primary key `keys.sql` gives it.
-pub fn schema(dialect: Dialect) -> Result<Vec<String>> {
+/// The CREATE TABLE statements of `dialect`, the meta table's last; `keyed` (an engine that
+/// keeps rows in key order, `Capabilities::clusters_by_key`), each with the primary key
+/// `keys.sql` gives it.
+pub fn schema(dialect: Dialect, keyed: bool) -> Result<Vec<String>> {
     let named = read(SCHEMA, None, dialect);
     let keys = read(KEYS, None, dialect);
     (TABLES.iter().chain(&["meta"]))
         .map(|t| {
             let create = named.get(t)?;
-            match (keyed_tables(dialect), keys.get(t)) {
+            match (keyed, keys.get(t)) {
                 (true, Ok(key)) => {
                     let columns = key
                         .split_once("PRIMARY KEY")
@@ -88,8 +83,9 @@ pub fn schema(dialect: Dialect) -> Result<Vec<String>> {
         .collect()
 }
 
-/// The keys and indexes of `dialect`, made once the rows are in.
-pub fn keys(dialect: Dialect) -> Result<Vec<String>> {
+/// The keys and indexes of `dialect`, made once the rows are in (only the indexes where the
+/// tables were made `keyed`).
+pub fn keys(dialect: Dialect, keyed: bool) -> Result<Vec<String>> {
     // Neither SQLite nor DuckDB adds a primary key to a table that exists: both take the
     // unique indexes of SQLite's file.
     let own = match dialect {
@@ -97,7 +93,7 @@ pub fn keys(dialect: Dialect) -> Result<Vec<String>> {
         _ => None,
     };
     let named = read(KEYS, own, dialect);
-    let tables: &[&str] = if keyed_tables(dialect) { &[] } else { &TABLES };
+    let tables: &[&str] = if keyed { &[] } else { &TABLES };
     (tables.iter().filter(|t| **t != "history").chain(&INDEXES))
         .map(|t| named.get(t).map(str::to_string))
         .collect()
@@ -136,7 +132,8 @@ pub fn loaded(c: &mut dyn SqlConnection) -> Option<Loaded> {
 pub fn create(db: &dyn SqlDatabase) -> Result<()> {
     let mut c = db.connect()?;
     let dialect = c.dialect();
-    for stmt in drop_statements().iter().chain(&schema(dialect)?) {
+    let keyed = c.capabilities().clusters_by_key;
+    for stmt in drop_statements().iter().chain(&schema(dialect, keyed)?) {
         c.execute(stmt)
             .with_context(|| format!("setting up: {stmt}"))?;
     }
@@ -148,12 +145,13 @@ pub fn create(db: &dyn SqlDatabase) -> Result<()> {
 /// (`work` says how).
 pub fn load(db: &dyn SqlDatabase, population: &Population, warehouses: u64) -> Result<u64> {
     // Loaders split the warehouses, or the tables where they are made with their keys.
-    let parts = match keyed_tables(population.dialect) {
+    let can = db.connect()?.capabilities();
+    let parts = match can.clusters_by_key {
         true => COLUMNS.len() as u64,
         false => warehouses,
     };
-    let streams = load::streams(db.connect()?.capabilities(), parts, false);
-    let work: Vec<Vec<Job<(i64, i64)>>> = (work(population.dialect, streams, warehouses).iter())
+    let streams = load::streams(can, parts, false);
+    let work: Vec<Vec<Job<(i64, i64)>>> = (work(can.clusters_by_key, streams, warehouses).iter())
         .map(|jobs| {
             jobs.iter()
                 .map(|(table, homes)| job(table, homes))
@@ -194,11 +192,11 @@ fn job(table: &'static str, homes: &Homes) -> Job<(i64, i64)> {
 /// Where the tables are made with their keys (InnoDB keeps rows in primary-key order), each
 /// loader takes whole tables instead, the costliest to the loader with the least so far, a
 /// table in one statement: no two loaders insert into one index at once.
-fn work(dialect: Dialect, streams: u64, warehouses: u64) -> Vec<Vec<(&'static str, Homes)>> {
+fn work(keyed: bool, streams: u64, warehouses: u64) -> Vec<Vec<(&'static str, Homes)>> {
     let mut work = vec![Vec::new(); streams as usize];
     let tables = COLUMNS.iter().map(|(t, _)| *t);
     let all = 1..=warehouses as i64;
-    if !keyed_tables(dialect) {
+    if !keyed {
         work[0].push(("item", 0..=0));
         for w in all {
             let loader = &mut work[((w - 1) as u64 % streams) as usize];
@@ -258,7 +256,7 @@ pub fn finish(
     let dialect = c.dialect();
     // The keys, then each table's statistics: on a server, as many at once as there are
     // loaders (a key is built by one backend, one core).
-    let keys = keys(dialect)?;
+    let keys = keys(dialect, c.capabilities().clusters_by_key)?;
     let tasks = keys.len() + TABLES.len();
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
@@ -336,13 +334,10 @@ mod tests {
 
     #[test]
     fn every_part_is_loaded_once_and_keyed_tables_by_one_loader() {
-        for (dialect, streams, warehouses) in [
-            (Dialect::Postgres, 2, 5),
-            (Dialect::Mysql, 2, 5),
-            (Dialect::Mysql, 3, 1),
-            (Dialect::Sqlite, 1, 2),
-        ] {
-            let work = work(dialect, streams, warehouses);
+        for (keyed, streams, warehouses) in
+            [(false, 2, 5), (true, 2, 5), (true, 3, 1), (false, 1, 2)]
+        {
+            let work = work(keyed, streams, warehouses);
             let mut all: Vec<(&str, i64)> = (work.concat().into_iter())
                 .flat_map(|(t, homes)| homes.map(move |w| (t, w)))
                 .collect();
@@ -354,8 +349,8 @@ mod tests {
                 })
                 .collect();
             expected.sort();
-            assert_eq!(all, expected, "{dialect:?} {streams} {warehouses}");
-            if dialect == Dialect::Mysql {
+            assert_eq!(all, expected, "{keyed} {streams} {warehouses}");
+            if keyed {
                 for (table, _) in COLUMNS {
                     let loaders = work.iter().filter(|p| p.iter().any(|(t, _)| *t == table));
                     assert_eq!(loaders.count(), 1, "{table}");
