@@ -84,7 +84,7 @@ impl Sink for Delimited {
     }
     fn blanks(&mut self, n: usize) {
         if !self.forms.pads_char {
-            (0..n).for_each(|_| self.text.push(' '));
+            push_blanks(&mut self.text, n);
         }
         self.text.push('|');
     }
@@ -143,7 +143,11 @@ impl Values {
                         SqlValue::Text(text)
                     }
                     Field::Text(from, to) => SqlValue::Text(self.text[from..to].to_string()),
-                    Field::Blanks(n) => SqlValue::Text(blanks(n)),
+                    Field::Blanks(n) => {
+                        let mut text = String::with_capacity(n);
+                        push_blanks(&mut text, n);
+                        SqlValue::Text(text)
+                    }
                 })
                 .collect();
             start = end;
@@ -152,12 +156,15 @@ impl Values {
     }
 }
 
-/// `n` blanks: a copy of a piece of [`SPACES`] (`str::repeat` copies its way up in doubling
-/// pieces, which cost SQLite's tpcb load a tenth).
-fn blanks(n: usize) -> String {
-    match SPACES.get(..n) {
-        Some(spaces) => spaces.to_owned(),
-        None => " ".repeat(n),
+/// Appends `n` blanks to `out`: pieces of [`SPACES`] (`str::repeat` copies its way up in
+/// doubling pieces and a blank at a time is slower still: either cost SQLite's tpcb load a
+/// tenth).
+fn push_blanks(out: &mut String, n: usize) {
+    let mut left = n;
+    while left > 0 {
+        let piece = left.min(SPACES.len());
+        out.push_str(&SPACES[..piece]);
+        left -= piece;
     }
 }
 
