@@ -14,11 +14,12 @@ mod failover;
 pub mod powerloss;
 mod redis_cluster;
 mod subjects;
+mod survivor;
 pub mod view;
 
 pub use failover::crash_of;
 pub use subjects::child;
-use subjects::{round, KvSubject, ServerSubject};
+use subjects::{round, KvSubject, ServerSubject, Site};
 
 use crate::durability::Durability;
 use crate::engine::{Engine, Takes};
@@ -221,13 +222,14 @@ pub fn run(
                 let outcome = match (target, target.private_server(), &template) {
                     (Engine::Sql(engine), Some(server), Some(template)) => {
                         crate::server::copy_dir(template, &dir)?;
-                        let mut s = ServerSubject::new(
-                            engine,
+                        let site = Site {
                             server,
                             level,
-                            dir.clone(),
-                            ctx.data_root().to_path_buf(),
-                        );
+                            topology: crate::server::topology::Topology::Single,
+                            dir: dir.clone(),
+                            owner_root: ctx.data_root().to_path_buf(),
+                        };
+                        let mut s = ServerSubject::new(engine, site);
                         let outcome = round(&mut s, &mut rng);
                         version = s.version.take().or(version);
                         outcome

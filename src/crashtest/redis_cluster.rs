@@ -6,13 +6,11 @@
 //! slot is served again. Redis replicates asynchronously (a write is acknowledged before any
 //! replica has it), so a failover promises nothing: the count is what this machine lost.
 
-use super::subjects::{await_committer, Subject};
-use crate::durability::Durability;
+use super::subjects::{await_committer, Site, Subject};
 use crate::server::topology::Topology;
-use crate::server::{Launched, PrivateServer, ServerOptions};
+use crate::server::Launched;
 use anyhow::{bail, Context, Result};
 use redis::Commands;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -30,11 +28,7 @@ const FAILOVER_PATIENCE: Duration = Duration::from_secs(60);
 
 /// A fresh private Redis Cluster each round.
 pub(super) struct RedisFailover {
-    pub server: &'static dyn PrivateServer,
-    pub level: Durability,
-    pub topology: Topology,
-    pub dir: PathBuf,
-    pub owner_root: PathBuf,
+    site: Site,
     running: Option<Launched>,
     /// The port of the master that holds the keys.
     master: u16,
@@ -43,19 +37,9 @@ pub(super) struct RedisFailover {
 }
 
 impl RedisFailover {
-    pub(super) fn new(
-        server: &'static dyn PrivateServer,
-        level: Durability,
-        topology: Topology,
-        dir: PathBuf,
-        owner_root: PathBuf,
-    ) -> RedisFailover {
+    pub(super) fn new(site: Site) -> RedisFailover {
         RedisFailover {
-            server,
-            level,
-            topology,
-            dir,
-            owner_root,
+            site,
             running: None,
             master: 0,
             acked: Arc::default(),
@@ -111,17 +95,13 @@ fn slot(url: &str) -> Result<u16> {
 
 impl Subject for RedisFailover {
     fn start(&mut self) -> Result<()> {
-        let Topology::RedisCluster { replicas, .. } = self.topology else {
+        let Topology::RedisCluster { replicas, .. } = self.site.topology else {
             bail!("the Redis crash test runs on a Redis Cluster");
         };
         if replicas == 0 {
             bail!("a master killed without replicas takes its slots with it: give --replicas 1 or more to fail over to");
         }
-        let options = ServerOptions {
-            topology: self.topology,
-            ..ServerOptions::at(self.level)
-        };
-        let running = self.server.start(&self.dir, &options, &self.owner_root)?;
+        let running = self.site.start()?;
         let slot = slot(&running.url)?;
         self.master = master_of(&running.url, slot)?.context("no master serves the test's slot")?;
         self.running = Some(running);

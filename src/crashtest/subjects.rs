@@ -7,8 +7,9 @@ use crate::durability::Durability;
 use crate::engine::kv::{KvEngine, KvOptions};
 use crate::engine::sql::{SqlEngine, SqlOptions, SqlValue};
 use crate::engine::Named;
+use crate::server::topology::Topology;
 use crate::server::{Launched, PrivateServer, ServerOptions};
-use crate::workload::sql::section_statement;
+use crate::workload::sql::SqlFile;
 use anyhow::{anyhow, bail, Context, Result};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -266,8 +267,9 @@ impl SqlCommitter {
         let acked = self.acked.clone();
         self.thread = Some(std::thread::spawn(move || -> Result<()> {
             let mut c = db.connect()?;
-            c.execute(&section_statement(SQL, "create", &[]))?;
-            let insert = c.prepare(&section_statement(SQL, "insert", &[]))?;
+            let sql = SqlFile::read(SQL, None, &[]);
+            c.execute(sql.statement("create")?)?;
+            let insert = c.prepare(sql.statement("insert")?)?;
             for n in 1u64.. {
                 c.begin()?;
                 c.exec_prepared(insert, &[SqlValue::Int(n as i64)])?;
@@ -319,7 +321,7 @@ pub(super) fn await_committer(thread: JoinHandle<Result<()>>) {
 pub(super) fn committed(db: Box<dyn crate::engine::SqlDatabase>) -> Result<Vec<u64>> {
     let rows = db
         .connect()?
-        .query(&section_statement(SQL, "select", &[]))?;
+        .query(SqlFile::read(SQL, None, &[]).statement("select")?)?;
     rows.iter()
         .map(|r| match r.first() {
             Some(SqlValue::Int(n)) if *n > 0 => Ok(*n as u64),
@@ -333,62 +335,79 @@ const TABLE: &str = "hakari_crash";
 /// Its statements.
 const SQL: &str = include_str!("sql/commits.sql");
 
-/// A server: hakari's private server on a copy of an initialized data directory; a client
-/// thread commits over its own connection; the server's process tree is killed and the server
-/// started again on the same directory.
+/// A server: a client thread commits over its own connection. A single server is hakari's
+/// private server on a copy of an initialized data directory, its process tree killed and the
+/// server started again on the same directory; a loopback cluster is started fresh, its
+/// primary (or first node) killed and the commits looked for on the survivor
+/// ([`super::failover`]).
 pub(super) struct ServerSubject {
     engine: Named<dyn SqlEngine>,
-    server: &'static dyn PrivateServer,
-    level: Durability,
-    dir: PathBuf,
-    owner_root: PathBuf,
+    site: Site,
     running: Option<Launched>,
     committer: SqlCommitter,
     /// The server's version, as it reported it.
     pub(super) version: Option<String>,
 }
 
+/// Where a server subject runs: a private server at a durability level, as a topology, in a
+/// directory under the owner's root.
+pub(super) struct Site {
+    pub server: &'static dyn PrivateServer,
+    pub level: Durability,
+    pub topology: Topology,
+    pub dir: PathBuf,
+    pub owner_root: PathBuf,
+}
+
+impl Site {
+    /// A fresh server (or cluster) in the empty directory.
+    pub(super) fn start(&self) -> Result<Launched> {
+        let options = ServerOptions {
+            topology: self.topology,
+            ..ServerOptions::at(self.level)
+        };
+        self.server.start(&self.dir, &options, &self.owner_root)
+    }
+
+    /// The single server on the data directory already there.
+    fn launch(&self) -> Result<Launched> {
+        let options = ServerOptions::at(self.level);
+        self.server.launch(&self.dir, &options, &self.owner_root)
+    }
+}
+
 impl ServerSubject {
-    /// A subject on `dir`, a copy of an initialized data directory under `owner_root`.
-    pub(super) fn new(
-        engine: Named<dyn SqlEngine>,
-        server: &'static dyn PrivateServer,
-        level: Durability,
-        dir: PathBuf,
-        owner_root: PathBuf,
-    ) -> ServerSubject {
+    /// A subject at `site`: for a single server, its directory is a copy of an initialized
+    /// data directory; for a cluster, an empty one.
+    pub(super) fn new(engine: Named<dyn SqlEngine>, site: Site) -> ServerSubject {
         ServerSubject {
             engine,
-            server,
-            level,
-            dir,
-            owner_root,
+            site,
             running: None,
             committer: SqlCommitter::default(),
             version: None,
         }
     }
 
-    /// Opens the engine on the running server, as on a server given by `--url`.
-    fn open(&self) -> Result<Box<dyn crate::engine::SqlDatabase>> {
-        let Some(running) = &self.running else {
-            bail!("the private server is not running");
-        };
+    /// Opens the engine at `url`, as on a server given by `--url`, its sessions acknowledging
+    /// as `topology` says.
+    fn open(&self, url: &str, topology: Topology) -> Result<Box<dyn crate::engine::SqlDatabase>> {
         self.engine.open(&SqlOptions {
-            url: Some(running.url.clone()),
-            ..SqlOptions::at(&self.dir, self.level)
+            url: Some(url.to_string()),
+            topology,
+            ..SqlOptions::at(&self.site.dir, self.site.level)
         })
     }
 }
 
 impl Subject for ServerSubject {
     fn start(&mut self) -> Result<()> {
-        self.running = Some(self.server.launch(
-            &self.dir,
-            &ServerOptions::at(self.level),
-            &self.owner_root,
-        )?);
-        let db = self.open()?;
+        let running = match self.site.topology {
+            Topology::Single => self.site.launch()?,
+            _ => self.site.start()?,
+        };
+        let db = self.open(&running.url, self.site.topology)?;
+        self.running = Some(running);
         self.version = Some(db.version());
         self.committer.start(db);
         Ok(())
@@ -406,21 +425,23 @@ impl Subject for ServerSubject {
         if let Some(running) = self.running.as_mut() {
             running.process.crash()?;
         }
-        self.running = None;
         self.committer.await_end();
         Ok(())
     }
 
     fn recover(&mut self) -> Result<Vec<u64>> {
-        self.running = Some(
-            self.server
-                .launch(&self.dir, &ServerOptions::at(self.level), &self.owner_root)
-                .context("the server did not start again after the crash")?,
-        );
-        let present = committed(self.open()?)?;
-        if let Some(mut running) = self.running.take() {
-            running.process.stop();
+        let crashed = self.running.take().context("the server is not running")?;
+        if self.site.topology != Topology::Single {
+            let url = super::survivor::survivor(&crashed, self.site.topology)?;
+            let present = committed(self.open(&url, Topology::Single)?);
+            drop(crashed);
+            return present;
         }
-        Ok(present)
+        drop(crashed);
+        let mut running =
+            (self.site.launch()).context("the server did not start again after the crash")?;
+        let present = committed(self.open(&running.url, Topology::Single)?);
+        running.process.stop();
+        present
     }
 }

@@ -107,8 +107,8 @@ impl<'d> Meeting<'d> {
 
     /// The statements of section `name`, the meeting's table named.
     fn section(&self, name: &str) -> Vec<String> {
-        let text = crate::workload::sql::fill(SQL, &[("p", &self.prefix)]);
-        crate::workload::sql::section(&text, name)
+        let file = crate::workload::sql::SqlFile::read(SQL, None, &[("p", &self.prefix)]);
+        file.statements(name).to_vec()
     }
 
     /// Shard 1, once the tables exist: lists every shard of the run at `stage`.

@@ -29,67 +29,52 @@ pub fn fill(text: &str, values: &[(&str, &dyn Display)]) -> String {
     out
 }
 
-/// The statements of `text` with its placeholders filled.
-pub fn filled(text: &str, values: &[(&str, &dyn Display)]) -> Vec<String> {
-    statements(&fill(text, values))
-}
+/// A SQL file of named sections: each `-- [name]` marker starts one, up to the next marker. A
+/// dialect's file (`sql/<dialect>/<file>`) overrides a section by name; what it does not name comes
+/// from the shared file (BenchBase's dialect files). This is the one way hakari reads named SQL; a
+/// file without markers is read with [`statements`].
+pub struct SqlFile(Vec<(String, Vec<String>)>);
 
-/// The statements under a `-- [name]` marker of a file, up to the next marker.
-pub fn section(text: &str, name: &str) -> Vec<String> {
-    let marker = format!("-- [{name}]");
-    match text.split_once(&marker) {
-        Some((_, rest)) => statements(rest.split("-- [").next().unwrap_or("")),
-        None => Vec::new(),
-    }
-}
-
-/// The named statements of a SQL file: each `-- [name]` section holds one statement. A dialect's
-/// file (`sql/<dialect>/<file>`) overrides a statement by name; what it does not name comes from
-/// the shared file (BenchBase's dialect files).
-pub struct Named(Vec<(String, String)>);
-
-impl Named {
-    /// The statements of `shared`, those `dialect` names taken from it instead, placeholders
-    /// filled in both.
-    pub fn read(shared: &str, dialect: Option<&str>, values: &[(&str, &dyn Display)]) -> Named {
+impl SqlFile {
+    /// The sections of `shared`, those `dialect` names taken from it instead, placeholders filled
+    /// in both.
+    pub fn read(shared: &str, dialect: Option<&str>, values: &[(&str, &dyn Display)]) -> SqlFile {
         let mut named = sections(&fill(shared, values));
-        for (name, statement) in sections(&fill(dialect.unwrap_or(""), values)) {
+        for (name, statements) in sections(&fill(dialect.unwrap_or(""), values)) {
             match named.iter_mut().find(|(n, _)| *n == name) {
-                Some(shared) => shared.1 = statement,
-                None => named.push((name, statement)),
+                Some(shared) => shared.1 = statements,
+                None => named.push((name, statements)),
             }
         }
-        Named(named)
+        SqlFile(named)
     }
 
-    /// The statement called `name`: a file without it is a mistake in hakari's SQL.
-    pub fn get(&self, name: &str) -> anyhow::Result<&str> {
+    /// The one statement of section `name`: a file without it, or with more than one there, is a
+    /// mistake in hakari's SQL.
+    pub fn statement(&self, name: &str) -> anyhow::Result<&str> {
+        match self.statements(name) {
+            [one] => Ok(one),
+            [] => anyhow::bail!("no statement [{name}] in the SQL file"),
+            _ => anyhow::bail!("section [{name}] of the SQL file holds more than one statement"),
+        }
+    }
+
+    /// The statements of section `name`, none where the file has no such section.
+    pub fn statements(&self, name: &str) -> &[String] {
         let found = self.0.iter().find(|(n, _)| n == name);
-        found
-            .map(|(_, s)| s.as_str())
-            .with_context(|| format!("no statement [{name}] in the SQL file"))
+        found.map(|(_, s)| s.as_slice()).unwrap_or_default()
     }
 }
 
-/// Every `-- [name]` section of `text` with its one statement, in order.
-fn sections(text: &str) -> Vec<(String, String)> {
+/// Every `-- [name]` section of `text` with its statements, in order.
+fn sections(text: &str) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     for part in text.split("-- [").skip(1) {
-        let Some((name, rest)) = part.split_once(']') else {
-            continue;
-        };
-        let mut statements = statements(rest);
-        assert_eq!(statements.len(), 1, "section [{name}] holds one statement");
-        out.push((name.to_string(), statements.remove(0)));
+        if let Some((name, rest)) = part.split_once(']') {
+            out.push((name.to_string(), statements(rest)));
+        }
     }
     out
-}
-
-/// The one statement under a `-- [name]` marker, with its placeholders filled.
-pub fn section_statement(text: &str, name: &str, values: &[(&str, &dyn Display)]) -> String {
-    let found = section(&fill(text, values), name);
-    assert_eq!(found.len(), 1, "section [{name}] holds one statement");
-    found.into_iter().next().unwrap_or_default()
 }
 
 /// The dialect's 64-bit integer column type. Oracle has no BIGINT: NUMERIC(19) is the ANSI type
@@ -141,7 +126,7 @@ fn analyze(dialect: Dialect, table: &str) -> Vec<String> {
         Dialect::Zen | Dialect::Standard => include_str!("sql/standard/analyze.sql"),
         Dialect::Sqlite | Dialect::Duckdb => include_str!("sql/analyze.sql"),
     };
-    filled(text, &[("table", &table)])
+    statements(&fill(text, &[("table", &table)]))
 }
 
 #[cfg(test)]
@@ -152,7 +137,7 @@ mod tests {
     fn files_split_into_filled_statements() {
         let text = "-- a comment; not a statement\nCREATE TABLE {t} (a INT);\n\nDROP TABLE {t};\n";
         assert_eq!(
-            filled(text, &[("t", &"x")]),
+            statements(&fill(text, &[("t", &"x")])),
             ["CREATE TABLE x (a INT)", "DROP TABLE x"]
         );
         assert_eq!(analyze(Dialect::Postgres, "t"), ["VACUUM ANALYZE t"]);
@@ -163,12 +148,22 @@ mod tests {
         let shared =
             "-- [create]\nCREATE TABLE {t} (a BLOB);\n-- [drop]\n-- a comment\nDROP TABLE {t};\n";
         let dialect = "-- the dialect's own\n-- [create]\nCREATE TABLE {t} (a BYTEA);\n";
-        let named = Named::read(shared, Some(dialect), &[("t", &"x")]);
-        assert_eq!(named.get("create").unwrap(), "CREATE TABLE x (a BYTEA)");
-        assert_eq!(named.get("drop").unwrap(), "DROP TABLE x");
-        let plain = Named::read(shared, None, &[("t", &"x")]);
-        assert_eq!(plain.get("create").unwrap(), "CREATE TABLE x (a BLOB)");
-        assert!(plain.get("insert").is_err());
+        let named = SqlFile::read(shared, Some(dialect), &[("t", &"x")]);
+        assert_eq!(
+            named.statement("create").unwrap(),
+            "CREATE TABLE x (a BYTEA)"
+        );
+        assert_eq!(named.statement("drop").unwrap(), "DROP TABLE x");
+        let plain = SqlFile::read(shared, None, &[("t", &"x")]);
+        assert_eq!(
+            plain.statement("create").unwrap(),
+            "CREATE TABLE x (a BLOB)"
+        );
+        assert!(plain.statement("insert").is_err());
+        assert!(plain.statements("insert").is_empty());
+        let two = SqlFile::read("-- [setup]\nA;\nB;\n-- [timed]\nC;\n", None, &[]);
+        assert_eq!(two.statements("setup"), ["A", "B"]);
+        assert!(two.statement("setup").is_err());
         assert!(analyze(Dialect::Standard, "t").is_empty());
     }
 }

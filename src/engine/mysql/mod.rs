@@ -255,8 +255,7 @@ impl SqlDatabase for MysqlDatabase {
         let Some(server) = &self.server else {
             return Ok(Vec::new());
         };
-        let mut out = Vec::new();
-        for (i, node) in server.others.iter().enumerate() {
+        let node = |(i, node): (usize, &Launched)| -> Result<(String, Box<dyn SqlConnection>)> {
             let name = format!("Galera node {}", i + 2);
             let mut conn = (Wire::parse(&node.url)?.connect())
                 .map_err(|e| anyhow!("cannot connect to {name}: {}", describe_error(&e)))?;
@@ -268,9 +267,9 @@ impl SqlDatabase for MysqlDatabase {
                 in_transaction: false,
                 local_infile: self.local_infile,
             });
-            out.push((name, connection));
-        }
-        Ok(out)
+            Ok((name, connection))
+        };
+        server.others.iter().enumerate().map(node).collect()
     }
 }
 

@@ -227,19 +227,20 @@ impl SqlDatabase for PostgresDatabase {
         let Some(server) = &self.server else {
             return Ok(Vec::new());
         };
-        let mut out = Vec::new();
-        for (name, mut client) in server::standbys::caught_up(server, &self.url)? {
-            if let Some(schema) = self.schema {
-                client.batch_execute(&format!("SET search_path = {schema}"))?;
-            }
-            let connection: Box<dyn SqlConnection> = Box::new(PostgresConnection {
-                client,
-                statements: Prepared::default(),
-                capabilities: (self.flavour.capabilities)(),
-            });
-            out.push((name, connection));
-        }
-        Ok(out)
+        let standby =
+            |(name, mut client): (String, Client)| -> Result<(String, Box<dyn SqlConnection>)> {
+                if let Some(schema) = self.schema {
+                    client.batch_execute(&format!("SET search_path = {schema}"))?;
+                }
+                let connection: Box<dyn SqlConnection> = Box::new(PostgresConnection {
+                    client,
+                    statements: Prepared::default(),
+                    capabilities: (self.flavour.capabilities)(),
+                });
+                Ok((name, connection))
+            };
+        let standbys = server::standbys::caught_up(server, &self.url)?;
+        standbys.into_iter().map(standby).collect()
     }
 }
 

@@ -126,9 +126,9 @@ struct Key {
     line_dash: Option<&'static str>,
 }
 
-/// The legend to the right of the plot. Long names wrap onto further lines (21
-/// characters each) rather than running out of the picture.
-fn legend(out: &mut String, keys: &[Key]) {
+/// The picture finished: the legend to the right of the plot, then its end. Long names wrap
+/// onto further lines (21 characters each) rather than running out of the picture.
+fn legend(mut out: String, keys: &[Key]) -> String {
     let mut y = TOP;
     let x = WIDTH - RIGHT + 14.0;
     for key in keys {
@@ -163,6 +163,8 @@ fn legend(out: &mut String, keys: &[Key]) {
         );
         y += 13.0 * lines.len() as f64 + 6.0;
     }
+    out.push_str("</svg>");
+    out
 }
 
 /// Splits `text` at spaces into lines of at most `width` characters (a longer word stays whole).
@@ -271,9 +273,7 @@ pub fn grouped_bars(
             line_dash: None,
         })
         .collect();
-    legend(&mut out, &keys);
-    out.push_str("</svg>");
-    out
+    legend(out, &keys)
 }
 
 /// Lines through (x, y) points, with stddev whiskers, on linear or log axes. `x_ticks` names the
@@ -395,9 +395,7 @@ pub fn lines_shaded(
             line_dash: Some(dash),
         });
     }
-    legend(&mut out, &keys);
-    out.push_str("</svg>");
-    out
+    legend(out, &keys)
 }
 
 #[cfg(test)]

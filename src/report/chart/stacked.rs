@@ -57,9 +57,7 @@ pub fn stacked(labels: &Labels, spans: &[(f64, f64)], bands: &[Band]) -> String 
         });
     }
     frame(&mut out);
-    legend(&mut out, &keys);
-    out.push_str("</svg>");
-    out
+    legend(out, &keys)
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use crate::engine::Takes;
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome};
 use crate::measure::timing::Timing;
+use crate::measure::worker::Worker;
 use crate::results::MeasurementKey;
 use crate::workload::{preferred_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
@@ -28,7 +29,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use store::{Layout, OpenOptions, SessionStore};
+use store::{Layout, OpenOptions, SessionClient, SessionStore};
 
 pub use presets::{default_params, SessionParams};
 
@@ -224,6 +225,12 @@ fn measure_cell(
     let mut writes = Vec::new();
     let mut reads = Vec::new();
     let stored_bytes = AtomicU64::new(0);
+    let sessions = Sessions {
+        cell,
+        store,
+        ids,
+        payloads,
+    };
     for run in 0..params.runs {
         let label = format!(
             "{} {} {} {} {} client(s), run {}/{}",
@@ -244,7 +251,7 @@ fn measure_cell(
         stored_bytes.store(0, Ordering::Relaxed);
         let progress = Progress::new(&format!("{label}: write"), params.sessions);
         let timing = &ctx.timing;
-        let outcome = write_step(cell, store, ids, payloads, &stored_bytes, timing, &progress)
+        let outcome = write_step(&sessions, &stored_bytes, timing, &progress)
             .with_context(|| format!("{label}: writing"))?;
         progress.finish();
         writes.push(outcome);
@@ -255,7 +262,7 @@ fn measure_cell(
             reads: params.reads,
             seed,
         };
-        let outcome = read_step(draws, cell, store, ids, payloads, timing, &progress)
+        let outcome = read_step(draws, &sessions, timing, &progress)
             .with_context(|| format!("{label}: reading"))?;
         progress.finish();
         reads.push(outcome);
@@ -281,42 +288,61 @@ fn measure_cell(
     Ok(())
 }
 
+/// A cell's sessions in its store: what its steps write and read.
+struct Sessions<'a> {
+    cell: &'a Cell,
+    store: &'a SessionStore,
+    ids: &'a [String],
+    payloads: &'a [Vec<u8>],
+}
+
+impl<'a> Sessions<'a> {
+    /// A timed step of the cell's clients, each with a client of the store.
+    fn step(
+        &self,
+        timing: &Timing,
+        progress: &Progress,
+        body: impl Fn(&mut Box<dyn SessionClient + 'a>, &mut Worker) -> Result<()> + Sync,
+    ) -> Result<StepOutcome> {
+        let (cell, store) = (self.cell, self.store);
+        run_step(
+            cell.clients,
+            timing,
+            progress,
+            |_| store.client(cell.layout),
+            body,
+        )
+    }
+}
+
 /// Every session written once, split among the clients; the bytes stored are counted.
 fn write_step(
-    cell: &Cell,
-    store: &SessionStore,
-    ids: &[String],
-    payloads: &[Vec<u8>],
+    s: &Sessions,
     stored_bytes: &AtomicU64,
     timing: &Timing,
     progress: &Progress,
 ) -> Result<StepOutcome> {
+    let (cell, ids, payloads) = (s.cell, s.ids, s.payloads);
     let sessions = payloads.len() as u64;
-    run_step(
-        cell.clients,
-        timing,
-        progress,
-        |_| store.client(cell.layout),
-        |client, worker| {
-            let mine = (worker.index as u64..sessions).step_by(cell.clients);
-            for i in mine {
-                if !worker.more() {
-                    break;
-                }
-                let payload = &payloads[i as usize];
-                let mut retries = 0;
-                worker.timed(1, || {
-                    let stored = cell.codec.compress(payload)?;
-                    stored_bytes.fetch_add(stored.len() as u64, Ordering::Relaxed);
-                    crate::engine::kv::retry_conflicts(&mut retries, || {
-                        client.write(&ids[i as usize], &stored)
-                    })
-                })?;
-                (0..retries).for_each(|_| worker.retried());
+    s.step(timing, progress, |client, worker| {
+        let mine = (worker.index as u64..sessions).step_by(cell.clients);
+        for i in mine {
+            if !worker.more() {
+                break;
             }
-            Ok(())
-        },
-    )
+            let payload = &payloads[i as usize];
+            let mut retries = 0;
+            worker.timed(1, || {
+                let stored = cell.codec.compress(payload)?;
+                stored_bytes.fetch_add(stored.len() as u64, Ordering::Relaxed);
+                crate::engine::kv::retry_conflicts(&mut retries, || {
+                    client.write(&ids[i as usize], &stored)
+                })
+            })?;
+            (0..retries).for_each(|_| worker.retried());
+        }
+        Ok(())
+    })
 }
 
 /// How many random reads of how many sessions, from which seed.
@@ -329,49 +355,41 @@ struct Draws {
 /// Random sessions read back and compared with what was written, split among the clients.
 fn read_step(
     draws: Draws,
-    cell: &Cell,
-    store: &SessionStore,
-    ids: &[String],
-    payloads: &[Vec<u8>],
+    s: &Sessions,
     timing: &Timing,
     progress: &Progress,
 ) -> Result<StepOutcome> {
-    run_step(
-        cell.clients,
-        timing,
-        progress,
-        |_| store.client(cell.layout),
-        |client, worker| {
-            let mut rng = ChaCha8Rng::seed_from_u64(draws.seed ^ worker.index as u64);
-            let share = draws.reads / cell.clients as u64
-                + u64::from((worker.index as u64) < draws.reads % cell.clients as u64);
-            let mut raw = Vec::new();
-            for _ in 0..share {
-                if !worker.more() {
-                    break;
-                }
-                let i = rng.random_range(0..draws.sessions) as usize;
-                let expected = &payloads[i];
-                let mut retries = 0;
-                let session = worker.timed(1, || {
-                    if !crate::engine::kv::retry_conflicts(&mut retries, || {
-                        client.read(&ids[i], &mut raw)
-                    })? {
-                        bail!("session {} is missing", ids[i]);
-                    }
-                    cell.codec.decompress(&raw, expected.len())
-                })?;
-                (0..retries).for_each(|_| worker.retried());
-                if session != *expected {
-                    bail!(
-                        "session {} read back {} bytes that differ from the {} written",
-                        ids[i],
-                        session.len(),
-                        expected.len()
-                    );
-                }
+    let (cell, ids, payloads) = (s.cell, s.ids, s.payloads);
+    s.step(timing, progress, |client, worker| {
+        let mut rng = ChaCha8Rng::seed_from_u64(draws.seed ^ worker.index as u64);
+        let share = draws.reads / cell.clients as u64
+            + u64::from((worker.index as u64) < draws.reads % cell.clients as u64);
+        let mut raw = Vec::new();
+        for _ in 0..share {
+            if !worker.more() {
+                break;
             }
-            Ok(())
-        },
-    )
+            let i = rng.random_range(0..draws.sessions) as usize;
+            let expected = &payloads[i];
+            let mut retries = 0;
+            let session = worker.timed(1, || {
+                if !crate::engine::kv::retry_conflicts(&mut retries, || {
+                    client.read(&ids[i], &mut raw)
+                })? {
+                    bail!("session {} is missing", ids[i]);
+                }
+                cell.codec.decompress(&raw, expected.len())
+            })?;
+            (0..retries).for_each(|_| worker.retried());
+            if session != *expected {
+                bail!(
+                    "session {} read back {} bytes that differ from the {} written",
+                    ids[i],
+                    session.len(),
+                    expected.len()
+                );
+            }
+        }
+        Ok(())
+    })
 }

@@ -132,7 +132,7 @@ impl SessionStore {
     pub fn create(&self, layout: Layout) -> Result<()> {
         if let SessionStore::Sql { db, dialect } = self {
             let mut c = db.connect()?;
-            c.execute(&statement(layout, "drop"))?;
+            c.execute(&statement(layout, "drop")?)?;
             let sql = ddl(*dialect, layout)?;
             c.execute(&sql)
                 .with_context(|| format!("creating: {sql}"))?;
@@ -143,7 +143,7 @@ impl SessionStore {
     /// Drops what `create` made.
     pub fn drop_layout(&self, layout: Layout) -> Result<()> {
         if let SessionStore::Sql { db, .. } = self {
-            db.connect()?.execute(&statement(layout, "drop"))?;
+            db.connect()?.execute(&statement(layout, "drop")?)?;
         }
         Ok(())
     }
@@ -186,7 +186,7 @@ fn ddl(dialect: Dialect, layout: Layout) -> Result<String> {
         Dialect::Zen => Some(include_str!("sql/zen/create.sql")),
         Dialect::Sqlite | Dialect::Duckdb | Dialect::Standard => None,
     };
-    let named = sql::Named::read(
+    let named = sql::SqlFile::read(
         include_str!("sql/create.sql"),
         own,
         &[("table", &table(layout))],
@@ -195,16 +195,17 @@ fn ddl(dialect: Dialect, layout: Layout) -> Result<String> {
         Layout::Blob => "blob",
         Layout::Chunked => "chunked",
     };
-    Ok(named.get(name)?.to_string())
+    Ok(named.statement(name)?.to_string())
 }
 
 /// The layout's statement `name` (insert, select, delete, drop).
-fn statement(layout: Layout, name: &str) -> String {
+fn statement(layout: Layout, name: &str) -> Result<String> {
     let text = match layout {
         Layout::Blob => include_str!("sql/blob.sql"),
         Layout::Chunked => include_str!("sql/chunked.sql"),
     };
-    sql::section_statement(text, name, &[("table", &table(layout))])
+    let file = sql::SqlFile::read(text, None, &[("table", &table(layout))]);
+    Ok(file.statement(name)?.to_string())
 }
 
 /// One worker's view of the store.
@@ -227,9 +228,9 @@ struct SqlClient {
 
 impl SqlClient {
     fn new(mut conn: Box<dyn SqlConnection>, layout: Layout) -> Result<SqlClient> {
-        let insert = conn.prepare(&statement(layout, "insert"))?;
-        let select = conn.prepare(&statement(layout, "select"))?;
-        let delete = conn.prepare(&statement(layout, "delete"))?;
+        let insert = conn.prepare(&statement(layout, "insert")?)?;
+        let select = conn.prepare(&statement(layout, "select")?)?;
+        let delete = conn.prepare(&statement(layout, "delete")?)?;
         Ok(SqlClient {
             conn,
             layout,

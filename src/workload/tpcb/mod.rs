@@ -39,7 +39,8 @@ fn schema(dialect: Dialect, set: usize) -> Vec<String> {
         _ => include_str!("sql/schema.sql"),
     };
     let bigint = crate::workload::sql::bigint(dialect);
-    crate::workload::sql::filled(text, &[("p", &prefix(set)), ("bigint", &bigint)])
+    let values: [(&str, &dyn std::fmt::Display); 2] = [("p", &prefix(set)), ("bigint", &bigint)];
+    crate::workload::sql::statements(&crate::workload::sql::fill(text, &values))
 }
 
 /// The keys added once the rows are in; none where the schema makes them with the tables.
@@ -59,7 +60,10 @@ fn prefix(set: usize) -> String {
 }
 
 fn statements(template: &str, set: usize) -> Vec<String> {
-    crate::workload::sql::filled(template, &[("p", &prefix(set))])
+    crate::workload::sql::statements(&crate::workload::sql::fill(
+        template,
+        &[("p", &prefix(set))],
+    ))
 }
 
 /// An engine at a durability level.
@@ -404,8 +408,8 @@ struct Transaction {
 
 impl Transaction {
     fn prepare(conn: &mut dyn SqlConnection, set: usize) -> Result<Transaction> {
-        let named = crate::workload::sql::Named::read(TRANSACTION, None, &[("p", &prefix(set))]);
-        let mut prepare = |name: &str| conn.prepare(named.get(name)?);
+        let named = crate::workload::sql::SqlFile::read(TRANSACTION, None, &[("p", &prefix(set))]);
+        let mut prepare = |name: &str| conn.prepare(named.statement(name)?);
         Ok(Transaction {
             update_account: prepare("update_account")?,
             select_balance: prepare("select_balance")?,

@@ -4,7 +4,7 @@
 use super::PREFIX;
 use crate::engine::sql::{SqlConnection, SqlDatabase, SqlValue};
 use crate::errors::Inconsistent;
-use crate::workload::sql::Named;
+use crate::workload::sql::SqlFile;
 use anyhow::{Context, Result};
 
 const CHECKS: &str = include_str!("sql/checks.sql");
@@ -51,10 +51,10 @@ impl std::fmt::Display for Broken {
 
 /// Checks `conditions` on the tables; returns those that fail.
 pub fn conditions(c: &mut dyn SqlConnection, conditions: &[u32]) -> Result<Vec<Broken>> {
-    let named = Named::read(CHECKS, None, &[("p", &PREFIX)]);
+    let named = SqlFile::read(CHECKS, None, &[("p", &PREFIX)]);
     let mut broken = Vec::new();
     for &n in conditions {
-        let sql = named.get(&n.to_string())?;
+        let sql = named.statement(&n.to_string())?;
         let rows = c
             .query(sql)
             .with_context(|| format!("checking condition {n}"))?;
@@ -77,8 +77,8 @@ pub fn replicas(db: &dyn SqlDatabase, c: &mut dyn SqlConnection) -> Result<Vec<S
     if others.is_empty() {
         return Ok(Vec::new());
     }
-    let named = Named::read(CHECKS, None, &[("p", &PREFIX)]);
-    let sql = named.get("replica")?;
+    let named = SqlFile::read(CHECKS, None, &[("p", &PREFIX)]);
+    let sql = named.statement("replica")?;
     let figures = |c: &mut dyn SqlConnection| -> Result<String> {
         Ok(c.query(sql)?.iter().map(|r| show(r)).collect())
     };
@@ -114,10 +114,10 @@ fn show(row: &[SqlValue]) -> String {
 /// Every condition's statement, for the statement snapshot.
 #[cfg(test)]
 pub fn statements() -> Vec<String> {
-    let named = Named::read(CHECKS, None, &[("p", &PREFIX)]);
+    let named = SqlFile::read(CHECKS, None, &[("p", &PREFIX)]);
     (1..=12)
         .map(|n| n.to_string())
         .chain(["replica".to_string()])
-        .map(|n| named.get(&n).unwrap().to_string())
+        .map(|n| named.statement(&n).unwrap().to_string())
         .collect()
 }

@@ -3,7 +3,7 @@
 
 use super::money;
 use crate::engine::sql::{Dialect, Row, SqlConnection, SqlValue, Stmt};
-use crate::workload::sql::Named;
+use crate::workload::sql::SqlFile;
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
 
@@ -66,13 +66,13 @@ pub fn values(dialect: Dialect, district: &str) -> Vec<(&'static str, String)> {
 }
 
 /// The statements as filled for `dialect` and `district`.
-pub fn named(dialect: Dialect, district: &str) -> Named {
+pub fn named(dialect: Dialect, district: &str) -> SqlFile {
     let values = values(dialect, district);
     let refs: Vec<(&str, &dyn std::fmt::Display)> = values
         .iter()
         .map(|(n, v)| (*n, v as &dyn std::fmt::Display))
         .collect();
-    Named::read(TRANSACTIONS, None, &refs)
+    SqlFile::read(TRANSACTIONS, None, &refs)
 }
 
 /// One terminal's prepared statements.
@@ -89,7 +89,7 @@ impl Statements {
         let first = named(dialect, "01");
         let mut by_name = HashMap::new();
         for name in NAMES {
-            let sql = first.get(name)?;
+            let sql = first.statement(name)?;
             let stmt = conn
                 .prepare(sql)
                 .with_context(|| format!("preparing [{name}]: {sql}"))?;
@@ -97,7 +97,9 @@ impl Statements {
         }
         let mut stock = Vec::new();
         for d in 1..=10 {
-            let sql = named(dialect, &format!("{d:02}")).get("stock")?.to_string();
+            let sql = named(dialect, &format!("{d:02}"))
+                .statement("stock")?
+                .to_string();
             stock.push(conn.prepare(&sql)?);
         }
         Ok(Statements {
@@ -123,7 +125,7 @@ pub fn all_filled(dialect: Dialect) -> Vec<String> {
     NAMES
         .iter()
         .chain(std::iter::once(&"stock"))
-        .map(|n| first.get(n).unwrap().to_string())
+        .map(|n| first.statement(n).unwrap().to_string())
         .collect()
 }
 

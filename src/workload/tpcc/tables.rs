@@ -9,7 +9,7 @@ use super::PREFIX;
 use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlValue};
 use crate::measure::progress::Progress;
 use crate::workload::load::{self, Job};
-use crate::workload::sql::{filled, Named};
+use crate::workload::sql::{fill, statements, SqlFile};
 use anyhow::{bail, Context, Result};
 use std::fmt::Display;
 use std::ops::RangeInclusive;
@@ -50,13 +50,13 @@ fn placeholders(dialect: Dialect) -> Vec<(&'static str, String)> {
     v
 }
 
-fn read(text: &str, dialect_text: Option<&str>, dialect: Dialect) -> Named {
+fn read(text: &str, dialect_text: Option<&str>, dialect: Dialect) -> SqlFile {
     let values = placeholders(dialect);
     let refs: Vec<(&str, &dyn Display)> = values
         .iter()
         .map(|(n, v)| (*n, v as &dyn Display))
         .collect();
-    Named::read(text, dialect_text, &refs)
+    SqlFile::read(text, dialect_text, &refs)
 }
 
 /// The CREATE TABLE statements of `dialect`, the meta table's last; `keyed` (an engine that
@@ -67,8 +67,8 @@ pub fn schema(dialect: Dialect, keyed: bool) -> Result<Vec<String>> {
     let keys = read(KEYS, None, dialect);
     (TABLES.iter().chain(&["meta"]))
         .map(|t| {
-            let create = named.get(t)?;
-            match (keyed, keys.get(t)) {
+            let create = named.statement(t)?;
+            match (keyed, keys.statement(t)) {
                 (true, Ok(key)) => {
                     let columns = key
                         .split_once("PRIMARY KEY")
@@ -95,12 +95,12 @@ pub fn keys(dialect: Dialect, keyed: bool) -> Result<Vec<String>> {
     let named = read(KEYS, own, dialect);
     let tables: &[&str] = if keyed { &[] } else { &TABLES };
     (tables.iter().filter(|t| **t != "history").chain(&INDEXES))
-        .map(|t| named.get(t).map(str::to_string))
+        .map(|t| named.statement(t).map(str::to_string))
         .collect()
 }
 
 pub fn drop_statements() -> Vec<String> {
-    filled(DROP, &[("p", &PREFIX)])
+    statements(&fill(DROP, &[("p", &PREFIX)]))
 }
 
 /// What an earlier run left: the meta row of tables loaded whole.

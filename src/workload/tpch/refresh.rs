@@ -101,13 +101,16 @@ pub fn rf2(conn: &mut dyn SqlConnection, set: &RefreshSet) -> Result<u64> {
     let outcome = (|| -> Result<(u64, u64)> {
         let (mut lines, mut orders) = (0, 0);
         // The statements' text is read once, outside the loop RF2's interval times.
-        let delete_lineitem = sql::section_statement(SQL, "delete_lineitem", &[]);
-        let delete_orders = sql::section_statement(SQL, "delete_orders", &[]);
+        let file = sql::SqlFile::read(SQL, None, &[]);
+        let (delete_lineitem, delete_orders) = (
+            file.statement("delete_lineitem")?,
+            file.statement("delete_orders")?,
+        );
         for chunk in set.delete_keys.chunks(500) {
             let keys: Vec<String> = chunk.iter().map(|k| k.to_string()).collect();
             let keys = [("keys", &keys.join(",") as &dyn std::fmt::Display)];
-            lines += conn.execute(&sql::fill(&delete_lineitem, &keys))?;
-            orders += conn.execute(&sql::fill(&delete_orders, &keys))?;
+            lines += conn.execute(&sql::fill(delete_lineitem, &keys))?;
+            orders += conn.execute(&sql::fill(delete_orders, &keys))?;
         }
         Ok((lines, orders))
     })();
@@ -140,9 +143,10 @@ pub fn counts(conn: &mut dyn SqlConnection) -> Result<(i64, i64)> {
             other => bail!("{sql} returned {other:?}"),
         }
     };
+    let file = sql::SqlFile::read(SQL, None, &[]);
     Ok((
-        one(&sql::section_statement(SQL, "count_orders", &[]))?,
-        one(&sql::section_statement(SQL, "count_lineitem", &[]))?,
+        one(file.statement("count_orders")?)?,
+        one(file.statement("count_lineitem")?)?,
     ))
 }
 

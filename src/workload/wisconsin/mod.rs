@@ -236,7 +236,7 @@ fn build_indexes(c: &mut dyn SqlConnection, dialect: Dialect) -> Result<()> {
         _ => include_str!("sql/indexes.sql"),
     };
     for t in [TENK1, TENK2, ONEK] {
-        for stmt in sql::filled(text, &[("table", &t)]) {
+        for stmt in sql::statements(&sql::fill(text, &[("table", &t)])) {
             c.execute(&stmt)?;
         }
         sql::gather_statistics(c, t)?;

@@ -347,12 +347,15 @@ pub fn sql(q: &Query, n: u64, c: &RunConstants) -> QuerySql {
         ],
     );
     if q.is_update() {
-        let timed = sql::section(&text, "timed").remove(0);
+        let file = sql::SqlFile::read(&text, None, &[]);
+        let timed = file
+            .statement("timed")
+            .expect("an update's file times one statement");
         return QuerySql {
-            count: timed.clone(),
-            select: timed,
-            setup: sql::section(&text, "setup"),
-            undo: sql::section(&text, "undo"),
+            count: timed.to_string(),
+            select: timed.to_string(),
+            setup: file.statements("setup").to_vec(),
+            undo: file.statements("undo").to_vec(),
         };
     }
     let select = sql::statements(&text).remove(0);
@@ -372,12 +375,20 @@ pub fn sql(q: &Query, n: u64, c: &RunConstants) -> QuerySql {
 
 /// Statement `name` of `sql/relations.sql`, its placeholders filled.
 pub fn relations(name: &str, values: &[(&str, &dyn std::fmt::Display)]) -> String {
-    sql::section_statement(include_str!("sql/relations.sql"), name, values)
+    let file = sql::SqlFile::read(include_str!("sql/relations.sql"), None, values);
+    let statement = file
+        .statement(name)
+        .expect("sql/relations.sql names its statements");
+    statement.to_string()
 }
 
 /// `CREATE TABLE` of a relation named `table`.
 pub fn relation_ddl(table: &str) -> String {
-    sql::filled(include_str!("sql/relation.sql"), &[("table", &table)]).remove(0)
+    sql::statements(&sql::fill(
+        include_str!("sql/relation.sql"),
+        &[("table", &table)],
+    ))
+    .remove(0)
 }
 
 /// `CREATE TABLE` of the `store` mode's result relation for a query of this shape.
@@ -391,7 +402,7 @@ pub fn tmp_ddl(shape: Shape, dialect: Dialect) -> String {
         Aggregate => include_str!("sql/result_aggregate.sql"),
     };
     let bigint = sql::bigint(dialect);
-    sql::filled(text, &[("table", &TMP), ("bigint", &bigint)]).remove(0)
+    sql::statements(&sql::fill(text, &[("table", &TMP), ("bigint", &bigint)])).remove(0)
 }
 
 #[cfg(test)]

@@ -58,9 +58,9 @@ fn statement(name: &str, shape: Shape, field: usize, dialect: Dialect) -> String
     let text = sql::text(dialect, shape.field_length);
     let columns: Vec<String> = fields.iter().map(|f| format!("{f} {text}")).collect();
     let assignments: Vec<String> = fields.iter().map(|f| format!("{f} = ?")).collect();
-    sql::section_statement(
+    let file = sql::SqlFile::read(
         USERTABLE,
-        name,
+        None,
         &[
             ("table", &TABLE),
             ("field_columns", &columns.join(", ")),
@@ -70,7 +70,11 @@ fn statement(name: &str, shape: Shape, field: usize, dialect: Dialect) -> String
             ("field", &format!("field{field}")),
             ("limit", &sql::limit(dialect, "?")),
         ],
-    )
+    );
+    let statement = file
+        .statement(name)
+        .expect("the usertable file names its statements");
+    statement.to_string()
 }
 
 impl Records {
