@@ -179,11 +179,16 @@ fn keep_data_writes_tbl_files_and_show_and_report_draw_the_tables() {
         out.path().to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let lines = std::fs::read_to_string(keep.join("sf0.01").join("orders.tbl"))
-        .unwrap()
-        .lines()
-        .count();
-    assert_eq!(lines, 15_000);
+    let orders = std::fs::read_to_string(keep.join("sf0.01").join("orders.tbl")).unwrap();
+    assert_eq!(orders.lines().count(), 15_000);
+    // dbgen's form: nine fields, each ended by '|', the first the order key from 1.
+    assert!(orders.starts_with("1|"), "{}", &orders[..80]);
+    for line in orders.lines() {
+        assert!(
+            line.ends_with('|') && line.matches('|').count() == 9,
+            "{line}"
+        );
+    }
     let file = &result_files(out.path())[0];
     let shown = hakari(&["show", file.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&shown.stdout);

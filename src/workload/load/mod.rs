@@ -7,12 +7,16 @@
 //! refills a whole table frozen (PostgreSQL's COPY FREEZE) is given whole tables that way.
 //! tpchgen-cli's `generate.rs` is the model: a generator per table, a writer per format.
 
+pub mod ahead;
 mod sink;
 
 use crate::engine::sql::{Capabilities, SqlConnection, SqlDatabase};
 use crate::measure::progress::Progress;
 use anyhow::{Context, Result};
 pub use sink::{write_decimal, Delimited, Forms, Sink, Values};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 /// The rows of a workload's tables, a part at a time.
 pub trait Source: Sync {
@@ -23,6 +27,11 @@ pub trait Source: Sync {
     fn write<S: Sink>(&self, table: &str, part: &Self::Part, sink: &mut S);
     /// Whether the schema keeps decimals as integer units (an engine with no exact decimal).
     fn decimals_in_units(&self) -> bool {
+        false
+    }
+    /// Rows so cheap to make that handing them over from another thread costs more than making
+    /// them where they are loaded: they are never made ahead ([`ahead`]).
+    fn cheap(&self) -> bool {
         false
     }
 }
@@ -56,54 +65,131 @@ pub fn streams(can: Capabilities, jobs: u64, whole: bool) -> u64 {
     (can.load_streams as u64).clamp(1, jobs.max(1))
 }
 
+/// What goes with a job's load besides its rows.
+#[derive(Clone, Copy, Default)]
+pub struct Along<'a> {
+    /// Threads that make parts ahead of the engine ([`ahead::makers`]).
+    pub makers: usize,
+    /// Counts the rows of a job that is `counted`.
+    pub progress: Option<&'a Progress>,
+    /// A file the rows are also written to as delimited text, in order (tpch's `--keep-data`
+    /// keeps dbgen's .tbl files this way).
+    pub copy: Option<&'a Path>,
+}
+
 /// Loads `job` through `c` in the form its engine takes best; returns rows loaded. The parts
 /// are generated as the engine takes them, and a signal stops the rows between parts.
 pub fn load<S: Source>(
     c: &mut dyn SqlConnection,
     source: &S,
     job: &Job<S::Part>,
-    progress: Option<&Progress>,
+    along: Along,
 ) -> Result<u64> {
     let can = c.capabilities();
     let forms = Forms {
         units: source.decimals_in_units(),
         pads_char: can.pads_char,
     };
-    let parts = (job.parts.iter())
-        .take_while(|_| !crate::measure::interrupted())
-        .inspect(|_| {
-            if let (Some(p), true) = (progress, job.counted) {
-                p.add(job.rows_per_part);
-            }
-        });
+    let makers = if source.cheap() { 0 } else { along.makers };
+    let mut copy = Copy::create(along.copy)?;
+    let copied = copy.wanted();
+    let capacity = (job.bytes_per_part * 9 / 8) as usize;
+    let text = |part: &S::Part| {
+        let mut sink = Delimited::new(forms, capacity);
+        source.write(job.table, part, &mut sink);
+        sink.text
+    };
+    let count = || {
+        if let (Some(p), true) = (along.progress, job.counted) {
+            p.add(job.rows_per_part);
+        }
+    };
     let (name, columns) = (&job.name, job.columns);
     let loaded = match can.delimited {
-        true => {
-            let capacity = (job.bytes_per_part * 9 / 8) as usize;
-            let mut texts = parts.map(|part| {
-                let mut sink = Delimited::new(forms, capacity);
-                source.write(job.table, part, &mut sink);
-                sink.text
-            });
-            match job.whole && can.frozen_refill {
-                true => c.refill_delimited(name, columns, &mut texts),
-                false => c.bulk_load_delimited(name, columns, &mut texts),
-            }
-        }
-        false => {
-            let mut rows = parts.flat_map(|part| {
+        true => ahead::in_order(
+            &job.parts,
+            makers,
+            |part| {
+                count();
+                text(part)
+            },
+            |made| {
+                let mut texts = (made.take_while(|_| !crate::measure::interrupted()))
+                    .inspect(|text| copy.write(text));
+                match job.whole && can.frozen_refill {
+                    true => c.refill_delimited(name, columns, &mut texts),
+                    false => c.bulk_load_delimited(name, columns, &mut texts),
+                }
+            },
+        ),
+        false => ahead::in_order(
+            &job.parts,
+            makers,
+            |part| {
+                count();
                 let mut sink = Values::new(forms, job.rows_per_part as usize);
                 source.write(job.table, part, &mut sink);
-                sink.into_rows()
-            });
-            c.bulk_load(name, columns, &mut rows)
-        }
+                (sink, copied.then(|| text(part)))
+            },
+            |made| {
+                let mut rows = (made.take_while(|_| !crate::measure::interrupted())).flat_map(
+                    |(sink, text)| {
+                        text.inspect(|text| copy.write(text));
+                        sink.into_rows()
+                    },
+                );
+                c.bulk_load(name, columns, &mut rows)
+            },
+        ),
     };
     if crate::measure::interrupted() {
         return Err(anyhow::anyhow!(crate::measure::Interrupted));
     }
     let (first, last) = (job.parts.first(), job.parts.last());
-    loaded.with_context(|| format!("loading {name} (parts {first:?} to {last:?})"))
+    let loaded = loaded.with_context(|| format!("loading {name} (parts {first:?} to {last:?})"))?;
+    copy.finish()?;
+    Ok(loaded)
+}
+
+/// The file [`Along::copy`] names, written as the text passes; a failed write is reported once
+/// the load is done.
+struct Copy {
+    file: Option<(BufWriter<File>, PathBuf)>,
+    failed: Option<std::io::Error>,
+}
+
+impl Copy {
+    fn create(path: Option<&Path>) -> Result<Copy> {
+        let file = match path {
+            Some(path) => {
+                let file = File::create(path)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                Some((BufWriter::with_capacity(1 << 20, file), path.to_path_buf()))
+            }
+            None => None,
+        };
+        Ok(Copy { file, failed: None })
+    }
+    fn wanted(&self) -> bool {
+        self.file.is_some()
+    }
+    fn write(&mut self, text: &str) {
+        if let Some((file, _)) = self.file.as_mut() {
+            if let Err(e) = file.write_all(text.as_bytes()) {
+                self.failed.get_or_insert(e);
+            }
+        }
+    }
+    fn finish(mut self) -> Result<()> {
+        let Some((mut file, path)) = self.file.take() else {
+            return Ok(());
+        };
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => file.flush(),
+        }
+        .with_context(|| format!("cannot write {}", path.display()))
+    }
 }
 
 /// Loads each loader's jobs on a connection of its own, the loaders at once; returns rows
@@ -114,11 +200,16 @@ pub fn spread<S: Source>(
     work: &[Vec<Job<S::Part>>],
     progress: Option<&Progress>,
 ) -> Result<u64> {
+    let along = Along {
+        makers: ahead::makers(work.len()),
+        progress,
+        copy: None,
+    };
     let loader = |jobs: &Vec<Job<S::Part>>| -> Result<u64> {
         let mut c = db.connect()?;
         let mut rows = 0;
         for job in jobs {
-            rows += load(c.as_mut(), source, job, progress)?;
+            rows += load(c.as_mut(), source, job, along)?;
         }
         Ok(rows)
     };

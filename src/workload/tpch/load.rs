@@ -5,7 +5,7 @@ use super::presets::{sf_label, TpchParams};
 use super::{check_interrupt, data, record_spent, Config, Part};
 use crate::engine::sql::SqlConnection;
 use crate::measure::runner::Span;
-use crate::workload::RunContext;
+use crate::workload::{load, RunContext};
 use anyhow::{Context, Result};
 use std::time::Instant;
 
@@ -50,17 +50,19 @@ pub(super) fn load_test(
         check_interrupt()?;
         let span = Span::start();
         let started = Instant::now();
-        let (columns, keep) = (data::columns(table), keep_dir.as_deref());
-        // An engine that takes Arrow columns is given them; one whose loader parses delimited
-        // text, dbgen's text itself. Kept .tbl files are text: the text is made anyway.
-        let rows = if can.arrow && keep.is_none() {
+        let kept = keep_dir.as_ref().map(|d| d.join(format!("{table}.tbl")));
+        // An engine that takes Arrow columns is given them; any other goes through the one
+        // loader (dbgen's text where the engine parses delimited text, values elsewhere), with
+        // every core making rows ahead of the one connection. Kept .tbl files are text.
+        let rows = if can.arrow && kept.is_none() {
             conn.bulk_load_arrow(table, data::arrow_streams(table, sf, cores))
-        } else if can.delimited {
-            data::with_tbl_text(table, sf, keep, |text| {
-                conn.bulk_load_delimited(table, columns, text)
-            })
         } else {
-            data::with_rows(table, sf, keep, |rows| conn.bulk_load(table, columns, rows))
+            let along = load::Along {
+                makers: load::ahead::makers(1),
+                progress: None,
+                copy: kept.as_deref(),
+            };
+            load::load(conn, &data::Tables { sf }, &data::job(table, sf), along)
         }
         .with_context(|| format!("loading {table}"))?;
         let secs = started.elapsed().as_secs_f64();
