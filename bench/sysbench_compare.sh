@@ -11,23 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 secs="${1:-20}"; scripts="${2:-oltp_read_write,oltp_point_select}"; shift 2 || true
-counts=("${@:-1 8 32}"); counts=(${counts[@]}); rounds="${ROUNDS:-4}"; driver="${DRIVER:-mysql}"
+counts=("${@:-1 8 32}"); counts=(${counts[@]}); rounds="${ROUNDS:-4}"
 size=(--tables=4 --table-size=100000)
-export PGSSLMODE="${PGSSLMODE:-disable}"
-command -v sysbench >/dev/null || { echo "sysbench missing: apt-get install sysbench" >&2; exit 1; }
 [ -x "$HAKARI_BIN" ] || cargo build --release --quiet
-case "$driver" in
-  mysql)
-    . bench/private_mariadb.sh
-    "${my_client[@]}" -e "SET GLOBAL max_connections = 200"
-    conn=(--db-driver=mysql --mysql-socket="$my_socket" --mysql-user=root --mysql-db=hakari_bench)
-    out="$my_work" ;;
-  pgsql)
-    . bench/private_postgres.sh
-    conn=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$pg_port" --pgsql-user=postgres --pgsql-db=hakari_bench)
-    out="$work" ;;
-  *) echo "DRIVER is mysql or pgsql" >&2; exit 2 ;;
-esac
+. bench/private_sysbench.sh
 sysbench oltp_common "${conn[@]}" "${size[@]}" --threads=4 prepare >/dev/null
 : > "$out/figures.txt"
 newest_tps() {

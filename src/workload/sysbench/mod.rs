@@ -5,6 +5,7 @@
 //! unit hakari times. Statements are counted as sysbench counts them (reads, writes, other,
 //! errors, reconnects), as resource readings, so they are figures of the run.
 
+mod bulk;
 pub mod flags;
 mod lua;
 pub mod options;

@@ -3,6 +3,7 @@
 //! as sysbench counts it (a read returns rows; a write changes some; anything else is other).
 //! `api.lua` wraps these in the objects scripts see and raises their errors as sysbench does.
 
+use super::bulk::Bulk;
 use super::rand::Generator;
 use crate::engine::kv::is_conflict;
 use crate::engine::sql::{Row, ServerError, SqlConnection, SqlDatabase, SqlValue, Stmt};
@@ -93,16 +94,6 @@ pub struct Connection {
     results: Rc<RefCell<Results>>,
 }
 
-/// A bulk insert under way: the INSERT's head and the rows gathered for the next statement.
-struct Bulk {
-    head: String,
-    text: String,
-    rows: usize,
-}
-
-/// Statements of about this many bytes, as sysbench's 512 KiB packets.
-const BULK_BYTES: usize = 512 * 1024;
-
 /// The statements sysbench's scripts prepare that are transaction control: sent as they are.
 fn control(sql: &str) -> bool {
     let word = sql.trim().trim_end_matches(';').trim().to_ascii_uppercase();
@@ -156,23 +147,19 @@ impl Connection {
         with(&self.conn, &self.local, lua, call)
     }
 
+    /// Sends the rows gathered; each chunk counts as sysbench counts its INSERT.
     fn bulk_flush(&mut self, lua: &Lua) -> mlua::Result<Option<Table>> {
-        let Some(bulk) = self.bulk.as_mut() else {
+        let Some(chunks) = self.bulk.as_mut().map(Bulk::take) else {
             return Ok(None);
         };
-        if bulk.rows == 0 {
-            return Ok(None);
-        }
-        let text = std::mem::replace(&mut bulk.text, bulk.head.clone());
-        bulk.rows = 0;
         let counts = self.local.counts.clone();
-        match self.with(lua, |c| c.execute(&text))? {
-            Ok(n) => {
-                bump(if n > 0 { &counts.writes } else { &counts.other });
-                Ok(None)
+        for chunk in chunks {
+            match self.with(lua, |c| chunk.send(c))? {
+                Ok(n) => bump(if n > 0 { &counts.writes } else { &counts.other }),
+                Err(e) => return Ok(Some(e)),
             }
-            Err(e) => Ok(Some(e)),
         }
+        Ok(None)
     }
 }
 
@@ -344,11 +331,11 @@ impl UserData for Connection {
             if let Some(e) = this.bulk_flush(lua)? {
                 return Ok(Some(e));
             }
-            this.bulk = Some(Bulk {
-                text: head.clone(),
-                head,
-                rows: 0,
-            });
+            let delimited = match this.with(lua, |c| Ok(c.capabilities().delimited))? {
+                Ok(delimited) => delimited,
+                Err(e) => return Ok(Some(e)),
+            };
+            this.bulk = Some(Bulk::new(head, delimited));
             Ok(None)
         });
         methods.add_method_mut("bulk_insert_next", |lua, this, row: mlua::String| {
@@ -359,14 +346,7 @@ impl UserData for Connection {
                         "bulk_insert_next() before bulk_insert_init()",
                     ))
                 }
-                Some(b) => {
-                    if b.rows > 0 {
-                        b.text.push(',');
-                    }
-                    b.text.push_str(&row);
-                    b.rows += 1;
-                    b.text.len() >= BULK_BYTES
-                }
+                Some(b) => b.add(&row),
             };
             bump(&this.local.counts.bulk_rows);
             match full {
