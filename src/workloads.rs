@@ -11,8 +11,8 @@ use crate::workload::{kv, script, session, sysbench, tpcb, tpcc, tpch, wisconsin
 use anyhow::Result;
 
 /// Every workload, in the order `hakari run --help` lists them.
-pub fn all() -> [Registered; 9] {
-    [
+pub fn all() -> Vec<Registered> {
+    vec![
         Registered::of::<kv::flags::KvFlags>(),
         Registered::of::<tpcb::flags::TpcbFlags>(),
         Registered::of::<tpcc::flags::TpccFlags>(),
