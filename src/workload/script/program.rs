@@ -20,7 +20,7 @@ pub struct Script {
 
 /// A statement timed on its own: which script, where, and how it reads.
 #[derive(Clone, Debug)]
-pub struct Part {
+pub struct TimedStatement {
     pub script: usize,
     pub line: usize,
     pub shown: String,
@@ -44,7 +44,7 @@ pub struct Program {
     /// Each variable's slot by name (`\gset` finds its columns' variables here).
     pub slots: HashMap<String, usize>,
     /// The SQL statements of the measured scripts, in order; `part_of[script][step]`.
-    pub parts: Vec<Part>,
+    pub parts: Vec<TimedStatement>,
     pub part_of: Vec<Vec<Option<usize>>>,
     /// How each statement goes to the server (pgbench's `-M`).
     pub query_mode: QueryMode,
@@ -327,7 +327,7 @@ impl Program {
             for step in &script.steps {
                 of.push(match &step.command {
                     Command::Sql(sql) => {
-                        self.parts.push(Part {
+                        self.parts.push(TimedStatement {
                             script: i,
                             line: step.at.line,
                             shown: sql.shown.clone(),

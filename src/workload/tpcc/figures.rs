@@ -1,9 +1,9 @@
 //! A terminal count's figures: a measurement per transaction type and one for all, NOPM beside
 //! the database's own count, TPM, each type's share, p90 and retries, and the achieved shares.
 
+use super::emulator::{sum_retries, Tally};
 use super::presets::TpccParams;
 use super::terminal::Kind;
-use super::terminals::{sum_retries, Tally};
 use super::Config;
 use crate::measure::runner::StepOutcome;
 use crate::results::{MeasurementKey, Metric};

@@ -11,6 +11,7 @@
 
 mod check;
 mod delivery;
+mod emulator;
 mod figures;
 pub mod flags;
 mod money;
@@ -24,7 +25,6 @@ mod statements;
 mod stock_level;
 mod tables;
 mod terminal;
-mod terminals;
 mod view;
 
 use crate::durability::Durability;
@@ -37,6 +37,7 @@ use crate::shard::Shard;
 use crate::workload::shards::{self, Meeting, Stage};
 use crate::workload::{sql_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
+use emulator::{Tally, Terminals};
 use population::Population;
 use presets::TpccParams;
 use rand::SeedableRng;
@@ -45,7 +46,6 @@ use random::Constants;
 use std::ops::RangeInclusive;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
-use terminals::{Tally, Terminals};
 
 /// Every table hakari makes for tpcc starts with this.
 pub const PREFIX: &str = "hakari_tpcc_";

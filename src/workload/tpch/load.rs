@@ -2,7 +2,7 @@
 //! each timed.
 
 use super::presets::{sf_label, TpchParams};
-use super::{check_interrupt, data, record_spent, Config, Part};
+use super::{check_interrupt, data, record_spent, Config, TestPart};
 use crate::engine::sql::SqlConnection;
 use crate::measure::runner::Span;
 use crate::workload::{load, RunContext};
@@ -75,7 +75,7 @@ pub(super) fn load_test(
         record_spent(
             ctx,
             config,
-            Part::of("load"),
+            TestPart::of("load"),
             (&step, secs, rows),
             span.finish(),
         )?;
@@ -114,7 +114,13 @@ pub(super) fn load_test(
         ("load statistics", stats_secs, 1, stats_spent),
         ("load total", load_secs, 1, load_spent),
     ] {
-        record_spent(ctx, config, Part::of("load"), (step, secs, units), spent)?;
+        record_spent(
+            ctx,
+            config,
+            TestPart::of("load"),
+            (step, secs, units),
+            spent,
+        )?;
     }
     if let Some(dir) = &keep_dir {
         ctx.recorder

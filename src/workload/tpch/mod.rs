@@ -155,7 +155,7 @@ fn drop_tables(db: &dyn SqlDatabase) -> Result<()> {
 
 /// Which part of which test a timed figure belongs to.
 #[derive(Clone, Copy)]
-pub(super) struct Part<'a> {
+pub(super) struct TestPart<'a> {
     test: &'a str,
     stream: Option<usize>,
     /// Where it started in its test, for the throughput test's timeline.
@@ -163,10 +163,10 @@ pub(super) struct Part<'a> {
     threads: usize,
 }
 
-impl<'a> Part<'a> {
+impl<'a> TestPart<'a> {
     /// A part of `test` run by one stream that has no number.
-    pub fn of(test: &'a str) -> Part<'a> {
-        Part {
+    pub fn of(test: &'a str) -> TestPart<'a> {
+        TestPart {
             test,
             stream: None,
             start_s: None,
@@ -174,22 +174,22 @@ impl<'a> Part<'a> {
         }
     }
 
-    pub fn stream(self, stream: usize) -> Part<'a> {
-        Part {
+    pub fn stream(self, stream: usize) -> TestPart<'a> {
+        TestPart {
             stream: Some(stream),
             ..self
         }
     }
 
-    pub fn at(self, start_s: f64) -> Part<'a> {
-        Part {
+    pub fn at(self, start_s: f64) -> TestPart<'a> {
+        TestPart {
             start_s: Some(start_s),
             ..self
         }
     }
 
-    pub fn threads(self, threads: usize) -> Part<'a> {
-        Part { threads, ..self }
+    pub fn threads(self, threads: usize) -> TestPart<'a> {
+        TestPart { threads, ..self }
     }
 }
 
@@ -197,7 +197,7 @@ impl<'a> Part<'a> {
 pub(super) fn record(
     ctx: &mut RunContext,
     config: Config,
-    part: Part,
+    part: TestPart,
     step: &str,
     seconds: f64,
     ops: u64,
@@ -209,11 +209,11 @@ pub(super) fn record(
 pub(super) fn record_spent(
     ctx: &mut RunContext,
     config: Config,
-    part: Part,
+    part: TestPart,
     (step, seconds, ops): (&str, f64, u64),
     spent: Option<StepResources>,
 ) -> Result<()> {
-    let Part {
+    let TestPart {
         test,
         stream,
         start_s,

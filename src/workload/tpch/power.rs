@@ -1,7 +1,7 @@
 //! The qualification run (answers checked) and the power test: RF1, the 22 queries of stream 0,
 //! RF2, on one connection.
 
-use super::{check_interrupt, record_spent, Config, Part};
+use super::{check_interrupt, record_spent, Config, TestPart};
 use super::{queries, query_stream, refresh, validate};
 use crate::engine::sql::SqlConnection;
 use crate::measure::runner::Span;
@@ -29,7 +29,7 @@ pub(super) fn validation(
         let spent = span.finish();
         validate::check(q, sf, &rows)?;
         let step = format!("Q{q}");
-        let part = Part::of("validation");
+        let part = TestPart::of("validation");
         record_spent(ctx, config, part, (&step, secs, rows.len() as u64), spent)?;
     }
     let note = format!(
@@ -54,7 +54,7 @@ pub(super) fn power_test(
     let seed0 = ctx.seed;
     let mut power_queries = vec![0.0; 22];
     let mut power_refresh = [0.0; 2];
-    let part = Part::of("power").stream(0);
+    let part = TestPart::of("power").stream(0);
     let span = Span::start();
     let started = Instant::now();
     let n = refresh::rf1(&mut *conn, set).context("power test RF1")?;

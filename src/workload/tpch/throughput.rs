@@ -1,7 +1,7 @@
 //! The throughput test: S query streams, each on its own connection and thread, beside one
 //! refresh stream of S RF1/RF2 pairs, all released together.
 
-use super::{query_stream, record, refresh, Config, Part, QueryTime};
+use super::{query_stream, record, refresh, Config, QueryTime, TestPart};
 use crate::engine::sql::SqlDatabase;
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, Span};
@@ -37,7 +37,9 @@ pub(super) fn throughput_test(
         match times {
             Times::Queries(times) => {
                 for t in times {
-                    let part = Part::of("throughput").stream(stream).at(since(t.started));
+                    let part = TestPart::of("throughput")
+                        .stream(stream)
+                        .at(since(t.started));
                     let q = format!("Q{}", t.q);
                     record(ctx, config, part, &q, t.seconds, t.rows)?;
                 }
@@ -45,7 +47,7 @@ pub(super) fn throughput_test(
             Times::Refresh(times) => {
                 for (k, (rf1, rf2)) in times.into_iter().enumerate() {
                     for (step, t) in [("RF1", rf1), ("RF2", rf2)] {
-                        let part = Part::of("refresh stream").stream(k + 1);
+                        let part = TestPart::of("refresh stream").stream(k + 1);
                         let part = part.at(since(t.started));
                         record(ctx, config, part, step, t.seconds, t.rows)?;
                     }
@@ -54,7 +56,7 @@ pub(super) fn throughput_test(
         }
     }
     let queries = (22 * streams) as u64;
-    let part = Part::of("throughput").threads(streams);
+    let part = TestPart::of("throughput").threads(streams);
     super::record_spent(ctx, config, part, ("Ts", ts, queries), spent)?;
     eprintln!("  throughput test: {streams} streams in {ts:.2} s");
     Ok(ts)

@@ -1,5 +1,6 @@
-//! The terminals of one run: each its connection, prepared statements, home warehouse and deck,
-//! dealing transactions in a closed loop (or at `--rate`) and tallying what they did.
+//! The remote terminal emulator (TPC-C's RTE) of one run: its terminals (`terminal.rs`), each
+//! with its connection, prepared statements, home warehouse and deck, dealing transactions in a
+//! closed loop (or at `--rate`), and the tally of what they did.
 
 use super::presets::TpccParams;
 use super::random::Constants;
