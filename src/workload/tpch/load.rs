@@ -27,6 +27,29 @@ fn set_up(
     Ok(Some(dir))
 }
 
+/// Loads `table` at `sf`, a copy of its .tbl text written to `kept`; returns its rows. An engine
+/// that takes Arrow columns is given them (a stream per core, each generating its own rows: the
+/// engine loads them on threads of its own); any other goes through the one loader (dbgen's text
+/// where the engine parses delimited text, values elsewhere), the spare cores making rows ahead
+/// of the one connection. Kept .tbl files are text.
+fn load_table(
+    conn: &mut dyn SqlConnection,
+    table: &'static str,
+    sf: f64,
+    kept: Option<&std::path::Path>,
+) -> Result<u64> {
+    if conn.capabilities().arrow && kept.is_none() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        return conn.bulk_load_arrow(table, data::arrow_streams(table, sf, cores));
+    }
+    let along = load::Along {
+        makers: load::ahead::makers(1),
+        progress: None,
+        copy: kept,
+    };
+    load::load(conn, &data::Tables { sf }, &data::job(table, sf), along)
+}
+
 pub(super) fn load_test(
     params: &TpchParams,
     config: Config,
@@ -39,10 +62,6 @@ pub(super) fn load_test(
     // dbgen's 300 MB text pool is built once per process (about 2 s), before the clock starts:
     // it is the generator's set-up, not loading.
     tpchgen::text::TextPool::get_or_init_default();
-    // Arrow loads run a stream per core, each generating its own rows: the engine that takes
-    // them loads them on threads of its own, so the rows are made as fast as this machine can.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let can = conn.capabilities();
     let (load_span, tables_span) = (Span::start(), Span::start());
     // The parts' own times, summed: the readings taken between them stay out of the clock.
     let mut tables_secs = 0.0;
@@ -51,20 +70,8 @@ pub(super) fn load_test(
         let span = Span::start();
         let started = Instant::now();
         let kept = keep_dir.as_ref().map(|d| d.join(format!("{table}.tbl")));
-        // An engine that takes Arrow columns is given them; any other goes through the one
-        // loader (dbgen's text where the engine parses delimited text, values elsewhere), with
-        // every core making rows ahead of the one connection. Kept .tbl files are text.
-        let rows = if can.arrow && kept.is_none() {
-            conn.bulk_load_arrow(table, data::arrow_streams(table, sf, cores))
-        } else {
-            let along = load::Along {
-                makers: load::ahead::makers(1),
-                progress: None,
-                copy: kept.as_deref(),
-            };
-            load::load(conn, &data::Tables { sf }, &data::job(table, sf), along)
-        }
-        .with_context(|| format!("loading {table}"))?;
+        let rows = load_table(conn, table, sf, kept.as_deref())
+            .with_context(|| format!("loading {table}"))?;
         let secs = started.elapsed().as_secs_f64();
         tables_secs += secs;
         eprintln!(
