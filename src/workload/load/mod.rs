@@ -91,7 +91,7 @@ pub fn load<S: Source>(
         pads_char: can.pads_char,
     };
     let makers = if source.cheap() { 0 } else { along.makers };
-    let mut copy = Copy::create(along.copy)?;
+    let mut copy = TextCopy::create(along.copy)?;
     let copied = copy.wanted();
     let capacity = (job.bytes_per_part * 9 / 8) as usize;
     let text = |part: &S::Part| {
@@ -153,13 +153,13 @@ pub fn load<S: Source>(
 
 /// The file [`Along::copy`] names, written as the text passes; a failed write is reported once
 /// the load is done.
-struct Copy {
+struct TextCopy {
     file: Option<(BufWriter<File>, PathBuf)>,
     failed: Option<std::io::Error>,
 }
 
-impl Copy {
-    fn create(path: Option<&Path>) -> Result<Copy> {
+impl TextCopy {
+    fn create(path: Option<&Path>) -> Result<TextCopy> {
         let file = match path {
             Some(path) => {
                 let file = File::create(path)
@@ -168,7 +168,7 @@ impl Copy {
             }
             None => None,
         };
-        Ok(Copy { file, failed: None })
+        Ok(TextCopy { file, failed: None })
     }
     fn wanted(&self) -> bool {
         self.file.is_some()
