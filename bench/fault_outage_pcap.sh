@@ -2,8 +2,9 @@
 # The outage hakari measures for a fault (`fault.outage_s`) against one measured outside it: a
 # packet capture on loopback of the private PostgreSQL's traffic, in which the outage is the
 # longest span of the timed step between two commits acknowledged (PostgreSQL's CommandComplete
-# for COMMIT, from the server's port). The two should agree within 100 ms. PostgreSQL only: the private MariaDB is reached
-# over its Unix socket, which no capture on an interface sees.
+# for COMMIT, from whichever node sent it: after kill-primary, the promoted standby). The two
+# should agree within 100 ms. PostgreSQL only: the private MariaDB is reached over its Unix
+# socket, which no capture on an interface sees.
 #
 #   bench/fault_outage_pcap.sh [ROUNDS]        (root, tcpdump installed; default 3 rounds)
 set -euo pipefail
@@ -15,20 +16,23 @@ command -v tcpdump >/dev/null || { echo "tcpdump is not installed (apt-get insta
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 worst=0
-for fault in stall@2s:1s restart@2s; do
+for fault in stall@2s:1s restart@2s kill-primary@2s; do
+  # A primary is killed where it has a synchronous standby to promote.
+  cluster=()
+  [[ $fault == kill-primary* ]] && cluster=(--replicas 1 --replica-ack on)
   for round in $(seq "$rounds"); do
     dir="$work/$fault-$round"
     mkdir -p "$dir"
     tcpdump -i lo -n -s 256 -w "$dir/lo.pcap" 'tcp' 2>/dev/null &
     capture=$!
     sleep 1
-    "$hakari" run tpcb --engine postgres --clients 4 --duration 5 --runs 1 --no-resources \
-      --fault "$fault" --out "$dir" >/dev/null 2>&1
+    "$hakari" run tpcb --engine postgres "${cluster[@]}" --clients 4 --duration 5 --runs 1 \
+      --no-resources --fault "$fault" --out "$dir" >/dev/null 2>&1
     sleep 0.5
     kill "$capture"
     wait "$capture" || true
     line=$(python3 - "$dir" <<'EOF'
-import collections, glob, json, struct, sys
+import glob, json, struct, sys
 d = sys.argv[1]
 r = json.load(open(glob.glob(d + "/*.json")[0]))
 m = r["measurements"][0]
@@ -49,17 +53,16 @@ while at + 16 <= len(raw):
     tcp = ip[(ip[0] & 15) * 4 :]
     data = tcp[(tcp[12] >> 4) * 4 :]
     segments.append((sec + usec / 1e6, struct.unpack_from(">H", tcp, 0)[0], data))
-# The server's port: the source of most segments carrying data (each client's is one of many).
-port = collections.Counter(p for _, p, data in segments if data).most_common(1)[0][0]
-# A commit acknowledged: PostgreSQL's CommandComplete ('C', length 11, "COMMIT") from its port.
+# A commit acknowledged: PostgreSQL's CommandComplete ('C', length 11, "COMMIT"), which only a
+# server sends (a client's COMMIT is a Query, 'Q'; a standby's WAL stream carries no such text).
 tag = b"C\x00\x00\x00\x0bCOMMIT\x00"
-commits = [t for t, p, data in segments if p == port and tag in data and start <= t <= end]
+commits = [t for t, _, data in segments if tag in data and start <= t <= end]
 gap = max(b - a for a, b in zip(commits, commits[1:]))
 print(f"{hakari:.3f} {gap:.3f} {abs(hakari - gap) * 1000:.1f}")
 EOF
 )
     read -r measured captured diff <<<"$line"
-    printf '%-14s round %d  hakari %s s  capture %s s  difference %s ms\n' "$fault" "$round" "$measured" "$captured" "$diff"
+    printf '%-16s round %d  hakari %s s  capture %s s  difference %s ms\n' "$fault" "$round" "$measured" "$captured" "$diff"
     worst=$(python3 -c "print(max($worst, $diff))")
   done
 done

@@ -227,6 +227,7 @@ fn check_topologies(topologies: &[Topology], engines: &[Engine], urls: &[String]
 
 /// A fault acts on the private servers of a workload that runs a stream of operations.
 fn check_fault<W: Workload>(options: &RunOptions, engines: &[Engine], paced: &str) -> Result<()> {
+    use crate::measure::fault::Kind;
     let usage = |text: String| Err(anyhow::Error::new(Usage(text)));
     let Some(fault) = options.timing.fault else {
         return Ok(());
@@ -242,10 +243,31 @@ fn check_fault<W: Workload>(options: &RunOptions, engines: &[Engine], paced: &st
             "--fault {fault} acts on the servers hakari starts; a server given by --url is yours, and hakari does not stop its processes"
         ));
     }
-    if fault.kind == crate::measure::fault::Kind::Restart {
+    // A killed node needs a cluster that lives through it.
+    let (lives, needs): (fn(&Topology) -> bool, &str) = match fault.kind {
+        Kind::KillPrimary => (
+            |t| matches!(t, Topology::Standbys { .. }),
+            "kills a primary and promotes a standby, and {} has none: start standbys with --replicas N (postgres), N of 1 or more",
+        ),
+        Kind::KillNode => (
+            |t| matches!(t, Topology::Galera { nodes, .. } if *nodes >= 3),
+            "kills a Galera node, and {} is not a Galera cluster whose other nodes are a majority: --cluster galera:N (mysql), N of 3 or more",
+        ),
+        Kind::Stall | Kind::Restart => (|_| true, ""),
+    };
+    let single = [Topology::Single];
+    let topologies = match options.topologies.as_slice() {
+        [] => &single[..],
+        t => t,
+    };
+    if let Some(t) = topologies.iter().find(|t| !lives(t)) {
+        let why = needs.replace("{}", &t.to_string());
+        return usage(format!("--fault {fault} {why}"));
+    }
+    if fault.kind == Kind::Restart {
         if options.topologies.iter().any(|t| *t != Topology::Single) {
             return usage(format!(
-                "--fault {fault} restarts a single server; a cluster's node is another fault, not in this version"
+                "--fault {fault} restarts a single server; a cluster's node is killed by kill-primary (postgres) or kill-node (galera)"
             ));
         }
         let restarts = |e: &Engine| e.private_server().is_some_and(|s| s.restarts());

@@ -9,11 +9,12 @@ use hakari::results::RunResult;
 /// which another test's server starting on the same two cores can hold down.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// tpcb at a tiny size on `engine`: `clients` for `seconds`, with `fault`, intervals of 0.25 s.
-fn tpcb_with(engine: &str, clients: &str, seconds: &str, fault: &str) -> RunResult {
+/// tpcb at a tiny size on `engine`: `clients` for `seconds`, with `fault`, intervals of 0.25 s,
+/// and `more` flags (a cluster's).
+fn tpcb_with(engine: &str, more: &[&str], clients: &str, seconds: &str, fault: &str) -> RunResult {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let data = tempfile::tempdir().unwrap();
-    run_ok(&[
+    let mut args = vec![
         "run",
         "tpcb",
         "--engine",
@@ -34,7 +35,9 @@ fn tpcb_with(engine: &str, clients: &str, seconds: &str, fault: &str) -> RunResu
         fault,
         "--data-dir",
         data.path().to_str().unwrap(),
-    ])
+    ];
+    args.extend(more);
+    run_ok(&args)
 }
 
 /// A figure `m` must have, or a panic naming what it has instead.
@@ -51,7 +54,7 @@ fn figure_of(m: &hakari::results::Measurement, engine: &str, name: &str) -> f64 
 /// outage it reports is the stall's length (within 0.3 s), throughput comes back, and the
 /// transactions in flight waited the stall out.
 fn a_stall_on(engine: &str) {
-    let r = tpcb_with(engine, "2", "4", "stall@1.5s:1s");
+    let r = tpcb_with(engine, &[], "2", "4", "stall@1.5s:1s");
     assert_eq!(r.status, "complete", "{:?}", r.errors);
     assert_eq!(r.timing.unwrap().fault.as_deref(), Some("stall@1.5s:1s"));
     let m = &r.measurements[0];
@@ -108,7 +111,7 @@ fn a_stall_on_mariadb_is_an_outage_of_its_length() {
 /// balances hold, and no acknowledged transaction is missing from the history (tpcb checks both
 /// after a run with a fault).
 fn a_restart_of(engine: &str) {
-    let r = tpcb_with(engine, "3", "5", "restart@1.5s");
+    let r = tpcb_with(engine, &[], "3", "5", "restart@1.5s");
     assert_eq!(r.status, "complete", "{:?}", r.errors);
     let m = &r.measurements[0];
     let figure = |name: &str| figure_of(m, engine, name);
@@ -153,6 +156,85 @@ fn a_restart_of_postgres_is_lived_through() {
 #[test]
 fn a_restart_of_mariadb_is_lived_through() {
     a_restart_of("mysql");
+}
+
+/// tpcb on a PostgreSQL primary with one synchronous standby, the primary killed 1.5 s into a
+/// 5 s step: its clients each lose the transaction in flight, find the promoted standby through
+/// the cluster's multi-host URL and go on; no acknowledged transaction is missing from the
+/// promoted standby's history and its balances hold (tpcb checks both after a run with a fault).
+#[test]
+fn a_killed_primary_fails_over_to_its_standby() {
+    let cluster = ["--replicas", "1", "--replica-ack", "on"];
+    let r = tpcb_with("postgres", &cluster, "3", "5", "kill-primary@1.5s");
+    assert_eq!(r.status, "complete", "{:?}", r.errors);
+    let m = &r.measurements[0];
+    let figure = |name: &str| figure_of(m, "postgres", name);
+    let failed = figure("fault.failed");
+    assert!(
+        (1.0..=3.0).contains(&failed),
+        "{failed} transactions failed (3 clients, each with at most one in flight)"
+    );
+    let outage = figure("fault.outage_s");
+    assert!(outage > 0.0 && outage < 3.0, "outage {outage} s");
+    assert!(figure("fault.first_failure_s") < 0.5);
+    // The fault lasted from the kill until the promoted standby took writes.
+    let usage = &m.runs[0].usage;
+    let length = usage["fault.ended_s"] - usage["fault.began_s"];
+    assert!(
+        length > 0.0 && length <= outage + 0.05,
+        "{length} s, outage {outage} s"
+    );
+    let after: u64 = (m.runs[0].intervals.iter())
+        .filter(|i| i.t_s >= 3.0)
+        .map(|i| i.ops)
+        .sum();
+    assert!(after > 0, "nothing done after the failover");
+}
+
+/// tpcc on a Galera cluster of three, node 1 killed 2 s in: the client connected to it loses its
+/// New-Order or Payment in flight and reconnects to the next node that accepts; the other two
+/// nodes go on as a primary component of their own, and tpcc's consistency conditions hold on
+/// them after the run (and the New-Orders acknowledged are all there).
+#[test]
+fn a_killed_galera_node_is_lived_through() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let data = tempfile::tempdir().unwrap();
+    let r = run_ok(&[
+        "run",
+        "tpcc",
+        "--engine",
+        "mysql",
+        "--cluster",
+        "galera:3",
+        "--warehouses",
+        "1",
+        "--clients",
+        "3",
+        "--duration",
+        "12",
+        "--interval",
+        "0.5",
+        "--fault",
+        "kill-node@2s",
+        "--data-dir",
+        data.path().to_str().unwrap(),
+    ]);
+    assert_eq!(r.status, "complete", "{:?}", r.errors);
+    let m = (r.measurements.iter())
+        .find(|m| m.figure("fault.outage_s").is_some())
+        .expect("a measurement with the fault's figures");
+    let figure = |name: &str| figure_of(m, "mysql", name);
+    assert!(figure("fault.failed") >= 1.0, "{:?}", m.figures);
+    let outage = figure("fault.outage_s");
+    assert!(outage > 0.0 && outage < 10.0, "outage {outage} s");
+    // Throughput came back once the other nodes went on without the killed one.
+    let usage = &m.runs[0].usage;
+    let length = usage["fault.ended_s"] - usage["fault.began_s"];
+    let recovery = figure("fault.recovery_s");
+    assert!(
+        recovery >= length,
+        "recovered {recovery} s in, the fault lasted {length} s"
+    );
 }
 
 /// ycsb, tpcc and a script of the user's on PostgreSQL restarted mid-run: each lives through it
@@ -230,8 +312,34 @@ fn a_fault_that_cannot_be_is_refused() {
         "--accounts-per-branch",
         "100",
     ];
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 10] = [
         (&["--fault", "restart@1s:2s"], "takes no length"),
+        (
+            &["--engine", "postgres", "--fault", "kill-primary@1s"],
+            "one server has none: start standbys with --replicas N",
+        ),
+        (
+            &[
+                "--engine",
+                "postgres",
+                "--replicas",
+                "1,0",
+                "--fault",
+                "kill-primary@1s",
+            ],
+            "one server has none",
+        ),
+        (
+            &[
+                "--engine",
+                "mysql",
+                "--cluster",
+                "galera:2",
+                "--fault",
+                "kill-node@1s",
+            ],
+            "N of 3 or more",
+        ),
         (
             &[
                 "--engine",

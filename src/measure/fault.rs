@@ -23,12 +23,24 @@ pub enum Kind {
     /// MariaDB's SIGTERM) and started again on its data, port and settings: the fault's length
     /// is how long that took, until it accepted connections again.
     Restart,
+    /// The primary of a PostgreSQL primary with standbys killed, its whole process tree at
+    /// once (SIGKILL), and the standby that received the most WAL promoted, as a failover
+    /// manager promotes it: the fault lasts until the promoted standby takes writes.
+    KillPrimary,
+    /// A node of a Galera cluster killed as a primary is: the fault lasts until the others are a
+    /// primary component without it.
+    KillNode,
 }
 
 impl Kind {
-    const ALL: [(Kind, &'static str); 2] = [(Kind::Stall, "stall"), (Kind::Restart, "restart")];
+    const ALL: [(Kind, &'static str); 4] = [
+        (Kind::Stall, "stall"),
+        (Kind::Restart, "restart"),
+        (Kind::KillPrimary, "kill-primary"),
+        (Kind::KillNode, "kill-node"),
+    ];
 
-    /// Whether the fault is given a length (a restart takes what it takes).
+    /// Whether the fault is given a length (a restart or a failover takes what it takes).
     fn has_length(self) -> bool {
         self == Kind::Stall
     }
@@ -55,7 +67,7 @@ impl Fault {
     pub fn parse(text: &str) -> Result<Fault, String> {
         let kinds: Vec<&str> = Kind::ALL.iter().map(|(_, n)| *n).collect();
         let form = format!(
-            "KIND@AT[:LENGTH], such as stall@30s:5s or restart@30s (kinds: {})",
+            "KIND@AT[:LENGTH], such as stall@30s:5s, restart@30s or kill-primary@30s (kinds: {})",
             kinds.join(", ")
         );
         let Some((name, when)) = text.split_once('@') else {
@@ -233,15 +245,17 @@ impl Seen {
 /// Puts the fault in at its instant on the clock started at `t0`, unless the step is `over`
 /// first (None); publishes its instants on `clock`. The servers are always continued, even when
 /// the run is interrupted mid-fault. With `read` (the step takes resource readings), a restart
-/// first reads what the servers have counted, which their restart sets back to zero: that
-/// reading is returned, for the step's readings.
+/// or a kill first reads what the servers have counted, which the fault sets back or takes
+/// away, and reads again once a server takes connections again (the restarted one, the
+/// promoted standby), so that what it counts from then on is read from then on. Those readings
+/// are returned, for the step's.
 pub(super) fn inject(
     fault: &Fault,
     clock: &Clock,
     t0: Instant,
     over: &AtomicBool,
     read: bool,
-) -> Option<Result<Option<super::resources::Sample>>> {
+) -> Option<Result<Vec<super::resources::Sample>>> {
     let due = t0 + fault.at;
     let gone = || over.load(Ordering::SeqCst) || super::interrupted();
     while Instant::now() < due {
@@ -252,12 +266,20 @@ pub(super) fn inject(
     }
     let since = |t: Instant| t.duration_since(t0).as_nanos() as u64;
     let began = || clock.began.store(since(Instant::now()), Ordering::Release);
+    let reading = || read.then(super::resources::sample);
     let done = match fault.kind {
-        Kind::Stall => stall(fault.length, began).map(|()| None),
+        Kind::Stall => stall(fault.length, began).map(|()| Vec::new()),
         Kind::Restart => {
-            let last = read.then(super::resources::sample);
+            let last = reading();
             began();
-            crate::server::restart::restart_all(super::resources::retire).map(|()| last)
+            let restarted = crate::server::restart::restart_all(super::resources::retire);
+            restarted.map(|()| last.into_iter().chain(reading()).collect())
+        }
+        Kind::KillPrimary | Kind::KillNode => {
+            let last = reading();
+            began();
+            let killed = crate::server::failover::kill(super::resources::retire);
+            killed.map(|()| last.into_iter().chain(reading()).collect())
         }
     };
     clock.ended.store(since(Instant::now()), Ordering::Release);
@@ -387,8 +409,8 @@ impl FaultOutcome {
     }
 }
 
-/// From `began` to the end of the first interval wholly after `ended` whose throughput is within
-/// 10% of the mean of the intervals wholly before `began` (counted ones when there are any);
+/// From `began` to the end of the first interval after `ended` whose throughput is within 10%
+/// of the median of the intervals wholly before `began` (counted ones when there are any);
 /// short last intervals (under half the interval) are too noisy to say.
 fn recovery(intervals: &[IntervalFigure], began: f64, ended: f64) -> Option<f64> {
     let full = intervals.iter().map(|i| i.seconds).fold(0.0, f64::max);
@@ -412,9 +434,12 @@ fn recovery(intervals: &[IntervalFigure], began: f64, ended: f64) -> Option<f64>
     } else {
         level(counted.into_iter().copied().collect())?
     };
+    // An interval counts as after the fault with at most a tenth of it before the end: the
+    // fault's thread records its end a moment after the servers were continued, which may fall
+    // just inside the interval that starts then.
     intervals
         .iter()
-        .filter(|i| i.t_s + 1e-9 >= ended && i.seconds >= full / 2.0)
+        .filter(|i| i.t_s + i.seconds / 10.0 >= ended && i.seconds >= full / 2.0)
         .find(|i| i.ops_per_sec >= 0.9 * level)
         .map(|i| i.t_s + i.seconds - began)
 }
@@ -435,6 +460,12 @@ mod tests {
             Fault::parse("stall@500ms:1").unwrap().at,
             Duration::from_millis(500)
         );
+        let kill = Fault::parse("kill-primary@3").unwrap();
+        assert_eq!(
+            (kill.kind, kill.length),
+            (Kind::KillPrimary, Duration::ZERO)
+        );
+        assert_eq!(kill.to_string(), "kill-primary@3s");
         for bad in [
             "stall",
             "stall@2s",
@@ -442,6 +473,7 @@ mod tests {
             "stall@x:1s",
             "stall@2s:0s",
             "stall@-1:1",
+            "kill-primary@2s:1s",
         ] {
             assert!(Fault::parse(bad).is_err(), "{bad} parsed");
         }
@@ -463,28 +495,28 @@ mod tests {
         }
     }
 
+    /// One-second intervals of these operations each.
+    fn series(ops: &[u64]) -> Vec<IntervalFigure> {
+        (ops.iter().enumerate())
+            .map(|(t, &ops)| interval(t as f64, ops))
+            .collect()
+    }
+
     #[test]
     fn recovery_is_the_first_interval_back_within_ten_percent_of_the_median() {
-        let series: Vec<IntervalFigure> = [100, 100, 0, 50, 95, 100]
-            .iter()
-            .enumerate()
-            .map(|(t, &ops)| interval(t as f64, ops))
-            .collect();
+        let stall = series(&[100, 100, 0, 50, 95, 100]);
         // Fault over [2, 3): 3-4 is at half, 4-5 is back (95 >= 90): 5 - 2 = 3 s.
-        assert_eq!(recovery(&series, 2.0, 3.0), Some(3.0));
-        let never: Vec<IntervalFigure> = [100, 100, 0, 50]
-            .iter()
-            .enumerate()
-            .map(|(t, &ops)| interval(t as f64, ops))
-            .collect();
+        assert_eq!(recovery(&stall, 2.0, 3.0), Some(3.0));
+        let never = series(&[100, 100, 0, 50]);
         assert_eq!(recovery(&never, 2.0, 3.0), None);
         // One fast interval before the fault does not raise the level (the median's 100).
-        let burst: Vec<IntervalFigure> = [100, 100, 160, 0, 92]
-            .iter()
-            .enumerate()
-            .map(|(t, &ops)| interval(t as f64, ops))
-            .collect();
+        let burst = series(&[100, 100, 160, 0, 92]);
         assert_eq!(recovery(&burst, 3.0, 4.0), Some(2.0));
+        // The fault recorded as ending a hair into the interval after it: that one counts, one
+        // that began well before the end does not.
+        assert_eq!(recovery(&stall, 2.0, 3.0005), Some(3.0));
+        let back = series(&[100, 100, 0, 100, 100]);
+        assert_eq!(recovery(&back, 2.0, 3.5), Some(3.0));
     }
 
     #[test]

@@ -84,9 +84,9 @@ where
         let mut injected = injector.map(|h| {
             (h.join()).unwrap_or_else(|_| Some(Err(anyhow!("the fault's thread panicked"))))
         });
-        // The reading a restart took of what its servers had counted before it.
-        if let Some(Some(Ok(last))) = injected.as_mut() {
-            if let Some(sample) = last.take() {
+        // The readings a restart or a kill took of what its servers had counted.
+        if let Some(Some(Ok(taken))) = injected.as_mut() {
+            for sample in taken.drain(..) {
                 readings.insert(sample);
             }
         }

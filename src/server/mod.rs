@@ -3,6 +3,7 @@
 //! The crash test drives them through [`PrivateServer`]: a data directory initialized once and
 //! copied, the server launched on it, killed hard ([`ServerProcess::crash`]) and launched again.
 
+pub mod failover;
 pub mod mariadb;
 pub mod memcached;
 pub mod postgres;
@@ -255,46 +256,7 @@ impl ServerProcess {
     /// then killed with SIGKILL. Nothing is cleaned up: the data directory is left as the crash
     /// left it, for the next launch to recover.
     pub fn crash(&mut self) -> Result<()> {
-        let Some(mut child) = self.slot().take() else {
-            bail!("the private {} server is not running", self.name);
-        };
-        let leader = child.id() as i32;
-        crate::owned::process_ended(leader);
-        // Stopped first, the leader forks no new children while they are collected.
-        // SAFETY: signalling our own child process.
-        unsafe { libc::kill(leader, libc::SIGSTOP) };
-        let mut frozen = vec![leader];
-        loop {
-            let new: Vec<i32> = descendants(leader)
-                .into_iter()
-                .filter(|p| !frozen.contains(p))
-                .collect();
-            if new.is_empty() {
-                break;
-            }
-            for p in new {
-                // SAFETY: a descendant of our own child, found in /proc just now.
-                unsafe { libc::kill(p, libc::SIGSTOP) };
-                frozen.push(p);
-            }
-        }
-        wait_for(&frozen, |s| matches!(s, None | Some('T' | 't' | 'Z' | 'X')));
-        for &p in &frozen {
-            // SAFETY: as above; SIGKILL also ends a stopped process.
-            unsafe { libc::kill(p, libc::SIGKILL) };
-        }
-        child
-            .wait()
-            .with_context(|| format!("the killed {} server", self.name))?;
-        // The orphans are reaped by init; until then they are zombies, which hold no files or
-        // shared memory. A launch must not find one still running.
-        if !wait_for(&frozen[1..], |s| matches!(s, None | Some('Z' | 'X'))) {
-            bail!(
-                "processes of the killed {} server are still running after 10 s",
-                self.name
-            );
-        }
-        Ok(())
+        crash(self.name, &self.child, |_| {})
     }
 
     /// Its process, locked (a restart may be swapping it).
@@ -319,6 +281,50 @@ impl ServerProcess {
         let _ = child.kill();
         let _ = child.wait();
     }
+}
+
+/// Crashes the server in `slot` (see [`ServerProcess::crash`]); `ended(pid)` is called with each
+/// of its processes once it is stopped, before it is killed (while /proc still shows what it
+/// spent).
+fn crash(name: &str, slot: &std::sync::Mutex<Option<Child>>, ended: impl Fn(i32)) -> Result<()> {
+    let Some(mut child) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+        bail!("the private {name} server is not running");
+    };
+    let leader = child.id() as i32;
+    crate::owned::process_ended(leader);
+    // Stopped first, the leader forks no new children while they are collected.
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(leader, libc::SIGSTOP) };
+    let mut frozen = vec![leader];
+    loop {
+        let new: Vec<i32> = descendants(leader)
+            .into_iter()
+            .filter(|p| !frozen.contains(p))
+            .collect();
+        if new.is_empty() {
+            break;
+        }
+        for p in new {
+            // SAFETY: a descendant of our own child, found in /proc just now.
+            unsafe { libc::kill(p, libc::SIGSTOP) };
+            frozen.push(p);
+        }
+    }
+    wait_for(&frozen, |s| matches!(s, None | Some('T' | 't' | 'Z' | 'X')));
+    for &p in &frozen {
+        ended(p);
+        // SAFETY: as above; SIGKILL also ends a stopped process.
+        unsafe { libc::kill(p, libc::SIGKILL) };
+    }
+    child
+        .wait()
+        .with_context(|| format!("the killed {name} server"))?;
+    // The orphans are reaped by init; until then they are zombies, which hold no files or
+    // shared memory. A launch must not find one still running.
+    if !wait_for(&frozen[1..], |s| matches!(s, None | Some('Z' | 'X'))) {
+        bail!("processes of the killed {name} server are still running after 10 s");
+    }
+    Ok(())
 }
 
 /// Waits up to 10 s until every process in `pids` is in a state `done` accepts.

@@ -108,16 +108,18 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
         .ok()
         .flatten()
         == Some(1);
-    // A Galera cluster's clients spread over its nodes, or all go to the first.
+    // A Galera cluster's clients spread over its nodes, or all go to the first that accepts.
+    let spread = matches!(
+        options.topology,
+        Topology::Galera {
+            connect: Connect::RoundRobin,
+            ..
+        }
+    );
     let nodes = match (&server, options.topology) {
-        (Some(s), Topology::Galera { connect, .. }) => {
+        (Some(s), Topology::Galera { .. }) => {
             let urls = s.node_urls();
-            let mut wires: Vec<Wire> =
-                urls.iter().map(|u| Wire::parse(u)).collect::<Result<_>>()?;
-            if connect == Connect::First {
-                wires.truncate(1);
-            }
-            wires
+            urls.iter().map(|u| Wire::parse(u)).collect::<Result<_>>()?
         }
         _ => vec![match &options.url {
             Some(url) => Wire::given(url)?,
@@ -135,6 +137,7 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
         wire,
         tls,
         nodes,
+        spread,
         next_node: AtomicUsize::new(0),
         server,
         created_marker,
@@ -171,8 +174,10 @@ struct MysqlDatabase {
     wire: Wire,
     /// How the connections reach the server ([`Wire::describe`]).
     tls: String,
-    /// The nodes new connections go to in turn (one but for a Galera cluster).
+    /// The nodes new connections go to (one but for a Galera cluster).
     nodes: Vec<Wire>,
+    /// Each new connection to the next node in turn; otherwise to the first that accepts.
+    spread: bool,
     next_node: AtomicUsize,
     server: Option<Launched>,
     created_marker: bool,
@@ -184,8 +189,21 @@ struct MysqlDatabase {
 
 impl SqlDatabase for MysqlDatabase {
     fn connect(&self) -> Result<Box<dyn SqlConnection>> {
-        let node = self.next_node.fetch_add(1, Ordering::Relaxed) % self.nodes.len();
-        let mut conn = (self.nodes[node].connect())
+        // The next of a cluster's nodes in turn (or the first) that accepts: a killed node is
+        // passed over.
+        let first = match self.spread {
+            true => self.next_node.fetch_add(1, Ordering::Relaxed),
+            false => 0,
+        };
+        let n = self.nodes.len();
+        let mut tried = self.nodes[first % n].connect();
+        for i in 1..n {
+            if tried.is_ok() {
+                break;
+            }
+            tried = self.nodes[(first + i) % n].connect();
+        }
+        let mut conn = tried
             .map_err(|e| anyhow!("cannot connect to MySQL: {}", redact(&describe_error(&e))))?;
         if self.server.as_ref().is_some_and(|s| !s.others.is_empty()) {
             // A Galera node applies other nodes' commits after they return: one causal read

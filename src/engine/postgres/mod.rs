@@ -50,6 +50,12 @@ fn open(
         let started = private.start(&options.dir, &options.server_options(), root);
         started.with_context(|| format!("cannot start a private {} server", flavour.label))
     })?;
+    // A private cluster's connections reach whichever node takes writes (after a failover, the
+    // promoted standby).
+    let url = match &server {
+        Some(cluster) if !cluster.others.is_empty() => server::standbys::read_write_url(cluster),
+        _ => url,
+    };
     let wire = Wire::parse(&url)?;
     let mut admin = wire.open()?;
     if server.is_none() {
@@ -156,7 +162,8 @@ fn claim_schema(c: &mut Client) -> Result<()> {
 
 struct PostgresDatabase {
     flavour: Postgres,
-    /// The private server's URL, for its standbys.
+    /// The server's URL (a private cluster's: every node's, reaching the one that takes
+    /// writes), for its standbys.
     url: String,
     wire: Wire,
     /// How the connections reach the server ([`Wire::describe`]).

@@ -29,6 +29,13 @@ pub struct Statistics {
     /// The server processes of the two statistics sessions, when the server runs on this
     /// machine (a private one): what reading costs the server, from /proc.
     backends: Vec<i32>,
+    /// What each counter is carried on by since the server went away ([`Statistics::carry`]),
+    /// its last reading, and whether the next reading is the first since the server came back.
+    carried: BTreeMap<String, f64>,
+    last: BTreeMap<String, f64>,
+    rebase: bool,
+    /// The server the counters are read from ([`identity`]).
+    server: String,
 }
 
 impl Statistics {
@@ -49,6 +56,7 @@ impl Statistics {
                 }
             }
         }
+        let server = identity(&mut client);
         Statistics {
             client,
             lost: false,
@@ -58,8 +66,157 @@ impl Statistics {
             wal: true,
             checkpoints: true,
             backends,
+            carried: BTreeMap::new(),
+            last: BTreeMap::new(),
+            rebase: false,
+            server,
         }
     }
+
+    /// A connection made again after the server went away; false while it is still away.
+    fn reconnect(&mut self) -> bool {
+        let Some(client) = (self.reopen)() else {
+            return false;
+        };
+        self.client = client;
+        self.lost = false;
+        // Another server (a standby promoted in the primary's place) counts from its own start.
+        let reached = identity(&mut self.client);
+        self.rebase = reached != self.server;
+        self.server = reached;
+        if let (true, Some(first)) = (self.local, self.backends.first_mut()) {
+            if let Ok(row) = self.client.query_one("SELECT pg_backend_pid()", &[]) {
+                *first = row.get(0);
+            }
+        }
+        true
+    }
+
+    /// The server's counters as it has them.
+    fn read_counters(&mut self, into: &mut Readings) -> Result<()> {
+        // Still away: this reading is missed, and the step bridges it.
+        if self.lost && !self.reconnect() {
+            return Ok(());
+        }
+        let row = match self.client.query_one(DATABASE, &[]) {
+            Ok(row) => row,
+            // Gone since the last reading: read at once where it is back (a failover's promoted
+            // standby, which takes writes before the fault's reading after it).
+            Err(e) if gone(&e) => {
+                self.lost = true;
+                match self
+                    .reconnect()
+                    .then(|| self.client.query_one(DATABASE, &[]))
+                {
+                    Some(Ok(row)) => row,
+                    _ => return Ok(()),
+                }
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let names = [
+            "postgres.xact_commit",
+            "postgres.xact_rollback",
+            "postgres.blks_read",
+            "postgres.blks_hit",
+            "postgres.tup_inserted",
+            "postgres.tup_updated",
+            "postgres.tup_deleted",
+            "postgres.wal_bytes",
+            "postgres.xids",
+        ];
+        for (i, name) in names.into_iter().enumerate() {
+            if let Some(v) = row.get::<_, Option<f64>>(i) {
+                into.insert(name.into(), Reading::Counter(v));
+            }
+        }
+        let cost: Vec<f64> = (self.backends.iter())
+            .filter_map(|p| resources::process_cpu_s(*p))
+            .collect();
+        if !cost.is_empty() {
+            let cost = Reading::Counter(cost.iter().sum());
+            into.insert("readings.server_cpu_s".into(), cost);
+        }
+        if let Some(waits) = &self.waits {
+            let counts = waits.counts.lock().unwrap_or_else(|e| e.into_inner());
+            for (event, n) in counts.iter() {
+                into.insert(format!("postgres.wait.{event}"), Reading::Tally(*n));
+            }
+        }
+        if self.wal {
+            match self.client.query_one(
+                "SELECT wal_records::float8, wal_write::float8, wal_sync::float8 FROM pg_stat_wal",
+                &[],
+            ) {
+                Ok(row) => {
+                    for (i, name) in [
+                        "postgres.wal_records",
+                        "postgres.wal_write",
+                        "postgres.wal_sync",
+                    ]
+                    .into_iter()
+                    .enumerate()
+                    {
+                        into.insert(name.into(), Reading::Counter(row.get(i)));
+                    }
+                }
+                Err(e) if gone(&e) => self.lost = true,
+                Err(e) => {
+                    self.wal = false;
+                    note(format!("PostgreSQL's pg_stat_wal could not be read ({e}): no WAL syncs per operation"));
+                }
+            }
+        }
+        if self.checkpoints {
+            match self.client.query_one(
+                "SELECT (checkpoints_timed + checkpoints_req)::float8 FROM pg_stat_bgwriter",
+                &[],
+            ) {
+                Ok(row) => {
+                    into.insert("postgres.checkpoints".into(), Reading::Counter(row.get(0)));
+                }
+                Err(e) if gone(&e) => self.lost = true,
+                Err(e) => {
+                    self.checkpoints = false;
+                    note(format!(
+                        "PostgreSQL's checkpoint count could not be read ({e})"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Each counter carried on from its last reading where the server reached again is another
+    /// one (a standby promoted in the primary's place, whose counters are its own) or started
+    /// its own from zero (a crash): its first reading then counts nothing and later ones count
+    /// from it. A server restarted cleanly keeps its counters, and they are read as they are.
+    fn carry(&mut self, own: &mut Readings) {
+        for (name, reading) in own.iter_mut() {
+            let Reading::Counter(v) = reading else {
+                continue;
+            };
+            let offset = self.carried.entry(name.clone()).or_insert(0.0);
+            if let Some(&last) = self.last.get(name) {
+                // A server that started its counters again (after a crash) goes back too.
+                if self.rebase || *v + *offset < last {
+                    *offset = last - *v;
+                }
+            }
+            *v += *offset;
+            self.last.insert(name.clone(), *v);
+        }
+        self.rebase = false;
+    }
+}
+
+/// The server a connection reached, by its address and port.
+fn identity(client: &mut Client) -> String {
+    (client.query_one(
+        "SELECT coalesce(host(inet_server_addr()), 'socket') || ':' || coalesce(inet_server_port(), 0)",
+        &[],
+    ))
+    .map_or_else(|_| String::new(), |row| row.get(0))
 }
 
 /// Whether an error says the server went away (a restart, `--fault restart`): the connection
@@ -143,97 +300,10 @@ impl Source for Statistics {
     }
 
     fn read(&mut self, into: &mut Readings) -> Result<()> {
-        if self.lost {
-            // Still away: this reading is missed, and the step bridges it.
-            let Some(client) = (self.reopen)() else {
-                return Ok(());
-            };
-            self.client = client;
-            self.lost = false;
-            if let (true, Some(first)) = (self.local, self.backends.first_mut()) {
-                if let Ok(row) = self.client.query_one("SELECT pg_backend_pid()", &[]) {
-                    *first = row.get(0);
-                }
-            }
-        }
-        let row = match self.client.query_one(DATABASE, &[]) {
-            Ok(row) => row,
-            Err(e) if gone(&e) => {
-                self.lost = true;
-                return Ok(());
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let names = [
-            "postgres.xact_commit",
-            "postgres.xact_rollback",
-            "postgres.blks_read",
-            "postgres.blks_hit",
-            "postgres.tup_inserted",
-            "postgres.tup_updated",
-            "postgres.tup_deleted",
-            "postgres.wal_bytes",
-            "postgres.xids",
-        ];
-        for (i, name) in names.into_iter().enumerate() {
-            if let Some(v) = row.get::<_, Option<f64>>(i) {
-                into.insert(name.into(), Reading::Counter(v));
-            }
-        }
-        let cost: Vec<f64> = (self.backends.iter())
-            .filter_map(|p| resources::process_cpu_s(*p))
-            .collect();
-        if !cost.is_empty() {
-            let cost = Reading::Counter(cost.iter().sum());
-            into.insert("readings.server_cpu_s".into(), cost);
-        }
-        if let Some(waits) = &self.waits {
-            let counts = waits.counts.lock().unwrap_or_else(|e| e.into_inner());
-            for (event, n) in counts.iter() {
-                into.insert(format!("postgres.wait.{event}"), Reading::Tally(*n));
-            }
-        }
-        if self.wal {
-            match self.client.query_one(
-                "SELECT wal_records::float8, wal_write::float8, wal_sync::float8 FROM pg_stat_wal",
-                &[],
-            ) {
-                Ok(row) => {
-                    for (i, name) in [
-                        "postgres.wal_records",
-                        "postgres.wal_write",
-                        "postgres.wal_sync",
-                    ]
-                    .into_iter()
-                    .enumerate()
-                    {
-                        into.insert(name.into(), Reading::Counter(row.get(i)));
-                    }
-                }
-                Err(e) if gone(&e) => self.lost = true,
-                Err(e) => {
-                    self.wal = false;
-                    note(format!("PostgreSQL's pg_stat_wal could not be read ({e}): no WAL syncs per operation"));
-                }
-            }
-        }
-        if self.checkpoints {
-            match self.client.query_one(
-                "SELECT (checkpoints_timed + checkpoints_req)::float8 FROM pg_stat_bgwriter",
-                &[],
-            ) {
-                Ok(row) => {
-                    into.insert("postgres.checkpoints".into(), Reading::Counter(row.get(0)));
-                }
-                Err(e) if gone(&e) => self.lost = true,
-                Err(e) => {
-                    self.checkpoints = false;
-                    note(format!(
-                        "PostgreSQL's checkpoint count could not be read ({e})"
-                    ));
-                }
-            }
-        }
+        let mut own = Readings::new();
+        self.read_counters(&mut own)?;
+        self.carry(&mut own);
+        into.extend(own);
         Ok(())
     }
 }

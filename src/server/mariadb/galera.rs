@@ -64,7 +64,63 @@ pub fn start(
     let mut all = launched.into_iter();
     let mut first = all.next().context("a Galera cluster of no nodes")?;
     first.others = all.collect();
+    // A killed node (`--fault kill-node`): the others go on once they are a primary component
+    // without it, which takes a majority of the nodes there were.
+    let processes: Vec<_> = first.others.iter().map(|o| &o.process).collect();
+    let mut left = others(&first);
+    let going_on = move || -> Result<usize> {
+        wait_component(&left)?;
+        left.remove(0);
+        Ok(0)
+    };
+    let needs = nodes / 2 + 1;
+    (first.process).fails_over(&processes, needs, Box::new(going_on));
     Ok(first)
+}
+
+/// The sockets of `cluster`'s other nodes than its first.
+pub fn others(cluster: &Launched) -> Vec<PathBuf> {
+    (cluster.others.iter())
+        .map(|o| super::socket(&o.process.dir))
+        .collect()
+}
+
+/// Waits (up to two minutes) until each node at `sockets` is Synced in a primary component of
+/// exactly these nodes (a killed one is out of it).
+pub fn wait_component(sockets: &[PathBuf]) -> Result<()> {
+    let start = Instant::now();
+    let mut last = String::from("no answer");
+    while start.elapsed() < Duration::from_secs(120) {
+        let mut all = true;
+        for socket in sockets {
+            let status: Vec<(String, String)> = mysql::Conn::new(socket_opts(socket, None))
+                .and_then(|mut c| c.query("SHOW STATUS WHERE Variable_name IN ('wsrep_cluster_size', 'wsrep_cluster_status', 'wsrep_local_state_comment')"))
+                .unwrap_or_default();
+            let get = |name: &str| {
+                (status.iter())
+                    .find(|(k, _)| k == name)
+                    .map_or("", |(_, v)| v.as_str())
+            };
+            let (size, component, state) = (
+                get("wsrep_cluster_size"),
+                get("wsrep_cluster_status"),
+                get("wsrep_local_state_comment"),
+            );
+            if size != sockets.len().to_string() || component != "Primary" || state != "Synced" {
+                last = format!("{state}, {component} component of {size}");
+                all = false;
+                break;
+            }
+        }
+        if all {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    bail!(
+        "the {} Galera nodes left were not Synced in a primary component of their own within 120 s ({last})",
+        sockets.len()
+    )
 }
 
 /// The wsrep options of node `n`, listening for the group on `gcomm_port`.

@@ -1,7 +1,7 @@
 //! A private MariaDB (or MySQL): mariadb-install-db in the run's directory, `mariadbd` on a free
 //! loopback port and a Unix socket beside its data.
 
-mod galera;
+pub mod galera;
 
 use super::topology::Topology;
 use super::{

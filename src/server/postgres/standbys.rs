@@ -67,7 +67,121 @@ pub fn add(
         "quorum"
     };
     wait_for_sync_state(&mut admin, &names, expected)?;
+    let mut left = nodes(&primary);
+    let sync = (ack != ReplicaAck::Async).then_some(quorum);
+    let processes: Vec<_> = primary.others.iter().map(|s| &s.process).collect();
+    let promote_one = move || -> Result<usize> {
+        let name = promote(&left, sync)?.name.clone();
+        let at = (left.iter().position(|n| n.name == name)).expect("the promoted is one of them");
+        left.remove(at);
+        Ok(at)
+    };
+    (primary.process).fails_over(&processes, 1, Box::new(promote_one));
     Ok(primary)
+}
+
+/// A standby as a failover sees it.
+pub struct Node {
+    /// Its `cluster_name`, the application name its WAL receiver reports.
+    pub name: String,
+    pub port: u16,
+    pub url: String,
+}
+
+/// Every node of `primary`'s cluster in libpq's multi-host form, the primary first, for
+/// connections to reach whichever node takes writes (`target_session_attrs=read-write`): after
+/// a failover, the promoted standby.
+pub fn read_write_url(primary: &Launched) -> String {
+    let hosts: Vec<String> = std::iter::once(primary)
+        .chain(&primary.others)
+        .map(|node| format!("127.0.0.1:{}", node.process.port))
+        .collect();
+    format!(
+        "postgresql://hakari@{}/hakari?target_session_attrs=read-write",
+        hosts.join(",")
+    )
+}
+
+/// The standbys of `primary`.
+pub fn nodes(primary: &Launched) -> Vec<Node> {
+    (primary.others.iter())
+        .map(|s| Node {
+            name: name_of(s),
+            port: s.process.port,
+            url: s.url.clone(),
+        })
+        .collect()
+}
+
+/// A standby's name: its directory's, as [`add`] made it.
+fn name_of(standby: &Launched) -> String {
+    (standby.process.dir.file_name()).map_or("standby".into(), |n| n.to_string_lossy().to_string())
+}
+
+/// Promotes the standby among `nodes` that received the most WAL, as a failover manager would,
+/// and points the others at it; with `sync` (the quorum of a synchronous acknowledgement) its
+/// commits then wait for that many of the others (all of them, if fewer are left). Returns the
+/// promoted standby once it takes writes.
+pub fn promote(nodes: &[Node], sync: Option<usize>) -> Result<&Node> {
+    let admin = |node: &Node| -> Result<postgres::Client> {
+        postgres::Client::connect(&node.url, postgres::NoTls)
+            .with_context(|| format!("cannot connect to {}", node.name))
+    };
+    let mut best: Option<(u64, &Node)> = None;
+    for node in nodes {
+        let received: String = admin(node)?
+            .query_one(
+                "SELECT coalesce(pg_last_wal_receive_lsn(), '0/0')::text",
+                &[],
+            )?
+            .get(0);
+        let lsn = parse_lsn(&received)?;
+        if best.is_none_or(|(b, _)| lsn > b) {
+            best = Some((lsn, node));
+        }
+    }
+    let (_, chosen) = best.context("no standby to promote")?;
+    let mut c = admin(chosen)?;
+    let promoted: bool = c.query_one("SELECT pg_promote(true, 60)", &[])?.get(0);
+    if !promoted {
+        bail!("{} was not promoted within 60 s", chosen.name);
+    }
+    let start = Instant::now();
+    while (c.query_one("SELECT pg_is_in_recovery()", &[])?).get::<_, bool>(0) {
+        if start.elapsed() > Duration::from_secs(60) {
+            bail!(
+                "the promoted {} is still in recovery after 60 s",
+                chosen.name
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let others: Vec<&Node> = nodes.iter().filter(|n| n.name != chosen.name).collect();
+    for other in &others {
+        // Reloaded without a restart; the standby follows the promoted one's new timeline
+        // (recovery_target_timeline is 'latest').
+        let mut o = admin(other)?;
+        o.batch_execute(&format!(
+            "ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port={} user=hakari'",
+            chosen.port
+        ))?;
+        o.batch_execute("SELECT pg_reload_conf()")?;
+    }
+    if let (Some(quorum), false) = (sync, others.is_empty()) {
+        let names: Vec<&str> = others.iter().map(|n| n.name.as_str()).collect();
+        let list = format!("ANY {} ({})", quorum.min(names.len()), names.join(", "));
+        c.batch_execute(&format!(
+            "ALTER SYSTEM SET synchronous_standby_names = '{list}'"
+        ))?;
+        c.batch_execute("SELECT pg_reload_conf()")?;
+    }
+    Ok(chosen)
+}
+
+/// A PostgreSQL LSN (`16/B374D848`) as a number.
+fn parse_lsn(text: &str) -> Result<u64> {
+    let (hi, lo) = text.split_once('/').context("an LSN has a '/'")?;
+    Ok((u64::from_str_radix(hi, 16)? << 32) | u64::from_str_radix(lo, 16)?)
 }
 
 /// Waits (up to a minute) until every standby streams and reports `expected` as its sync state.
@@ -113,15 +227,19 @@ fn wait_for_sync_state(
 }
 
 /// A connection to each standby of `primary` (reached at `url`), by its name, once it has
-/// replayed everything the primary had written when called.
+/// replayed everything the primary had written when called; a standby a failover promoted is
+/// left out.
 pub fn caught_up(primary: &Launched, url: &str) -> Result<Vec<(String, postgres::Client)>> {
     let mut to_primary = postgres::Client::connect(url, postgres::NoTls)?;
     let mut out = Vec::new();
     for standby in &primary.others {
-        let name = (standby.process.dir.file_name())
-            .map_or("standby".into(), |n| n.to_string_lossy().to_string());
+        let name = name_of(standby);
         let mut client = postgres::Client::connect(&standby.url, postgres::NoTls)
             .with_context(|| format!("cannot connect to {name}"))?;
+        let standing: bool = client.query_one("SELECT pg_is_in_recovery()", &[])?.get(0);
+        if !standing {
+            continue; // a failover promoted it: it is the primary `url` reaches
+        }
         wait_for_replay(&mut to_primary, &mut client).with_context(|| name.clone())?;
         out.push((name, client));
     }
