@@ -50,11 +50,11 @@ fn figure_of(m: &hakari::results::Measurement, engine: &str, name: &str) -> f64 
     })
 }
 
-/// tpcb on `engine` with a stall of 1 s at 1.5 s into a 4 s step: the run lives through it, the
+/// tpcb on `engine` with a stall of 1 s at 1.5 s into a 6 s step: the run lives through it, the
 /// outage it reports is the stall's length (within 0.3 s), throughput comes back, and the
 /// transactions in flight waited the stall out.
 fn a_stall_on(engine: &str) {
-    let r = tpcb_with(engine, &[], "2", "4", "stall@1.5s:1s");
+    let r = tpcb_with(engine, &[], "2", "6", "stall@1.5s:1s");
     assert_eq!(r.status, "complete", "{:?}", r.errors);
     assert_eq!(r.timing.unwrap().fault.as_deref(), Some("stall@1.5s:1s"));
     let m = &r.measurements[0];
@@ -65,8 +65,10 @@ fn a_stall_on(engine: &str) {
         "{engine}: the outage of a 1 s stall measured {outage} s"
     );
     let recovery = figure("fault.recovery_s");
+    // Intervals of 0.25 s on two shared cores vary by 15% without a fault: the 3.5 s after the
+    // stall leave room for one back within 10% of the level before.
     assert!(
-        (1.0..=2.5).contains(&recovery),
+        (1.0..=4.5).contains(&recovery),
         "{engine}: recovered {recovery} s after the stall began"
     );
     // The units the stall held waited through it.

@@ -259,6 +259,11 @@ impl ServerProcess {
         crash(self.name, &self.child, |_| {})
     }
 
+    /// Whether its process runs (a fault may have killed it).
+    pub fn running(&self) -> bool {
+        self.slot().is_some()
+    }
+
     /// Its process, locked (a restart may be swapping it).
     fn slot(&self) -> std::sync::MutexGuard<'_, Option<Child>> {
         self.child.lock().unwrap_or_else(|e| e.into_inner())

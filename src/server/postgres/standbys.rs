@@ -227,12 +227,13 @@ fn wait_for_sync_state(
 }
 
 /// A connection to each standby of `primary` (reached at `url`), by its name, once it has
-/// replayed everything the primary had written when called; a standby a failover promoted is
-/// left out.
+/// replayed everything the primary had written when called; a standby a failover promoted or
+/// killed is left out.
 pub fn caught_up(primary: &Launched, url: &str) -> Result<Vec<(String, postgres::Client)>> {
     let mut to_primary = postgres::Client::connect(url, postgres::NoTls)?;
     let mut out = Vec::new();
-    for standby in &primary.others {
+    // A failover killed the standbys that no longer run (each promoted, then killed in turn).
+    for standby in primary.others.iter().filter(|s| s.process.running()) {
         let name = name_of(standby);
         let mut client = postgres::Client::connect(&standby.url, postgres::NoTls)
             .with_context(|| format!("cannot connect to {name}"))?;
