@@ -250,8 +250,12 @@ fn check_fault<W: Workload>(options: &RunOptions, engines: &[Engine], paced: &st
             "kills a primary and promotes a standby, and {} has none: start standbys with --replicas N (postgres), N of 1 or more",
         ),
         Kind::KillNode => (
-            |t| matches!(t, Topology::Galera { nodes, .. } if *nodes >= 3),
-            "kills a Galera node, and {} is not a Galera cluster whose other nodes are a majority: --cluster galera:N (mysql), N of 3 or more",
+            |t| match *t {
+                Topology::Galera { nodes, .. } => nodes >= 3,
+                Topology::RedisCluster { replicas, .. } => replicas >= 1,
+                _ => false,
+            },
+            "kills a node of a cluster that lives through it, and {} is not one: --cluster galera:N (mysql), N of 3 or more, or --cluster redis:N --replicas R (redis), R of 1 or more",
         ),
         Kind::Stall | Kind::Restart => (|_| true, ""),
     };

@@ -239,6 +239,55 @@ fn a_killed_galera_node_is_lived_through() {
     );
 }
 
+/// ycsb on a Redis Cluster of three masters with a replica each, master 1 killed 2 s in: the
+/// operations on its slots fail (each counted) until the cluster has elected its replica, those
+/// on the other masters' go on, and afterwards every slot is served again.
+#[test]
+fn a_killed_redis_cluster_master_fails_over_to_its_replica() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let r = run_ok(&[
+        "run",
+        "ycsb",
+        "--workload",
+        "a",
+        "--engine",
+        "redis",
+        "--cluster",
+        "redis:3",
+        "--replicas",
+        "1",
+        "--records",
+        "2000",
+        "--threads",
+        "2",
+        "--duration",
+        "14",
+        "--interval",
+        "0.5",
+        "--fault",
+        "kill-node@2s",
+    ]);
+    assert_eq!(r.status, "complete", "{:?}", r.errors);
+    let m = (r.measurements.iter())
+        .find(|m| m.figure("fault.failed").is_some_and(|f| f > 0.0))
+        .expect("a step whose operations failed with the master");
+    let usage = &m.runs[0].usage;
+    let (began, ended) = (usage["fault.began_s"], usage["fault.ended_s"]);
+    // cluster-node-timeout is 5 s: no replica is elected before it.
+    assert!(ended - began >= 5.0, "failed over in {} s", ended - began);
+    // Every slot served again: the last whole interval runs at most of the level before.
+    let whole: Vec<_> = (m.runs[0].intervals.iter())
+        .filter(|i| i.seconds > 0.4)
+        .collect();
+    let (first, last) = (whole[1], whole[whole.len() - 1]);
+    assert!(
+        last.t_s >= ended && last.ops_per_sec > 0.5 * first.ops_per_sec,
+        "{} ops/s at the end, {} at the start",
+        last.ops_per_sec,
+        first.ops_per_sec
+    );
+}
+
 /// ycsb, tpcc and a script of the user's on PostgreSQL restarted mid-run: each lives through it
 /// as tpcb does (tpcc's New-Orders and consistency conditions checked after it).
 #[test]

@@ -53,7 +53,8 @@ pub struct TimingArgs {
     /// private servers hakari starts (not a --url server). `stall@30s:5s` stops every process
     /// of the servers (SIGSTOP) for 5 s, then continues them; `restart@30s` shuts a server down
     /// and starts it again; `kill-primary@30s` kills a PostgreSQL primary started with standbys
-    /// (--replicas) and promotes the most advanced standby. The step records the outage (the
+    /// (--replicas) and promotes the most advanced standby; `kill-node@30s` kills node 1 of a
+    /// Galera cluster or a Redis Cluster (--cluster). The step records the outage (the
     /// longest span in which no operation completed), the time until throughput is back within
     /// 10% of its level before, and p99 in the minute before and the minute after.
     #[arg(long, value_name = "KIND@AT[:LENGTH]", value_parser = Fault::parse)]

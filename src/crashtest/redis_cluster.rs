@@ -7,6 +7,7 @@
 //! replica has it), so a failover promises nothing: the count is what this machine lost.
 
 use super::subjects::{await_committer, Site, Subject};
+use crate::server::redis::cluster::master_of;
 use crate::server::topology::Topology;
 use crate::server::Launched;
 use anyhow::{bail, Context, Result};
@@ -54,34 +55,6 @@ impl RedisFailover {
         };
         std::iter::once(first).chain(&first.others).collect()
     }
-}
-
-/// The port of the master serving `slot`, as the node at `url` sees the cluster; None while
-/// no live master serves it.
-fn master_of(url: &str, slot: u16) -> Result<Option<u16>> {
-    let mut con = redis::Client::open(url)?.get_connection()?;
-    let nodes: String = redis::cmd("CLUSTER").arg("NODES").query(&mut con)?;
-    for line in nodes.lines() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let (Some(address), Some(flags)) = (fields.get(1), fields.get(2)) else {
-            continue;
-        };
-        if !flags.split(',').any(|f| f == "master") || flags.contains("fail") {
-            continue;
-        }
-        let serves = fields.iter().skip(8).any(|range| {
-            let (lo, hi) = range.split_once('-').unwrap_or((range, range));
-            matches!((lo.parse::<u16>(), hi.parse::<u16>()), (Ok(lo), Ok(hi)) if (lo..=hi).contains(&slot))
-        });
-        let port = address
-            .split(['@', ':'])
-            .nth(1)
-            .and_then(|p| p.parse().ok());
-        if serves {
-            return Ok(port);
-        }
-    }
-    Ok(None)
 }
 
 /// The slot every key of the test lives in.

@@ -28,7 +28,31 @@ macro_rules! on {
             Con::Single($c) => $e,
             Con::Cluster($c) => $e,
         }
+        .map_err(lost)
     };
+}
+
+/// A command's error, marked where it says the node went away (its connection dropped or
+/// refused, a cluster failing over): with `--fault` the worker reconnects.
+fn lost(e: redis::RedisError) -> anyhow::Error {
+    use redis::{ErrorKind, ServerErrorKind};
+    let away = e.is_io_error()
+        || e.is_connection_dropped()
+        || e.is_connection_refusal()
+        || e.is_timeout()
+        || matches!(
+            e.kind(),
+            ErrorKind::ClusterConnectionNotFound
+                | ErrorKind::Server(
+                    ServerErrorKind::ClusterDown
+                        | ServerErrorKind::TryAgain
+                        | ServerErrorKind::MasterDown
+                )
+        );
+    match away {
+        true => anyhow::Error::new(e).context(crate::measure::fault::ConnectionLost),
+        false => e.into(),
+    }
 }
 
 /// Where sessions connect: one server, or a cluster's nodes.
@@ -435,7 +459,8 @@ impl FieldRecords for RedisSession {
                 .ignore()
                 .zadd(INDEX, key, 0)
                 .ignore()
-                .query::<()>(c)?,
+                .query::<()>(c)
+                .map_err(lost)?,
             // The record and the index live in different slots, so on different nodes: two
             // commands, not one transaction (as YCSB's redis binding does on a cluster).
             Con::Cluster(c) => cluster_pipe()
@@ -443,7 +468,8 @@ impl FieldRecords for RedisSession {
                 .ignore()
                 .zadd(INDEX, key, 0)
                 .ignore()
-                .query::<()>(c.as_mut())?,
+                .query::<()>(c.as_mut())
+                .map_err(lost)?,
         }
         Ok(())
     }
@@ -466,14 +492,14 @@ impl FieldRecords for RedisSession {
                 for k in &keys {
                     pipe.hgetall(prefixed(k));
                 }
-                pipe.query(c)?
+                pipe.query(c).map_err(lost)?
             }
             Con::Cluster(c) => {
                 let mut pipe = cluster_pipe();
                 for k in &keys {
                     pipe.hgetall(prefixed(k));
                 }
-                pipe.query(c.as_mut())?
+                pipe.query(c.as_mut()).map_err(lost)?
             }
         };
         let mut fields = Vec::new();

@@ -27,8 +27,9 @@ pub enum Kind {
     /// once (SIGKILL), and the standby that received the most WAL promoted, as a failover
     /// manager promotes it: the fault lasts until the promoted standby takes writes.
     KillPrimary,
-    /// A node of a Galera cluster killed as a primary is: the fault lasts until the others are a
-    /// primary component without it.
+    /// Node 1 of a Galera cluster or of a Redis Cluster killed as a primary is: the fault lasts
+    /// until the other Galera nodes are a primary component without it, or until the Redis
+    /// Cluster has failed over to one of its replicas.
     KillNode,
 }
 

@@ -65,7 +65,76 @@ pub fn start(dir: &Path, masters: usize, replicas: usize, level: Durability) -> 
     let mut all = nodes.into_iter();
     let mut first = all.next().context("a Redis Cluster of no nodes")?;
     first.others = all.collect();
+    if replicas > 0 {
+        // A killed master (`--fault kill-node`): the cluster fails over on its own, a replica
+        // elected once the master has been unreachable for cluster-node-timeout. One kill per
+        // cluster: its promoted replica may have none of its own.
+        let killed = first.process.port;
+        let left: Vec<String> = first.others.iter().map(|o| o.url.clone()).collect();
+        let processes: Vec<_> = first.others.iter().map(|o| &o.process).collect();
+        let ports: Vec<u16> = processes.iter().map(|p| p.port).collect();
+        let failed_over = move || -> Result<usize> {
+            let port = wait_failed_over(&left, killed)?;
+            (ports.iter().position(|&p| p == port))
+                .context("the new master is not a node of the cluster")
+        };
+        (first.process).fails_over(&processes, processes.len(), Box::new(failed_over));
+    }
     Ok(first)
+}
+
+/// Waits (up to a minute) until a master other than the one on `killed` serves its first slot
+/// and every node at `urls` sees the cluster's state ok; returns the new master's port.
+fn wait_failed_over(urls: &[String], killed: u16) -> Result<u16> {
+    let start = Instant::now();
+    let mut last = String::from("no answer");
+    while start.elapsed() < Duration::from_secs(60) {
+        let master = master_of(&urls[0], 0).unwrap_or(None);
+        if let Some(port) = master.filter(|&p| p != killed) {
+            let ok = urls.iter().all(|url| {
+                let info = redis::Client::open(url.as_str())
+                    .and_then(|c| c.get_connection())
+                    .and_then(|mut c| redis::cmd("CLUSTER").arg("INFO").query::<String>(&mut c));
+                info.is_ok_and(|i| i.lines().any(|l| l.trim() == "cluster_state:ok"))
+            });
+            if ok {
+                return Ok(port);
+            }
+            last = format!("port {port} serves slot 0; not every node sees the state ok");
+        } else {
+            last = "no other master serves slot 0 yet".into();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    bail!("the Redis Cluster did not fail over within 60 s ({last})")
+}
+
+/// The port of the master serving `slot`, as the node at `url` sees the cluster; None while
+/// no live master serves it.
+pub fn master_of(url: &str, slot: u16) -> Result<Option<u16>> {
+    let mut con = redis::Client::open(url)?.get_connection()?;
+    let nodes: String = redis::cmd("CLUSTER").arg("NODES").query(&mut con)?;
+    for line in nodes.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let (Some(address), Some(flags)) = (fields.get(1), fields.get(2)) else {
+            continue;
+        };
+        if !flags.split(',').any(|f| f == "master") || flags.contains("fail") {
+            continue;
+        }
+        let serves = fields.iter().skip(8).any(|range| {
+            let (lo, hi) = range.split_once('-').unwrap_or((range, range));
+            matches!((lo.parse::<u16>(), hi.parse::<u16>()), (Ok(lo), Ok(hi)) if (lo..=hi).contains(&slot))
+        });
+        let port = address
+            .split(['@', ':'])
+            .nth(1)
+            .and_then(|p| p.parse().ok());
+        if serves {
+            return Ok(port);
+        }
+    }
+    Ok(None)
 }
 
 /// Waits (up to a minute) until the node at `url` sees the cluster whole: state ok, every slot

@@ -1,7 +1,7 @@
 //! A private Redis: `redis-server` on a free loopback port, its files in the run's directory,
 //! persistence set for the durability level.
 
-mod cluster;
+pub mod cluster;
 
 use super::topology::Topology;
 use super::{
