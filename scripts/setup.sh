@@ -2,18 +2,21 @@
 # Installs what hakari needs on a Debian/Ubuntu machine, when it is missing: a C/C++ toolchain and
 # libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb and bdb-sql engines), unixODBC (the
 # odbc engine links its driver manager), fuse3 (the
-# power-loss crash test mounts its FUSE layer with it), and the prebuilt DuckDB library the
+# power-loss crash test mounts its FUSE layer with it), nftables (`--fault partition` cuts the
+# network with it), and the prebuilt DuckDB library the
 # duckdb engine links (scripts/setup-duckdb.sh: fetched from its registry package, checksum
 # verified).
 # With --with-test-tools it also installs promtool (the tests load the OpenMetrics export with
 # it), headless Chromium (the report test renders the HTML report in it) and sysbench (the
-# sysbench workload's tests run Debian's sysbench beside hakari, on its scripts). Safe to run again:
+# sysbench workload's tests run Debian's sysbench beside hakari, on its scripts), tcpdump (the
+# fault bench's packet capture) and slurm-wlm with munge (the Slurm test starts a cluster of its
+# own with scripts/slurm-local.sh). Safe to run again:
 # it installs only what is not there.
 set -euo pipefail
 
-packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 curl ca-certificates openssl)
+packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 nftables curl ca-certificates openssl)
 if [ "${1:-}" = "--with-test-tools" ]; then
-  packages+=(chromium sysbench)
+  packages+=(chromium sysbench tcpdump slurm-wlm munge)
 fi
 
 need_pkgs=()

@@ -257,8 +257,15 @@ fn check_fault<W: Workload>(options: &RunOptions, engines: &[Engine], paced: &st
             },
             "kills a node of a cluster that lives through it, and {} is not one: --cluster galera:N (mysql), N of 3 or more, or --cluster redis:N --replicas R (redis), R of 1 or more",
         ),
-        Kind::Stall | Kind::Restart => (|_| true, ""),
+        Kind::Stall | Kind::Restart | Kind::Partition => (|_| true, ""),
     };
+    if fault.kind == Kind::Partition {
+        if let Err(why) = crate::server::partition::available() {
+            return usage(format!(
+                "--fault {fault}: this machine cannot cut the network: {why}"
+            ));
+        }
+    }
     let single = [Topology::Single];
     let topologies = match options.topologies.as_slice() {
         [] => &single[..],

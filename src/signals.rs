@@ -24,6 +24,7 @@ pub fn install() {
                     );
                 } else {
                     eprintln!("\nhakari: {}: stopping the private servers and quitting now", name(signal));
+                    crate::server::partition::lift_mine();
                     crate::owned::end_all();
                     std::process::exit(128 + signal);
                 }

@@ -108,6 +108,47 @@ fn a_stall_on_mariadb_is_an_outage_of_its_length() {
     a_stall_on("mysql");
 }
 
+/// tpcb on `engine` whose network is cut for 1 s, 1.5 s into a 6 s step: no connection drops
+/// (the packets vanish, and TCP sends them again once the cut is lifted), so nothing fails; the
+/// outage is the cut's length and at most TCP's retransmission backoff beyond it (a request
+/// resent 0.2 s, 0.6 s and 1.4 s after it was first sent), and no rule of the cut is left.
+fn a_partition_on(engine: &str) {
+    let r = tpcb_with(engine, &[], "2", "6", "partition@1.5s:1s");
+    assert_eq!(r.status, "complete", "{:?}", r.errors);
+    let m = &r.measurements[0];
+    let figure = |name: &str| figure_of(m, engine, name);
+    let outage = figure("fault.outage_s");
+    assert!(
+        (0.95..=2.2).contains(&outage),
+        "{engine}: the outage of a 1 s cut measured {outage} s"
+    );
+    assert_eq!(
+        figure("fault.failed"),
+        0.0,
+        "{engine}: a cut this short drops no connection"
+    );
+    assert!(figure("fault.recovery_s") >= 1.0);
+    let tables = std::process::Command::new("nft")
+        .args(["list", "tables"])
+        .output()
+        .unwrap();
+    let tables = String::from_utf8_lossy(&tables.stdout);
+    assert!(
+        !tables.contains("hakari_partition_"),
+        "{engine}: a cut left in force: {tables}"
+    );
+}
+
+#[test]
+fn a_partition_of_postgres_is_lived_through() {
+    a_partition_on("postgres");
+}
+
+#[test]
+fn a_partition_of_mariadb_is_lived_through() {
+    a_partition_on("mysql");
+}
+
 /// tpcb on `engine` restarted 1.5 s into a 5 s step: the clients whose connections the
 /// shutdown dropped count a failed transaction each, reconnect and go on; the run completes, its
 /// balances hold, and no acknowledged transaction is missing from the history (tpcb checks both
@@ -191,6 +232,22 @@ fn a_killed_primary_fails_over_to_its_standby() {
         .map(|i| i.ops)
         .sum();
     assert!(after > 0, "nothing done after the failover");
+    // The server's count of commits carries on from the primary's to the promoted standby's
+    // (another server, counting from its own first reading): one per transaction acknowledged,
+    // less what the primary had not yet passed to its statistics when it was killed (a backend
+    // passes its counts at most once a second: up to a second of the 1.5 s before the kill).
+    let run = &m.runs[0];
+    let per_transaction = run
+        .usage
+        .get("postgres.xact_commit")
+        .copied()
+        .unwrap_or(0.0)
+        / run.ops as f64;
+    assert!(
+        (0.7..1.15).contains(&per_transaction),
+        "{per_transaction} server commits per transaction across the failover ({:?})",
+        r.notes
+    );
 }
 
 /// tpcc on a Galera cluster of three, node 1 killed 2 s in: the client connected to it loses its

@@ -4,7 +4,7 @@
 //! its operations their sum; what the shards write must not overlap.
 
 mod common;
-use common::{hakari, only_result, private_postgres, stderr};
+use common::{assert_placed_by_slurm, hakari, only_result, private_postgres, stderr};
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
@@ -478,12 +478,7 @@ fn clients_placed_by_the_scheduler_merge_once_all_are_in() {
     assert!(o.status.success(), "merge --wait: {}", stderr(&o));
     let result = hakari::results::store::read(&merged).unwrap();
     assert_eq!(result.merged_from.len(), 3);
-    let mut places: Vec<_> = (result.merged_from.iter())
-        .map(|c| c.shard.map(|s| (s.index, s.count, s.scheduler)))
-        .collect();
-    places.sort_by_key(|p| p.map(|(index, _, _)| index));
-    let slurm = Some(hakari::shard::Scheduler::Slurm);
-    assert_eq!(places, [1, 2, 3].map(|i| Some((i, 3, slurm))));
+    assert_placed_by_slurm(&result, 3);
 
     // A failed client ends the wait with its reason.
     let failed_drop = dir.path().join("failed");

@@ -51,7 +51,8 @@ pub struct TimingArgs {
     pub engine_statistics: bool,
     /// Put a fault into each timed step, at AT from the step's start (warm-up included), on the
     /// private servers hakari starts (not a --url server). `stall@30s:5s` stops every process
-    /// of the servers (SIGSTOP) for 5 s, then continues them; `restart@30s` shuts a server down
+    /// of the servers (SIGSTOP) for 5 s, then continues them; `partition@30s:5s` drops their
+    /// network traffic for 5 s (nftables; root); `restart@30s` shuts a server down
     /// and starts it again; `kill-primary@30s` kills a PostgreSQL primary started with standbys
     /// (--replicas) and promotes the most advanced standby; `kill-node@30s` kills node 1 of a
     /// Galera cluster or a Redis Cluster (--cluster). The step records the outage (the

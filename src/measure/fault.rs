@@ -31,11 +31,16 @@ pub enum Kind {
     /// until the other Galera nodes are a primary component without it, or until the Redis
     /// Cluster has failed over to one of its replicas.
     KillNode,
+    /// The network between the clients and every private server cut for the fault's length
+    /// (their loopback traffic dropped by nftables, both ways): connections stay up, packets
+    /// vanish, and TCP retransmits them once the cut is lifted.
+    Partition,
 }
 
 impl Kind {
-    const ALL: [(Kind, &'static str); 4] = [
+    const ALL: [(Kind, &'static str); 5] = [
         (Kind::Stall, "stall"),
+        (Kind::Partition, "partition"),
         (Kind::Restart, "restart"),
         (Kind::KillPrimary, "kill-primary"),
         (Kind::KillNode, "kill-node"),
@@ -43,7 +48,7 @@ impl Kind {
 
     /// Whether the fault is given a length (a restart or a failover takes what it takes).
     fn has_length(self) -> bool {
-        self == Kind::Stall
+        matches!(self, Kind::Stall | Kind::Partition)
     }
 
     pub fn name(self) -> &'static str {
@@ -68,7 +73,7 @@ impl Fault {
     pub fn parse(text: &str) -> Result<Fault, String> {
         let kinds: Vec<&str> = Kind::ALL.iter().map(|(_, n)| *n).collect();
         let form = format!(
-            "KIND@AT[:LENGTH], such as stall@30s:5s, restart@30s or kill-primary@30s (kinds: {})",
+            "KIND@AT[:LENGTH], such as stall@30s:5s, partition@30s:5s, restart@30s or kill-primary@30s (kinds: {})",
             kinds.join(", ")
         );
         let Some((name, when)) = text.split_once('@') else {
@@ -268,22 +273,32 @@ pub(super) fn inject(
     let since = |t: Instant| t.duration_since(t0).as_nanos() as u64;
     let began = || clock.began.store(since(Instant::now()), Ordering::Release);
     let reading = || read.then(super::resources::sample);
+    // The fault ends as the servers are back, before the reading taken then.
+    let ended = || clock.ended.store(since(Instant::now()), Ordering::Release);
     let done = match fault.kind {
-        Kind::Stall => stall(fault.length, began).map(|()| Vec::new()),
+        Kind::Stall | Kind::Partition => {
+            let held = match fault.kind {
+                Kind::Stall => stall(fault.length, began),
+                _ => partition(fault.length, began),
+            };
+            ended();
+            held.map(|()| Vec::new())
+        }
         Kind::Restart => {
             let last = reading();
             began();
             let restarted = crate::server::restart::restart_all(super::resources::retire);
+            ended();
             restarted.map(|()| last.into_iter().chain(reading()).collect())
         }
         Kind::KillPrimary | Kind::KillNode => {
             let last = reading();
             began();
             let killed = crate::server::failover::kill(super::resources::retire);
+            ended();
             killed.map(|()| last.into_iter().chain(reading()).collect())
         }
     };
-    clock.ended.store(since(Instant::now()), Ordering::Release);
     Some(done)
 }
 
@@ -309,14 +324,28 @@ fn stall(length: Duration, began: impl FnOnce()) -> Result<()> {
             stopped.push(child);
         }
     }
-    let until = Instant::now() + length;
-    while Instant::now() < until && !super::interrupted() {
-        std::thread::sleep((until - Instant::now()).min(Duration::from_millis(5)));
-    }
+    hold(length);
     for &pid in stopped.iter().rev() {
         signal(pid, libc::SIGCONT);
     }
     Ok(())
+}
+
+/// Cuts the network to every private server, calls `began` once the cut is in force, waits
+/// `length` and lifts it (lifted too when the run is interrupted, or this thread unwinds).
+fn partition(length: Duration, began: impl FnOnce()) -> Result<()> {
+    let cut = crate::server::partition::cut()?;
+    began();
+    hold(length);
+    cut.lift()
+}
+
+/// Waits `length`, or until the run is interrupted.
+fn hold(length: Duration) {
+    let until = Instant::now() + length;
+    while Instant::now() < until && !super::interrupted() {
+        std::thread::sleep((until - Instant::now()).min(Duration::from_millis(5)));
+    }
 }
 
 /// What a fault cost the step.
@@ -467,7 +496,17 @@ mod tests {
             (Kind::KillPrimary, Duration::ZERO)
         );
         assert_eq!(kill.to_string(), "kill-primary@3s");
+        let cut = Fault::parse("partition@1s:250ms").unwrap();
+        assert_eq!(
+            (cut.kind, cut.length, cut.to_string().as_str()),
+            (
+                Kind::Partition,
+                Duration::from_millis(250),
+                "partition@1s:0.25s"
+            )
+        );
         for bad in [
+            "partition@2s",
             "stall",
             "stall@2s",
             "nap@2s:1s",

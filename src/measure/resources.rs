@@ -67,6 +67,39 @@ pub fn engine_statistics() -> bool {
     ENGINE_STATISTICS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// A server's counters carried on across its going away, so that none falls back in a step's
+/// readings: where the server reached again started its counters from zero (a restart, a
+/// crash), what they had reached is added to what it counts since; where it is another server
+/// (a standby promoted in the primary's place, with counts of its own), its first reading counts
+/// nothing and later ones count from it. A server that kept its counters is read as it is.
+#[derive(Default)]
+pub struct Carry {
+    offset: BTreeMap<String, f64>,
+    last: BTreeMap<String, f64>,
+}
+
+impl Carry {
+    /// Carries the counters among `readings` on from the last ones; `another`: the server read
+    /// is not the one read last time.
+    pub fn carry(&mut self, readings: &mut Readings, another: bool) {
+        for (name, reading) in readings.iter_mut() {
+            let (Reading::Counter(v) | Reading::Tally(v)) = reading else {
+                continue;
+            };
+            let offset = self.offset.entry(name.clone()).or_insert(0.0);
+            if let Some(&last) = self.last.get(name) {
+                if another {
+                    *offset = last - *v;
+                } else if *v + *offset < last {
+                    *offset = last;
+                }
+            }
+            *v += *offset;
+            self.last.insert(name.clone(), *v);
+        }
+    }
+}
+
 /// Keeps a registered source in the readings until dropped.
 pub struct Registration(u64);
 
@@ -407,6 +440,29 @@ fn device_of(dir: &std::path::Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counters carried across a restart (from zero since) and across a failover (another
+    /// server's counts): none falls back, and a gauge is left as it is.
+    #[test]
+    fn counters_carry_on_across_a_restart_and_a_failover() {
+        let mut carry = Carry::default();
+        let read = |carry: &mut Carry, commits: f64, another: bool| {
+            let mut r = Readings::from([
+                ("commits".to_string(), Reading::Counter(commits)),
+                ("level".to_string(), Reading::Gauge(commits)),
+            ]);
+            carry.carry(&mut r, another);
+            (r["commits"], r["level"])
+        };
+        assert_eq!(read(&mut carry, 100.0, false).0, Reading::Counter(100.0));
+        assert_eq!(read(&mut carry, 150.0, false).0, Reading::Counter(150.0));
+        // Restarted: 20 counted since it started from zero.
+        let (c, g) = read(&mut carry, 20.0, false);
+        assert_eq!((c, g), (Reading::Counter(170.0), Reading::Gauge(20.0)));
+        // Another server, 5,000 of its own: its first reading counts nothing, then from it.
+        assert_eq!(read(&mut carry, 5_000.0, true).0, Reading::Counter(170.0));
+        assert_eq!(read(&mut carry, 5_030.0, false).0, Reading::Counter(200.0));
+    }
 
     #[test]
     fn the_client_counts_its_own_cpu() {

@@ -6,6 +6,7 @@
 pub mod failover;
 pub mod mariadb;
 pub mod memcached;
+pub mod partition;
 pub mod postgres;
 pub mod redis;
 pub mod restart;
@@ -210,13 +211,15 @@ impl ServerProcess {
         stop_signal: i32,
     ) -> Self {
         crate::owned::process_started(child.id() as i32);
-        ServerProcess {
+        let server = ServerProcess {
             name,
             port,
             dir,
             child: std::sync::Arc::new(std::sync::Mutex::new(Some(child))),
             stop_signal,
-        }
+        };
+        server.reachable();
+        server
     }
 
     /// Waits until `ready()` holds, failing early if the server exits; `log` is shown on failure.

@@ -171,6 +171,9 @@ impl RunContext {
             options.timing.resources,
             options.timing.engine_statistics,
         );
+        let cut =
+            |f: &crate::measure::fault::Fault| f.kind == crate::measure::fault::Kind::Partition;
+        crate::server::partition::plan(options.timing.fault.as_ref().is_some_and(cut));
         let parameters = match options.parameters {
             serde_json::Value::Object(map) => map.into_iter().collect(),
             _ => Default::default(),

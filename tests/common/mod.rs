@@ -118,3 +118,15 @@ pub fn engines_taking(
         .filter(|n| !left_out.iter().any(|(l, _)| l == n))
         .collect()
 }
+
+/// Asserts that a merged `result` was made of `count` clients, placed 1 to `count` of `count`
+/// by Slurm (`--shard auto` under srun).
+pub fn assert_placed_by_slurm(result: &hakari::results::RunResult, count: usize) {
+    let mut places: Vec<_> = (result.merged_from.iter())
+        .map(|c| c.shard.map(|s| (s.index, s.count, s.scheduler)))
+        .collect();
+    places.sort_by_key(|p| p.map(|(index, _, _)| index));
+    let slurm = Some(hakari::shard::Scheduler::Slurm);
+    let expected: Vec<_> = (1..=count).map(|i| Some((i, count, slurm))).collect();
+    assert_eq!(places, expected);
+}

@@ -3,11 +3,10 @@
 //! reads), and where performance_schema is on, its summary of wait time by event; read on a
 //! connection of their own.
 
-use crate::measure::resources::{Reading, Readings, Source};
+use crate::measure::resources::{Carry, Reading, Readings, Source};
 use anyhow::Result;
 use mysql::prelude::Queryable;
 use mysql::Conn;
-use std::collections::BTreeMap;
 
 /// The status variables read, as their figures' readings name them (`mysql.` + lower case).
 const VARIABLES: &[&str] = &[
@@ -36,10 +35,10 @@ pub struct Statistics {
     /// The server went away (`--fault restart`): the next reading reconnects.
     lost: bool,
     reopen: Reopen,
-    /// The server's counters start again from zero when it restarts: what one had reached before
-    /// (its last reading) is added to what it counts since, so that none falls back.
-    last: BTreeMap<String, f64>,
-    before: BTreeMap<String, f64>,
+    /// The server's counters start again from zero when it restarts, and a Galera node reached
+    /// in a killed one's place has its own: carried on, from the server read last ([`identity`]).
+    carry: Carry,
+    server: String,
     /// performance_schema is on: its wait summary is read too.
     waits: bool,
 }
@@ -51,12 +50,13 @@ impl Statistics {
             .query_first("SELECT @@performance_schema")
             .ok()
             .flatten();
+        let server = identity(&mut conn);
         Statistics {
             conn,
             lost: false,
             reopen,
-            last: BTreeMap::new(),
-            before: BTreeMap::new(),
+            carry: Carry::default(),
+            server,
             waits: on == Some(1),
         }
     }
@@ -74,6 +74,7 @@ impl Source for Statistics {
     }
 
     fn read(&mut self, into: &mut Readings) -> Result<()> {
+        let mut another = false;
         if self.lost {
             // Still away: this reading is missed, and the step bridges it.
             let Some(conn) = (self.reopen)() else {
@@ -81,6 +82,9 @@ impl Source for Statistics {
             };
             self.conn = conn;
             self.lost = false;
+            let reached = identity(&mut self.conn);
+            another = reached != self.server;
+            self.server = reached;
         }
         let mut own = Readings::new();
         match self.status(&mut own) {
@@ -90,24 +94,18 @@ impl Source for Statistics {
             }
             other => other?,
         }
-        for (name, reading) in own {
-            let (value, kind): (f64, fn(f64) -> Reading) = match reading {
-                Reading::Counter(v) => (v, Reading::Counter),
-                Reading::Tally(v) => (v, Reading::Tally),
-                other => {
-                    into.insert(name, other);
-                    continue;
-                }
-            };
-            // Below its last reading: the server restarted, and counts from zero since.
-            if let Some(last) = self.last.insert(name.clone(), value).filter(|l| value < *l) {
-                *self.before.entry(name.clone()).or_insert(0.0) += last;
-            }
-            let carried = self.before.get(&name).copied().unwrap_or(0.0);
-            into.insert(name, kind(value + carried));
-        }
+        self.carry.carry(&mut own, another);
+        into.extend(own);
         Ok(())
     }
+}
+
+/// The server a connection reached, by its host name and port.
+fn identity(conn: &mut Conn) -> String {
+    (conn.query_first::<String, _>("SELECT CONCAT(@@hostname, ':', @@port)"))
+        .ok()
+        .flatten()
+        .unwrap_or_default()
 }
 
 impl Statistics {

@@ -3,7 +3,7 @@
 //! exact at every reading) and its writes and syncs (`pg_stat_wal`), checkpoints. Read on a
 //! connection of their own, so their few statements are the readings' only cost to the server.
 
-use crate::measure::resources::{self, note, Reading, Readings, Source};
+use crate::measure::resources::{self, note, Carry, Reading, Readings, Source};
 use anyhow::Result;
 use postgres::Client;
 use std::collections::BTreeMap;
@@ -29,10 +29,9 @@ pub struct Statistics {
     /// The server processes of the two statistics sessions, when the server runs on this
     /// machine (a private one): what reading costs the server, from /proc.
     backends: Vec<i32>,
-    /// What each counter is carried on by since the server went away ([`Statistics::carry`]),
-    /// its last reading, and whether the next reading is the first since the server came back.
-    carried: BTreeMap<String, f64>,
-    last: BTreeMap<String, f64>,
+    /// The counters carried on since the server went away, and whether the next reading is
+    /// the first from another server (a standby promoted in the primary's place).
+    carry: Carry,
     rebase: bool,
     /// The server the counters are read from ([`identity`]).
     server: String,
@@ -66,8 +65,7 @@ impl Statistics {
             wal: true,
             checkpoints: true,
             backends,
-            carried: BTreeMap::new(),
-            last: BTreeMap::new(),
+            carry: Carry::default(),
             rebase: false,
             server,
         }
@@ -186,28 +184,6 @@ impl Statistics {
         }
         Ok(())
     }
-
-    /// Each counter carried on from its last reading where the server reached again is another
-    /// one (a standby promoted in the primary's place, whose counters are its own) or started
-    /// its own from zero (a crash): its first reading then counts nothing and later ones count
-    /// from it. A server restarted cleanly keeps its counters, and they are read as they are.
-    fn carry(&mut self, own: &mut Readings) {
-        for (name, reading) in own.iter_mut() {
-            let Reading::Counter(v) = reading else {
-                continue;
-            };
-            let offset = self.carried.entry(name.clone()).or_insert(0.0);
-            if let Some(&last) = self.last.get(name) {
-                // A server that started its counters again (after a crash) goes back too.
-                if self.rebase || *v + *offset < last {
-                    *offset = last - *v;
-                }
-            }
-            *v += *offset;
-            self.last.insert(name.clone(), *v);
-        }
-        self.rebase = false;
-    }
 }
 
 /// The server a connection reached, by its address and port.
@@ -302,7 +278,9 @@ impl Source for Statistics {
     fn read(&mut self, into: &mut Readings) -> Result<()> {
         let mut own = Readings::new();
         self.read_counters(&mut own)?;
-        self.carry(&mut own);
+        if !own.is_empty() {
+            self.carry.carry(&mut own, std::mem::take(&mut self.rebase));
+        }
         into.extend(own);
         Ok(())
     }

@@ -3,7 +3,7 @@
 //! ports. The first bootstraps the cluster (`--wsrep-new-cluster`); each other joins by state
 //! transfer (rsync), one at a time. The run starts once every node is Synced in a cluster of N.
 
-use super::{init_data, launch, socket_opts, socket_url, INSTALL_HINT};
+use super::{init_data, launch, socket_opts, INSTALL_HINT};
 use crate::server::{free_port, Launched, ServerOptions};
 use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
@@ -44,12 +44,12 @@ pub fn start(
             .with_context(|| format!("cannot start Galera node {}", i + 1))?;
         wait_synced(&socket, i + 1)
             .with_context(|| format!("Galera node {} did not join", i + 1))?;
+        let mut admin = mysql::Conn::new(socket_opts(&socket, None))?;
         if i == 0 {
-            let mut admin = mysql::Conn::new(socket_opts(&socket, None))?;
             admin.query_drop("CREATE DATABASE hakari")?;
         }
         launched.push(Launched {
-            url: socket_url(&socket, "hakari"),
+            url: super::client_url(&mut admin, &socket, process.port)?,
             process,
             others: Vec::new(),
         });

@@ -188,10 +188,31 @@ pub fn start_with(
     let mut admin = mysql::Conn::new(socket_opts(&socket, None))?;
     admin.query_drop("CREATE DATABASE hakari")?;
     Ok(Launched {
-        url: socket_url(&socket, "hakari"),
+        url: client_url(&mut admin, &socket, process.port)?,
         process,
         others: Vec::new(),
     })
+}
+
+/// The URL the workload reaches a private server by: root over its Unix socket, or, where a
+/// partition is planned (`--fault partition`, which cuts TCP and no socket), an account of
+/// hakari's own over loopback TCP, with the privileges root has and no password (the server
+/// listens on 127.0.0.1 only, as a private PostgreSQL trusts its local clients). `admin` is
+/// root's connection, on which the account is made (on a Galera cluster's first node, which
+/// hands it to the others).
+fn client_url(admin: &mut mysql::Conn, socket: &Path, port: u16) -> Result<String> {
+    use mysql::prelude::Queryable;
+    if !crate::server::partition::planned() {
+        return Ok(socket_url(socket, "hakari"));
+    }
+    // Loopback TCP reaches MariaDB as 'localhost' (or as the address, with names unresolved).
+    for host in ["localhost", "127.0.0.1"] {
+        admin.query_drop(format!("CREATE USER IF NOT EXISTS 'hakari'@'{host}'"))?;
+        admin.query_drop(format!(
+            "GRANT ALL PRIVILEGES ON *.* TO 'hakari'@'{host}' WITH GRANT OPTION"
+        ))?;
+    }
+    Ok(format!("mysql://hakari@127.0.0.1:{port}/hakari"))
 }
 
 /// The Unix socket of a private server in `dir`.

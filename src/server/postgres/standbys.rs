@@ -142,9 +142,11 @@ pub fn promote(nodes: &[Node], sync: Option<usize>) -> Result<&Node> {
     }
     let (_, chosen) = best.context("no standby to promote")?;
     let mut c = admin(chosen)?;
-    let promoted: bool = c.query_one("SELECT pg_promote(true, 60)", &[])?.get(0);
+    // Not pg_promote's own wait, which looks every 100 ms: the clients would find the promoted
+    // standby taking writes before the failover is known to be over.
+    let promoted: bool = c.query_one("SELECT pg_promote(false)", &[])?.get(0);
     if !promoted {
-        bail!("{} was not promoted within 60 s", chosen.name);
+        bail!("{} could not be asked to promote", chosen.name);
     }
     let start = Instant::now();
     while (c.query_one("SELECT pg_is_in_recovery()", &[])?).get::<_, bool>(0) {
@@ -154,7 +156,7 @@ pub fn promote(nodes: &[Node], sync: Option<usize>) -> Result<&Node> {
                 chosen.name
             );
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(2));
     }
     let others: Vec<&Node> = nodes.iter().filter(|n| n.name != chosen.name).collect();
     for other in &others {

@@ -4,6 +4,8 @@
 //! or with `--cluster redis:N` a private Redis Cluster, reached through the crate's cluster
 //! client (which follows MOVED and ASK redirects).
 
+mod statistics;
+
 use super::kv::{FieldRecords, KvEngine, KvOptions, KvSession, KvStore, VisitFields, VisitRecord};
 use crate::durability::Durability;
 use crate::results::redact::redact;
@@ -150,7 +152,7 @@ impl KvEngine for Redis {
             }
         };
         let statistics = crate::measure::resources::enabled()
-            .then(|| statistics(con, cluster_seeds.as_deref(), &reach));
+            .then(|| statistics::register(&url, con, cluster_seeds.as_deref(), &reach));
         let target = match cluster_seeds {
             Some(seeds) => {
                 let mut builder = redis::cluster::ClusterClientBuilder::new(seeds);
@@ -227,63 +229,6 @@ impl Reach {
             Some(c) => redis::Client::build_with_tls(info, c.clone()),
             None => redis::Client::open(info),
         }
-    }
-}
-
-/// Registers the statistics of the server `con` reaches, or of every node a cluster names.
-fn statistics(
-    con: redis::Connection,
-    nodes: Option<&[String]>,
-    reach: &Reach,
-) -> crate::measure::resources::Registration {
-    let connections = match nodes {
-        None => vec![con],
-        Some(urls) => (urls.iter())
-            .filter_map(|u| reach.client(u).and_then(|c| c.get_connection()).ok())
-            .collect(),
-    };
-    for c in &connections {
-        // A server that stops answering must not hold the collecting thread.
-        c.set_read_timeout(Some(std::time::Duration::from_secs(2)))
-            .ok();
-    }
-    crate::measure::resources::register(Box::new(Statistics(connections)))
-}
-
-/// Redis's own counters for a step's resource readings (`measure/resources.rs`), from `INFO`
-/// on each server or cluster node, summed: its CPU, the commands it processed, key hits and
-/// misses. A cluster given by `--url` is read on the seed nodes it names.
-struct Statistics(Vec<redis::Connection>);
-
-impl crate::measure::resources::Source for Statistics {
-    fn name(&self) -> String {
-        "Redis INFO".into()
-    }
-    fn read(&mut self, into: &mut crate::measure::resources::Readings) -> Result<()> {
-        let mut sums = std::collections::BTreeMap::new();
-        for con in &mut self.0 {
-            let info: String = redis::cmd("INFO").query(con)?;
-            for line in info.lines() {
-                let Some((name, value)) = line.trim_end().split_once(':') else {
-                    continue;
-                };
-                let reading = match name {
-                    "used_cpu_user" => "redis.cpu_user_s",
-                    "used_cpu_sys" => "redis.cpu_system_s",
-                    "total_commands_processed" => "redis.commands",
-                    "keyspace_hits" => "redis.keyspace_hits",
-                    "keyspace_misses" => "redis.keyspace_misses",
-                    _ => continue,
-                };
-                if let Ok(v) = value.parse::<f64>() {
-                    *sums.entry(reading).or_insert(0.0) += v;
-                }
-            }
-        }
-        for (name, v) in sums {
-            into.insert(name.into(), crate::measure::resources::Reading::Counter(v));
-        }
-        Ok(())
     }
 }
 
