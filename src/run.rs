@@ -243,22 +243,6 @@ fn check_fault<W: Workload>(options: &RunOptions, engines: &[Engine], paced: &st
             "--fault {fault} acts on the servers hakari starts; a server given by --url is yours, and hakari does not stop its processes"
         ));
     }
-    // A killed node needs a cluster that lives through it.
-    let (lives, needs): (fn(&Topology) -> bool, &str) = match fault.kind {
-        Kind::KillPrimary => (
-            |t| matches!(t, Topology::Standbys { .. }),
-            "kills a primary and promotes a standby, and {} has none: start standbys with --replicas N (postgres), N of 1 or more",
-        ),
-        Kind::KillNode => (
-            |t| match *t {
-                Topology::Galera { nodes, .. } => nodes >= 3,
-                Topology::RedisCluster { replicas, .. } => replicas >= 1,
-                _ => false,
-            },
-            "kills a node of a cluster that lives through it, and {} is not one: --cluster galera:N (mysql), N of 3 or more, or --cluster redis:N --replicas R (redis), R of 1 or more",
-        ),
-        Kind::Stall | Kind::Restart | Kind::Partition => (|_| true, ""),
-    };
     if fault.kind == Kind::Partition {
         if let Err(why) = crate::server::partition::available() {
             return usage(format!(
@@ -266,13 +250,31 @@ fn check_fault<W: Workload>(options: &RunOptions, engines: &[Engine], paced: &st
             ));
         }
     }
+    // A killed node needs a cluster that lives through it: why a topology does not, if not.
+    let refusal: fn(&Topology) -> Option<String> = match fault.kind {
+        Kind::KillPrimary => |t| {
+            (!matches!(t, Topology::Standbys { .. })).then(|| format!(
+                "kills a primary and promotes a standby, and {t} has none: start standbys with --replicas N (postgres), N of 1 or more"
+            ))
+        },
+        Kind::KillNode => |t| {
+            let lives = match *t {
+                Topology::Galera { nodes, .. } => nodes >= 3,
+                Topology::RedisCluster { replicas, .. } => replicas >= 1,
+                _ => false,
+            };
+            (!lives).then(|| format!(
+                "kills a node of a cluster that lives through it, and {t} is not one: --cluster galera:N (mysql), N of 3 or more, or --cluster redis:N --replicas R (redis), R of 1 or more"
+            ))
+        },
+        Kind::Stall | Kind::Restart | Kind::Partition => |_| None,
+    };
     let single = [Topology::Single];
     let topologies = match options.topologies.as_slice() {
         [] => &single[..],
         t => t,
     };
-    if let Some(t) = topologies.iter().find(|t| !lives(t)) {
-        let why = needs.replace("{}", &t.to_string());
+    if let Some(why) = topologies.iter().find_map(refusal) {
         return usage(format!("--fault {fault} {why}"));
     }
     if fault.kind == Kind::Restart {

@@ -6,7 +6,7 @@
 //! retransmission backoff, not only the cut).
 //!
 //! The rules live in a table of hakari's own, `inet hakari_partition_<pid>`: lifting the cut
-//! deletes it, a second signal deletes it on the way out (`owned::end_all`), and a cut left by
+//! deletes it, a second signal deletes it on the way out (`signals.rs`), and a cut left by
 //! a hakari that was killed outright is deleted by the next one that cuts.
 
 use super::ServerProcess;
