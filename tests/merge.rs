@@ -4,37 +4,10 @@
 //! its operations their sum; what the shards write must not overlap.
 
 mod common;
-use common::{assert_placed_by_slurm, hakari, only_result, private_postgres, stderr};
-use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
-use hdrhistogram::serialization::Deserializer;
+use common::{assert_placed_by, hakari, intervals, only_result, private_postgres, stderr};
 use hdrhistogram::Histogram;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
-
-/// Every interval of a log: (absolute start, length, histogram).
-fn intervals(path: &Path) -> Vec<(f64, f64, Histogram<u64>)> {
-    use base64::Engine as _;
-    let text = std::fs::read(path).unwrap();
-    let mut base = 0.0;
-    let mut out = Vec::new();
-    for entry in IntervalLogIterator::new(&text) {
-        match entry.unwrap() {
-            LogEntry::BaseTime(t) => base = t.as_secs_f64(),
-            LogEntry::Interval(h) => {
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(h.encoded_histogram())
-                    .unwrap();
-                let histogram: Histogram<u64> = Deserializer::new()
-                    .deserialize(&mut bytes.as_slice())
-                    .unwrap();
-                let start = base + h.start_timestamp().as_secs_f64();
-                out.push((start, h.duration().as_secs_f64(), histogram));
-            }
-            _ => {}
-        }
-    }
-    out
-}
 
 /// Starts `count` clients of one run, shard i of N each, together 10 s from now, against the
 /// PostgreSQL at `url`; returns their result files once each has succeeded.
@@ -478,7 +451,7 @@ fn clients_placed_by_the_scheduler_merge_once_all_are_in() {
     assert!(o.status.success(), "merge --wait: {}", stderr(&o));
     let result = hakari::results::store::read(&merged).unwrap();
     assert_eq!(result.merged_from.len(), 3);
-    assert_placed_by_slurm(&result, 3);
+    assert_placed_by(&result, 3, hakari::shard::Scheduler::Slurm);
 
     // A failed client ends the wait with its reason.
     let failed_drop = dir.path().join("failed");

@@ -120,13 +120,45 @@ pub fn engines_taking(
 }
 
 /// Asserts that a merged `result` was made of `count` clients, placed 1 to `count` of `count`
-/// by Slurm (`--shard auto` under srun).
-pub fn assert_placed_by_slurm(result: &hakari::results::RunResult, count: usize) {
+/// by `scheduler` (`--shard auto`).
+pub fn assert_placed_by(
+    result: &hakari::results::RunResult,
+    count: usize,
+    scheduler: hakari::shard::Scheduler,
+) {
     let mut places: Vec<_> = (result.merged_from.iter())
         .map(|c| c.shard.map(|s| (s.index, s.count, s.scheduler)))
         .collect();
     places.sort_by_key(|p| p.map(|(index, _, _)| index));
-    let slurm = Some(hakari::shard::Scheduler::Slurm);
-    let expected: Vec<_> = (1..=count).map(|i| Some((i, count, slurm))).collect();
+    let expected: Vec<_> = (1..=count)
+        .map(|i| Some((i, count, Some(scheduler))))
+        .collect();
     assert_eq!(places, expected);
+}
+
+/// Every interval of a log: (absolute start, length, histogram).
+pub fn intervals(path: &Path) -> Vec<(f64, f64, hdrhistogram::Histogram<u64>)> {
+    use base64::Engine as _;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    use hdrhistogram::serialization::Deserializer;
+    let text = std::fs::read(path).unwrap();
+    let mut base = 0.0;
+    let mut out = Vec::new();
+    for entry in IntervalLogIterator::new(&text) {
+        match entry.unwrap() {
+            LogEntry::BaseTime(t) => base = t.as_secs_f64(),
+            LogEntry::Interval(h) => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(h.encoded_histogram())
+                    .unwrap();
+                let histogram: hdrhistogram::Histogram<u64> = Deserializer::new()
+                    .deserialize(&mut bytes.as_slice())
+                    .unwrap();
+                let start = base + h.start_timestamp().as_secs_f64();
+                out.push((start, h.duration().as_secs_f64(), histogram));
+            }
+            _ => {}
+        }
+    }
+    out
 }

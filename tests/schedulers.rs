@@ -1,0 +1,306 @@
+//! Several client machines as the schedulers users run start them, with nothing agreed by hand:
+//! under Slurm, for real (a private one-node cluster, `scripts/slurm-local.sh`: munged, slurmctld
+//! and slurmd with a configuration of their own, stopped and removed after), and as separate
+//! hosts placed as a Kubernetes Indexed Job places its pods (each client in a network namespace
+//! of the test's own). Three tpcb clients with `--shard auto` and no start time against one
+//! private PostgreSQL, and `hakari merge --wait 3` gathering them.
+
+mod common;
+use common::{assert_placed_by, intervals, private_postgres, stderr};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The private Slurm cluster in a directory: stopped, and the directory removed, when dropped.
+struct Slurm(PathBuf);
+
+impl Slurm {
+    fn start(dir: &Path) -> Slurm {
+        let o = Command::new(script())
+            .arg("start")
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "slurm-local.sh start: {}", stderr(&o));
+        Slurm(dir.to_path_buf())
+    }
+}
+
+impl Drop for Slurm {
+    fn drop(&mut self) {
+        let _ = Command::new(script()).arg("stop").arg(&self.0).status();
+    }
+}
+
+fn script() -> &'static str {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-local.sh")
+}
+
+/// Counts every row inserted into a table named `%history` from now on, in a table of the
+/// test's own: the database's own count of tpcb's transactions (each inserts one history row),
+/// taken by triggers that an event trigger puts on each history table as it is created.
+const COUNT_HISTORY: &str = "
+CREATE TABLE test_counted (one int);
+CREATE FUNCTION test_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO public.test_counted VALUES (1); RETURN NULL; END $$;
+CREATE FUNCTION test_watch() RETURNS event_trigger LANGUAGE plpgsql AS $$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT * FROM pg_event_trigger_ddl_commands() WHERE command_tag = 'CREATE TABLE' LOOP
+    IF r.object_identity LIKE '%history' THEN
+      EXECUTE format('CREATE TRIGGER test_counted AFTER INSERT ON %s FOR EACH ROW EXECUTE FUNCTION public.test_count()', r.object_identity);
+    END IF;
+  END LOOP;
+END $$;
+CREATE EVENT TRIGGER test_watch ON ddl_command_end EXECUTE FUNCTION test_watch();
+";
+
+/// `srun -n 3` starts three clients, each placed by the variables srun gives it (`--shard
+/// auto`), none told when to start; they check in, start together, and `merge --wait 3`, started
+/// before them, merges them once all three are in: placed as Slurm placed them, their merged
+/// transactions those of the window they shared, and the database's own count of transactions
+/// what the three clients counted.
+#[test]
+fn srun_starts_three_clients_that_merge_into_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let _slurm = Slurm::start(&dir.path().join("slurm"));
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    db.batch_execute(COUNT_HISTORY).unwrap();
+
+    let drop = dir.path().join("results");
+    std::fs::create_dir(&drop).unwrap();
+    let merged = dir.path().join("merged.json");
+    let waiting = Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args(["merge", "--wait", "3", drop.to_str().unwrap()])
+        .args(["-o", merged.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drop_s = drop.to_str().unwrap();
+    let o = Command::new("timeout")
+        .args(["300", "srun", "--quiet", "--overcommit", "-n", "3"])
+        .arg(env!("CARGO_BIN_EXE_hakari"))
+        .args([
+            "run",
+            "tpcb",
+            "--clients",
+            "1",
+            "--duration",
+            "4",
+            "--runs",
+            "1",
+        ])
+        .args(["--scale", "3", "--accounts-per-branch", "100"])
+        .args(["--engine", "postgres", "--url", &url, "--shard", "auto"])
+        .args(["--hlog", drop_s, "--out", drop_s])
+        .env("SLURM_CONF", dir.path().join("slurm/slurm.conf"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "srun: {}", stderr(&o));
+    let o = waiting.wait_with_output().unwrap();
+    assert!(o.status.success(), "merge --wait: {}", stderr(&o));
+
+    let result = hakari::results::store::read(&merged).unwrap();
+    assert_placed_by(&result, 3, hakari::shard::Scheduler::Slurm);
+
+    let sum = assert_within_window(&result, &clients_of(&drop));
+    // Each transaction counted inserted one history row; a client's last one, in flight as its
+    // step ended, may have committed uncounted.
+    let counted: i64 = (db.query_one("SELECT count(*) FROM public.test_counted", &[]))
+        .unwrap()
+        .get(0);
+    assert!(
+        (sum..=sum + 3).contains(&(counted as u64)),
+        "the database counted {counted} transactions, the clients {sum}"
+    );
+}
+
+/// The three clients' own results in `drop` (not the merged one).
+fn clients_of(drop: &Path) -> Vec<hakari::results::RunResult> {
+    let clients: Vec<_> = hakari::results::store::expand(&[drop.to_path_buf()])
+        .unwrap()
+        .iter()
+        .map(|f| hakari::results::store::read(f).unwrap())
+        .filter(|r| r.merged_from.is_empty())
+        .collect();
+    assert_eq!(clients.len(), 3);
+    clients
+}
+
+/// The merged run is the window all the clients were running in; started together, that is
+/// nearly all of what they did. Returns the transactions they counted.
+fn assert_within_window(
+    merged: &hakari::results::RunResult,
+    clients: &[hakari::results::RunResult],
+) -> u64 {
+    let sum: u64 = (clients.iter())
+        .map(|r| r.measurements[0].runs[0].ops)
+        .sum();
+    let window = merged.measurements[0].runs[0].ops;
+    assert!(
+        window <= sum && window as f64 >= 0.9 * sum as f64,
+        "merged {window} of the clients' {sum}"
+    );
+    sum
+}
+
+/// A network namespace of the test's own, as a separate host: its own loopback and a veth pair
+/// to this one, `10.231.N.2` inside and `10.231.N.1` here. Removed, with its pair, when dropped.
+struct Host {
+    name: String,
+    link: String,
+}
+
+fn ip(args: &[&str]) {
+    let o = Command::new("ip").args(args).output().unwrap();
+    assert!(o.status.success(), "ip {args:?}: {}", stderr(&o));
+}
+
+impl Host {
+    fn new(n: usize) -> Host {
+        let tag = std::process::id() % 100_000;
+        let host = Host {
+            name: format!("hk{tag}c{n}"),
+            link: format!("hk{tag}h{n}"),
+        };
+        let inside = format!("hk{tag}n{n}");
+        ip(&["netns", "add", &host.name]);
+        ip(&[
+            "link", "add", &host.link, "type", "veth", "peer", "name", &inside,
+        ]);
+        ip(&["link", "set", &inside, "netns", &host.name]);
+        ip(&[
+            "addr",
+            "add",
+            &format!("10.231.{n}.1/24"),
+            "dev",
+            &host.link,
+        ]);
+        ip(&["link", "set", &host.link, "up"]);
+        let within = |args: &[&str]| ip(&[&["-n", host.name.as_str()], args].concat());
+        within(&["addr", "add", &format!("10.231.{n}.2/24"), "dev", &inside]);
+        within(&["link", "set", &inside, "up"]);
+        within(&["link", "set", "lo", "up"]);
+        host
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = Command::new("ip")
+            .args(["netns", "del", &self.name])
+            .status();
+        let _ = Command::new("ip")
+            .args(["link", "del", &self.link])
+            .status();
+    }
+}
+
+/// The server's end of the wire: every connection to `listen` forwarded to `to` both ways, on
+/// threads of its own (the private PostgreSQL listens on loopback only).
+fn relay(listen: SocketAddr, to: SocketAddr) {
+    let listener = TcpListener::bind(listen).unwrap();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let Ok(server) = TcpStream::connect(to) else {
+                continue;
+            };
+            for s in [&client, &server] {
+                s.set_nodelay(true).unwrap();
+            }
+            let (c, s) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut &client, &mut &server);
+                let _ = server.shutdown(std::net::Shutdown::Write);
+            });
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut &s, &mut &c);
+                let _ = c.shutdown(std::net::Shutdown::Write);
+            });
+        }
+    });
+}
+
+/// Three clients, each on a host of its own (a network namespace; the wire and the results
+/// folder are all they share), placed by `JOB_COMPLETION_INDEX` as a Kubernetes Indexed Job
+/// places its pods (`--shard auto/3`), started a second apart with no start time: they check
+/// in, their timed steps start within 50 ms of each other (their interval logs, on absolute
+/// time), and they merge as under Slurm.
+#[test]
+fn clients_on_separate_hosts_start_together_and_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let hosts: Vec<Host> = (0..3).map(Host::new).collect();
+    let to = SocketAddr::from(([127, 0, 0, 1], port));
+    for n in 0..3 {
+        relay(SocketAddr::from(([10, 231, n as u8, 1], port)), to);
+    }
+    let drop = dir.path().join("results");
+    std::fs::create_dir(&drop).unwrap();
+    let merged = dir.path().join("merged.json");
+    let waiting = Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args(["merge", "--wait", "3", drop.to_str().unwrap()])
+        .args(["-o", merged.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drop_s = drop.to_str().unwrap();
+    let clients: Vec<_> = (hosts.iter().enumerate())
+        .map(|(n, host)| {
+            if n > 0 {
+                std::thread::sleep(std::time::Duration::from_secs(1));
+            }
+            let url = format!("postgresql://hakari@10.231.{n}.1:{port}/hakari");
+            Command::new("ip")
+                .args(["netns", "exec", &host.name])
+                .arg(env!("CARGO_BIN_EXE_hakari"))
+                .args([
+                    "run",
+                    "tpcb",
+                    "--clients",
+                    "1",
+                    "--duration",
+                    "3",
+                    "--runs",
+                    "1",
+                ])
+                .args(["--scale", "3", "--accounts-per-branch", "100"])
+                .args(["--engine", "postgres", "--url", &url, "--shard", "auto/3"])
+                .args(["--hlog", drop_s, "--out", drop_s])
+                .env("JOB_COMPLETION_INDEX", n.to_string())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for client in clients {
+        let o = client.wait_with_output().unwrap();
+        assert!(o.status.success(), "a client failed: {}", stderr(&o));
+    }
+    let o = waiting.wait_with_output().unwrap();
+    assert!(o.status.success(), "merge --wait: {}", stderr(&o));
+    let result = hakari::results::store::read(&merged).unwrap();
+    assert_placed_by(&result, 3, hakari::shard::Scheduler::Kubernetes);
+    let clients = clients_of(&drop);
+    let sum = assert_within_window(&result, &clients);
+    let starts: Vec<f64> = (clients.iter())
+        .map(|r| intervals(&drop.join(format!("{}.hlog", r.run_id)))[0].0)
+        .collect();
+    let spread = starts.iter().copied().fold(f64::MIN, f64::max)
+        - starts.iter().copied().fold(f64::MAX, f64::min);
+    eprintln!(
+        "steps started within {:.1} ms; merged {} of the clients' {sum}",
+        spread * 1000.0,
+        result.measurements[0].runs[0].ops
+    );
+    assert!(
+        spread * 1000.0 < 50.0,
+        "the clients' steps started {:.1} ms apart at most",
+        spread * 1000.0
+    );
+}
