@@ -79,23 +79,10 @@ fn srun_starts_three_clients_that_merge_into_one_run() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let drop_s = drop.to_str().unwrap();
     let o = Command::new("timeout")
         .args(["300", "srun", "--quiet", "--overcommit", "-n", "3"])
         .arg(env!("CARGO_BIN_EXE_hakari"))
-        .args([
-            "run",
-            "tpcb",
-            "--clients",
-            "1",
-            "--duration",
-            "4",
-            "--runs",
-            "1",
-        ])
-        .args(["--scale", "3", "--accounts-per-branch", "100"])
-        .args(["--engine", "postgres", "--url", &url, "--shard", "auto"])
-        .args(["--hlog", drop_s, "--out", drop_s])
+        .args(tpcb_client(&url, "auto", &drop))
         .env("SLURM_CONF", dir.path().join("slurm/slurm.conf"))
         .output()
         .unwrap();
@@ -116,6 +103,37 @@ fn srun_starts_three_clients_that_merge_into_one_run() {
         (sum..=sum + 3).contains(&(counted as u64)),
         "the database counted {counted} transactions, the clients {sum}"
     );
+}
+
+/// A tpcb client's arguments: one connection for 4 s against `url`, placed by `shard`, its
+/// result and interval log left in `drop`.
+fn tpcb_client(url: &str, shard: &str, drop: &Path) -> Vec<String> {
+    let drop = drop.to_str().unwrap();
+    let args = [
+        "run",
+        "tpcb",
+        "--clients",
+        "1",
+        "--duration",
+        "4",
+        "--runs",
+        "1",
+        "--scale",
+        "3",
+        "--accounts-per-branch",
+        "100",
+        "--engine",
+        "postgres",
+        "--url",
+        url,
+        "--shard",
+        shard,
+        "--hlog",
+        drop,
+        "--out",
+        drop,
+    ];
+    args.map(String::from).to_vec()
 }
 
 /// The three clients' own results in `drop` (not the merged one).
@@ -248,7 +266,6 @@ fn clients_on_separate_hosts_start_together_and_merge() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let drop_s = drop.to_str().unwrap();
     let clients: Vec<_> = (hosts.iter().enumerate())
         .map(|(n, host)| {
             if n > 0 {
@@ -258,19 +275,7 @@ fn clients_on_separate_hosts_start_together_and_merge() {
             Command::new("ip")
                 .args(["netns", "exec", &host.name])
                 .arg(env!("CARGO_BIN_EXE_hakari"))
-                .args([
-                    "run",
-                    "tpcb",
-                    "--clients",
-                    "1",
-                    "--duration",
-                    "3",
-                    "--runs",
-                    "1",
-                ])
-                .args(["--scale", "3", "--accounts-per-branch", "100"])
-                .args(["--engine", "postgres", "--url", &url, "--shard", "auto/3"])
-                .args(["--hlog", drop_s, "--out", drop_s])
+                .args(tpcb_client(&url, "auto/3", &drop))
                 .env("JOB_COMPLETION_INDEX", n.to_string())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
