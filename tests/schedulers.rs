@@ -69,16 +69,7 @@ fn srun_starts_three_clients_that_merge_into_one_run() {
     let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     db.batch_execute(COUNT_HISTORY).unwrap();
 
-    let drop = dir.path().join("results");
-    std::fs::create_dir(&drop).unwrap();
-    let merged = dir.path().join("merged.json");
-    let waiting = Command::new(env!("CARGO_BIN_EXE_hakari"))
-        .args(["merge", "--wait", "3", drop.to_str().unwrap()])
-        .args(["-o", merged.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (drop, merged, waiting) = merge_waiting(dir.path());
     let o = Command::new("timeout")
         .args(["300", "srun", "--quiet", "--overcommit", "-n", "3"])
         .arg(env!("CARGO_BIN_EXE_hakari"))
@@ -103,6 +94,22 @@ fn srun_starts_three_clients_that_merge_into_one_run() {
         (sum..=sum + 3).contains(&(counted as u64)),
         "the database counted {counted} transactions, the clients {sum}"
     );
+}
+
+/// A results folder in `dir`, and `hakari merge --wait 3` started on it before any client,
+/// to write `dir`/merged.json.
+fn merge_waiting(dir: &Path) -> (PathBuf, PathBuf, std::process::Child) {
+    let drop = dir.join("results");
+    std::fs::create_dir(&drop).unwrap();
+    let merged = dir.join("merged.json");
+    let waiting = Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args(["merge", "--wait", "3", drop.to_str().unwrap()])
+        .args(["-o", merged.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    (drop, merged, waiting)
 }
 
 /// A tpcb client's arguments: one connection for 4 s against `url`, placed by `shard`, its
@@ -256,16 +263,7 @@ fn clients_on_separate_hosts_start_together_and_merge() {
     for n in 0..3 {
         relay(SocketAddr::from(([10, 231, n as u8, 1], port)), to);
     }
-    let drop = dir.path().join("results");
-    std::fs::create_dir(&drop).unwrap();
-    let merged = dir.path().join("merged.json");
-    let waiting = Command::new(env!("CARGO_BIN_EXE_hakari"))
-        .args(["merge", "--wait", "3", drop.to_str().unwrap()])
-        .args(["-o", merged.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (drop, merged, waiting) = merge_waiting(dir.path());
     let clients: Vec<_> = (hosts.iter().enumerate())
         .map(|(n, host)| {
             if n > 0 {

@@ -29,9 +29,8 @@ pub(super) fn register(
     crate::measure::resources::register(Box::new(Statistics(nodes)))
 }
 
-/// Redis's own counters for a step's resource readings (`measure/resources.rs`), from `INFO`
-/// on each server or cluster node, summed: its CPU, the commands it processed, key hits and
-/// misses. A cluster given by `--url` is read on the seed nodes it names.
+/// Its CPU, the commands it processed, key hits and misses, summed over the nodes (a cluster
+/// given by `--url`: the seed nodes it names).
 struct Statistics(Vec<Node>);
 
 /// One server read: how to reach it again, its connection (none while it does not answer) and
@@ -57,6 +56,7 @@ impl Node {
         let Some(con) = self.con.as_mut() else {
             return false;
         };
+        // Set on each connection, the given one too.
         con.set_read_timeout(Some(PATIENCE)).ok();
         let Ok(info) = redis::cmd("INFO").query::<String>(con) else {
             self.con = None;
