@@ -378,6 +378,7 @@ pub fn crashtest(options: CrashOptions) -> Result<i32> {
         }),
         timing: Default::default(),
         hlog: None,
+        phases: Default::default(),
     })?;
     crate::signals::install();
     let outcome = crashtest::run(

@@ -13,6 +13,7 @@ use crate::report::view::View;
 use crate::results::TimingRecord;
 use crate::server::topology::Topology;
 use crate::shard::Shard;
+use crate::workload::kept::Phases;
 use crate::workload::{default_engines, ContextOptions, RunContext, StepLength, Workload};
 use crate::{out, outln};
 use anyhow::{bail, Context, Result};
@@ -41,6 +42,8 @@ pub struct RunOptions {
     pub timing: TimingOptions,
     /// `--shard i/N`: this client's part of a run several clients make together.
     pub shard: Option<Shard>,
+    /// `--keep`, `--load-only`, `--run-only`: whether the tables are loaded, run on and kept.
+    pub phases: Phases,
     /// `--replicas`/`--replica-ack`/`--cluster`: what the private servers are started as, each
     /// configuration once per entry; empty: one server.
     pub topologies: Vec<Topology>,
@@ -356,6 +359,13 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str)
     check_urls(&options.urls, &engines)?;
     check_topologies(&options.topologies, &engines, &options.urls)?;
     check_shard::<W>(options)?;
+    let place = options.shard.filter(|s| s.count > 1).map(|s| s.to_string());
+    if let Some(why) = options
+        .phases
+        .refusal(W::NAME, W::KEEPS, place, &engines, &options.urls)
+    {
+        return Err(anyhow::Error::new(Usage(why)));
+    }
     check_fault::<W>(options, &engines, paced)?;
     let generic = |e: &Engine| matches!(e, Engine::Sql(s) if s.dialect().is_none());
     if options.dialect.is_some() && !engines.iter().any(generic) {
@@ -385,6 +395,7 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str)
         parameters: serde_json::to_value(&*workload)?,
         timing: options.timing.timing(),
         hlog: options.timing.hlog.as_deref(),
+        phases: options.phases,
     })?;
     ctx.recorder.timing(options.timing.record());
     if let Some(shard) = options.shard {

@@ -58,6 +58,8 @@ pub struct Registered {
     pub view: &'static dyn View,
     /// Whether `--rate` and `--warmup` apply to it.
     pub paced: bool,
+    /// Whether it keeps its loaded tables for later runs (`--keep`, `--load-only`, `--run-only`).
+    pub keeps: bool,
     /// The engines it runs on.
     pub takes: Takes,
     /// Every statement it sends, for the statement snapshot.
@@ -77,6 +79,7 @@ impl Registered {
             run: run_with::<F>,
             view: F::Workload::VIEW,
             paced: F::Workload::PACED,
+            keeps: F::Workload::KEEPS,
             takes: F::Workload::TAKES,
             #[cfg(test)]
             statements: F::Workload::statements,

@@ -177,9 +177,18 @@ fn a_planted_inconsistency_fails_condition_1_with_exit_code_3() {
     let other = run(&["--warehouses", "2", "--keep"]);
     assert_eq!(other.status.code(), Some(1), "{}", stderr(&other));
     assert!(
-        stderr(&other).contains("hold 1 warehouse(s)"),
+        stderr(&other)
+            .contains("was made with --warehouses 1, and this run asks for --warehouses 2"),
         "{}",
         stderr(&other)
+    );
+
+    let two = run(&["--warehouses", "1,2", "--keep"]);
+    assert_eq!(two.status.code(), Some(1), "{}", stderr(&two));
+    assert!(
+        stderr(&two).contains("--keep keeps the tables of one scale"),
+        "{}",
+        stderr(&two)
     );
 
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
@@ -239,7 +248,7 @@ fn bad_input_is_one_line_and_a_nonzero_exit() {
         ),
         (
             &["--warehouses", "1,2", "--keep"][..],
-            "--keep keeps the tables of one scale",
+            "--keep keeps the data on a server given by --url",
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();

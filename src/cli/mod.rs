@@ -3,6 +3,7 @@
 
 mod cluster;
 mod pgbench;
+mod phases;
 mod timing;
 
 use crate::commands;
@@ -15,6 +16,7 @@ use crate::report::gate::Requirement;
 use crate::report::gate::Thresholds;
 use crate::run::{RunOptions, TimingOptions};
 use crate::workload::flags::Shared;
+use crate::workload::kept::Phases;
 use crate::workloads;
 use anyhow::Result;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -218,6 +220,10 @@ fn workload_command(w: &workloads::Registered) -> clap::Command {
         a.help(format!("A paper's exact parameters ({presets})"))
     });
     let c = (w.flags)(c);
+    let c = match w.keeps {
+        true => phases::PhaseArgs::augment_args(c),
+        false => c,
+    };
     let c = TimingArgs::augment_args(c);
     let c = cluster::ClusterArgs::augment_args(c);
     // Last: the flag groups' own doc comments would otherwise stand as its description.
@@ -238,6 +244,8 @@ fn workload_command(w: &workloads::Registered) -> clap::Command {
 /// The flags every run shares, read back from a workload's command line.
 struct SharedArgs {
     common: CommonArgs,
+    /// `--keep`, `--load-only`, `--run-only`, where the workload keeps its tables.
+    phases: Phases,
     timing: TimingArgs,
     cluster: cluster::ClusterArgs,
     shard: cluster::ShardArgs,
@@ -246,7 +254,14 @@ struct SharedArgs {
 impl SharedArgs {
     fn from(matches: &clap::ArgMatches) -> Result<SharedArgs, clap::Error> {
         use clap::FromArgMatches;
+        // Only a workload that keeps its tables has the flags.
+        // (A flag it has is always there, false when not given.)
+        let phases = match matches.try_get_one::<bool>("keep") {
+            Ok(Some(_)) => phases::PhaseArgs::from_arg_matches(matches)?.phases(),
+            _ => Phases::Fresh,
+        };
         Ok(SharedArgs {
+            phases,
             common: CommonArgs::from_arg_matches(matches)?,
             timing: TimingArgs::from_arg_matches(matches)?,
             cluster: cluster::ClusterArgs::from_arg_matches(matches)?,
@@ -278,6 +293,7 @@ impl SharedArgs {
             },
             topologies: self.cluster.topologies()?,
             shard: self.shard.shard()?,
+            phases: self.phases,
             terminal: None,
         })
     }

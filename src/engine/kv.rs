@@ -251,6 +251,11 @@ pub trait KvEngine: Sync {
     fn keeps_data(&self) -> bool {
         true
     }
+    /// Whether it may drop what it stores to make room (memcached): what a run left there cannot
+    /// be kept for a later one (`--keep`).
+    fn evicts(&self) -> bool {
+        false
+    }
     /// False for the caches (redis, memcached): they cannot read in key order, so the kv
     /// workload and the crash test leave them out.
     fn ordered_scan(&self) -> bool {

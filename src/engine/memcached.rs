@@ -30,6 +30,9 @@ impl KvEngine for Memcached {
     fn ordered_scan(&self) -> bool {
         false
     }
+    fn evicts(&self) -> bool {
+        true
+    }
     fn version(&self) -> String {
         crate::server::installed_version("memcached", "-V", |out| {
             Some(out.trim().trim_start_matches("memcached ").to_string())

@@ -157,7 +157,8 @@ impl Recorder {
         self.result.finished_at = Some(super::time::now_rfc3339());
         // Finished: no process stands behind the file any more.
         self.result.writer = None;
-        if self.result.measurements.is_empty() && !self.written {
+        // A run that ends complete is on record even when it measured nothing (`--load-only`).
+        if self.result.measurements.is_empty() && !self.written && status != "complete" {
             return Ok(None);
         }
         self.write()?;

@@ -11,6 +11,7 @@ use crate::results::hlog::IntervalLog;
 use crate::results::recorder::{Recorder, RunHeader};
 use crate::results::{EngineRecord, Measurement, MeasurementKey};
 use crate::server::topology::Topology;
+use crate::workload::kept::Phases;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -32,6 +33,8 @@ pub struct RunContext {
     pub topology: Topology,
     /// `--shard`: this client's part of a run several make together.
     pub shard: Option<crate::shard::Shard>,
+    /// `--keep`, `--load-only`, `--run-only`: whether tables are loaded, run on and kept.
+    pub phases: Phases,
     /// The fresh temporary directory, when no `--data-dir` was given; removed on drop.
     _temporary: Option<tempfile::TempDir>,
     /// The subdirectory hakari created inside a user's `--data-dir`; removed at the end.
@@ -52,6 +55,7 @@ pub struct ContextOptions<'a> {
     pub timing: Timing,
     /// `--hlog DIR`.
     pub hlog: Option<&'a Path>,
+    pub phases: Phases,
 }
 
 impl RunContext {
@@ -122,6 +126,13 @@ impl RunContext {
         self.recorder.measurement(m)
     }
 
+    /// A note the result file carries, said on stderr as it is made.
+    pub fn note(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        eprintln!("  note: {text}");
+        self.recorder.note(text);
+    }
+
     /// The `--hlog` file, when one is written.
     pub fn hlog_path(&self) -> Option<&Path> {
         self.hlog.as_ref().map(|l| l.path())
@@ -174,10 +185,13 @@ impl RunContext {
         let cut =
             |f: &crate::measure::fault::Fault| f.kind == crate::measure::fault::Kind::Partition;
         crate::server::partition::plan(options.timing.fault.as_ref().is_some_and(cut));
-        let parameters = match options.parameters {
+        let mut parameters: std::collections::BTreeMap<_, _> = match options.parameters {
             serde_json::Value::Object(map) => map.into_iter().collect(),
             _ => Default::default(),
         };
+        if options.phases.keeps() {
+            parameters.insert("phases".into(), serde_json::to_value(options.phases)?);
+        }
         let recorder = Recorder::new(
             options.out_dir,
             RunHeader {
@@ -204,6 +218,7 @@ impl RunContext {
             dialect: options.dialect,
             topology: Topology::Single,
             shard: None,
+            phases: options.phases,
             _temporary: temporary,
             created_in_user_dir: created,
         })
@@ -238,8 +253,9 @@ impl RunContext {
             clients,
             cache_bytes: 0,
             topology: self.topology,
-            // The first machine drops what all shared, once every one is done.
-            shared: self.shard.is_some_and(|s| !s.is_first()),
+            // The first machine drops what all shared, once every one is done; kept tables
+            // outlive the run.
+            shared: self.shard.is_some_and(|s| !s.is_first()) || self.phases.keeps(),
         }
     }
 

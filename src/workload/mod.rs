@@ -3,6 +3,7 @@
 
 mod context;
 pub mod flags;
+pub mod kept;
 pub mod kv;
 pub mod load;
 pub mod script;
@@ -46,6 +47,9 @@ pub trait Workload: serde::Serialize {
     /// Whether it can be split over several client machines (`--shard`): what each client
     /// writes as its own is its shard's part.
     const SHARDED: bool = false;
+    /// Whether it can keep the tables it loaded for later runs (`--keep`, `--load-only`,
+    /// `--run-only`: [`kept`]).
+    const KEEPS: bool = false;
     /// Whether its shards check in where they meet, so that shard 1 names their common start
     /// with no `--start-at` (tpcb and tpcc, in their meeting table).
     const CHECKS_IN: bool = false;

@@ -224,8 +224,12 @@ impl SqlDatabase for PostgresDatabase {
     fn close(self: Box<Self>) -> Result<()> {
         if let (None, Some(schema), false) = (&self.server, self.schema, self.shared) {
             // Everything in the schema is hakari's: the marker table said so when it was claimed.
+            // Tables an earlier run kept (`--keep`) stay, and the schema with them.
             let mut c = self.wire.open()?;
-            c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))?;
+            let kept = format!("SELECT to_regclass('{schema}.hakari_kept') IS NOT NULL");
+            if !c.query_one(&kept, &[])?.get::<_, bool>(0) {
+                c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))?;
+            }
         }
         drop(self.server);
         Ok(())

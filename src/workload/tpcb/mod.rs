@@ -21,6 +21,7 @@ use crate::measure::runner::{run_step, StepOutcome, Worker};
 use crate::measure::timing::Timing;
 use crate::results::MeasurementKey;
 use crate::shard::Shard;
+use crate::workload::kept::{Kept, Table};
 use crate::workload::shards::{self, Stage};
 use crate::workload::{sql_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
@@ -80,6 +81,7 @@ impl Workload for TpcbParams {
         &[("bdb-11gr2", "bdb-sql,sqlite")];
     const PACED: bool = true;
     const SHARDED: bool = true;
+    const KEEPS: bool = true;
     const CHECKS_IN: bool = true;
 
     #[cfg(test)]
@@ -126,12 +128,13 @@ fn run_config(params: &TpcbParams, config: Config, ctx: &mut RunContext) -> Resu
             params.clients.iter().copied().max().unwrap_or(1),
         )
     })?;
+    let keep = ctx.phases.keeps();
     let outcome = shards::measured_with_shards(
         db.as_ref(),
         ctx,
         config,
         "hakari_tpcb_",
-        false,
+        keep,
         |ctx, meeting| measure_config(params, config, db.as_ref(), max_sets, meeting, ctx),
         || tables::drop_all(db.as_ref(), max_sets),
     );
@@ -160,26 +163,45 @@ fn measure_config(
     };
     let tpb = params.tellers_per_branch as i64;
     let tellers = (*branches.start() as i64 - 1) * tpb + 1..=*branches.end() as i64 * tpb;
-    let load_started = Instant::now();
-    load(params, db, max_sets, shard, meeting)?;
-    if let Some(part) = shard.load_part(params.branches) {
-        let whose = if shard.count > 1 && shard.load_all {
-            format!(" (shard {shard}'s part)")
-        } else {
-            String::new()
-        };
-        ctx.recorder.note(format!(
-            "{} {}: loaded branches {}..={}{whose} of {} table set(s) of {} branches, {} tellers, {} accounts in {} (not part of any figure)",
-            config.engine.name(),
-            config.durability,
-            part.start(),
-            part.end(),
-            max_sets,
-            params.branches,
-            params.tellers(),
-            params.accounts(),
-            crate::units::duration(load_started.elapsed().as_secs_f64())
-        ));
+    let made = tables::made(params, max_sets);
+    let kept = made.find(&mut Table(db.connect()?.as_mut()), ctx.phases)?;
+    if let Some(kept) = &kept {
+        let note = kept.note(
+            format_args!("{} {}", config.engine.name(), config.durability),
+            "tpcb",
+        );
+        ctx.note(note);
+    } else {
+        made.forget(&mut Table(db.connect()?.as_mut()))?;
+        let load_started = Instant::now();
+        load(params, db, max_sets, shard, meeting)?;
+        if let Some(part) = shard.load_part(params.branches) {
+            let whose = if shard.count > 1 && shard.load_all {
+                format!(" (shard {shard}'s part)")
+            } else {
+                String::new()
+            };
+            ctx.note(format!(
+                "{} {}: loaded branches {}..={}{whose} of {} table set(s) of {} branches, {} tellers, {} accounts in {} (not part of any figure)",
+                config.engine.name(),
+                config.durability,
+                part.start(),
+                part.end(),
+                max_sets,
+                params.branches,
+                params.tellers(),
+                params.accounts(),
+                crate::units::duration(load_started.elapsed().as_secs_f64())
+            ));
+        }
+        made.remember(
+            &mut Table(db.connect()?.as_mut()),
+            ctx.phases,
+            &Kept::now(ctx.seed),
+        )?;
+    }
+    if !ctx.phases.runs() {
+        return Ok(());
     }
     shards::started_together(meeting, ctx, |ctx| {
         measure_steps(params, config, db, max_sets, tellers, ctx)

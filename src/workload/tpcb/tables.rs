@@ -6,6 +6,7 @@ use super::presets::TpcbParams;
 use super::{keys, prefix, schema, statements, DROP};
 use crate::engine::sql::SqlDatabase;
 use crate::shard::Shard;
+use crate::workload::kept::Made;
 use crate::workload::load::{self, Job, Sink, Source};
 use anyhow::{Context, Result};
 use std::ops::RangeInclusive;
@@ -159,6 +160,20 @@ pub fn drop_all(db: &dyn SqlDatabase, sets: usize) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// What makes the tables a later run may use (`--keep`): their sizes, not the seed (they hold
+/// no random values).
+pub fn made(params: &TpcbParams, sets: usize) -> Made {
+    Made::new(
+        "tpcb",
+        vec![
+            format!("--scale {}", params.branches),
+            format!("--tellers-per-branch {}", params.tellers_per_branch),
+            format!("--accounts-per-branch {}", params.accounts_per_branch),
+            format!("--table-sets {sets}"),
+        ],
+    )
 }
 
 #[cfg(test)]

@@ -30,10 +30,6 @@ pub struct TpccFlags {
     /// (default: 1-10 and 12 after every run, 11 right after the load).
     #[arg(long, value_name = "WHICH")]
     pub check: Option<String>,
-    /// Leave the loaded tables on the server (--url): a later run with the same --warehouses
-    /// runs on them without loading again.
-    #[arg(long)]
-    pub keep: bool,
 }
 
 impl Flags for TpccFlags {
@@ -41,7 +37,7 @@ impl Flags for TpccFlags {
     const PRESETS: &'static [&'static str] = &presets::PRESETS;
     const ABOUT: &'static str = "TPC-C's five transactions by terminals bound to their warehouses, with the consistency conditions checked after every run; reports NOPM (tpmC-like, not audited).";
     const MORE: &'static str = "Terminals: 10 per warehouse unless --clients says how many (spread over the warehouses). Each deals New-Order, Payment, Order-Status, Delivery and Stock-Level from a 23-card deck (10/10/1/1/1), as the specification does. A broken consistency condition ends the run with exit code 3.\n\nPresets: spec (keying and think times on, 60 s ramp-up, 600 s measured); hammerdb (no keying or think time, 120 s ramp-up, 300 s measured, as HammerDB's default timed test).";
-    const EXAMPLES: &'static str = "Examples:\n  hakari run tpcc                                  1 warehouse on SQLite, 20 s\n  hakari run tpcc --engine postgres --warehouses 10 --clients 8\n  hakari run tpcc --engine mysql --url mysql://u:p@db/test --warehouses 100 --keep\n  hakari run tpcc --preset spec --engine postgres --warehouses 2";
+    const EXAMPLES: &'static str = "Examples:\n  hakari run tpcc                                  1 warehouse on SQLite, 20 s\n  hakari run tpcc --engine postgres --warehouses 10 --clients 8\n  hakari run tpcc --engine mysql --url mysql://u@db/test --warehouses 100 --keep\n  hakari run tpcc --preset spec --engine postgres --warehouses 2";
     fn workload(&self, shared: &Shared) -> Result<TpccParams> {
         let mut p = shared.start_from(presets::preset, presets::default_params)?;
         if let Some(text) = &self.warehouses {
@@ -53,7 +49,6 @@ impl Flags for TpccFlags {
         flags::set(&mut p.duration_secs, self.duration);
         flags::set(&mut p.ramp_up_secs, self.ramp_up);
         p.think |= self.think_times;
-        p.keep = self.keep;
         if let Some(text) = &self.weights {
             p.weights = Some(weights(text)?);
         }

@@ -34,6 +34,7 @@ use crate::errors::Inconsistent;
 use crate::measure::runner::StepOutcome;
 use crate::results::Metric;
 use crate::shard::Shard;
+use crate::workload::kept::{Kept, Made, Table};
 use crate::workload::shards::{self, Meeting, Stage};
 use crate::workload::{sql_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
@@ -59,6 +60,7 @@ impl Workload for TpccParams {
     const TAKES: Takes = Takes::Sql;
     const PACED: bool = true;
     const SHARDED: bool = true;
+    const KEEPS: bool = true;
     const CHECKS_IN: bool = true;
 
     #[cfg(test)]
@@ -93,9 +95,6 @@ impl Workload for TpccParams {
         if self.warehouse_counts.contains(&0) {
             bail!("--warehouses must be at least 1");
         }
-        if self.keep && self.warehouse_counts.len() > 1 {
-            bail!("--keep keeps the tables of one scale: give one --warehouses count");
-        }
         if self.runs == 0 {
             bail!("--runs must be at least 1");
         }
@@ -127,6 +126,12 @@ impl Workload for TpccParams {
         if self.think && ctx.timing.schedule.is_some() {
             bail!("--think-times and --rate do not go together: the terminals' times set the pace");
         }
+        if ctx.phases.keeps() && self.warehouse_counts.len() > 1 {
+            bail!(
+                "{} keeps the tables of one scale: give one --warehouses count",
+                ctx.phases.flag()
+            );
+        }
         homes(self, ctx.shard.unwrap_or(Shard::WHOLE))?;
         let dir = ctx.config_dir(config)?;
         let largest = TpccParams {
@@ -134,11 +139,9 @@ impl Workload for TpccParams {
             ..self.clone()
         };
         let clients = largest.client_counts().into_iter().max().unwrap_or(1);
-        let mut options = ctx.sql_options(config.engine, config.durability, &dir, clients + 1);
-        // Kept tables outlive the run: the engine leaves hakari's schema as it is.
-        options.shared |= self.keep;
+        let options = ctx.sql_options(config.engine, config.durability, &dir, clients + 1);
         let db = config.engine.open(&options)?;
-        let keep = self.keep;
+        let keep = ctx.phases.keeps();
         let outcome = shards::measured_with_shards(
             db.as_ref(),
             ctx,
@@ -217,6 +220,9 @@ fn measure_config(
             constants
         }
     };
+    if !ctx.phases.runs() {
+        return Ok(());
+    }
     // Opened once the tables exist: Berkeley DB SQL refuses new connections after one older
     // than the tables reads them (bench/bdbsql_new_connection.c).
     let mut c = db.connect()?;
@@ -353,8 +359,8 @@ fn after_run(
     check::replicas(db, c)
 }
 
-/// Tables to run on: those an earlier run kept (with --keep, at the same scale), else made and
-/// loaded now and checked right after the load. Returns the load's NURand constants.
+/// Tables to run on: those an earlier run kept (`--keep`, `--run-only`: at the same scale), else
+/// made and loaded now and checked right after the load. Returns the load's NURand constants.
 fn ready(
     p: &TpccParams,
     config: Config,
@@ -364,45 +370,29 @@ fn ready(
 ) -> Result<Constants> {
     let mut c = db.connect()?;
     tables::check_connections(c.as_mut(), p.client_counts().into_iter().max().unwrap_or(1))?;
-    // Only a run with --keep looks for tables an earlier one kept; any other makes them afresh.
-    let kept = if p.keep {
-        tables::loaded(c.as_mut())
-    } else {
-        None
-    };
-    drop(c);
-    let (load_constants, loaded) = match kept {
-        Some(found) if found.warehouses != p.warehouses => bail!(
-            "the tpcc tables on this server hold {} warehouse(s), loaded at {}; --warehouses {} asks for another scale (run with --warehouses {} to use them, or drop the {PREFIX}* tables)",
-            found.warehouses,
-            found.loaded_at,
-            p.warehouses,
-            found.warehouses
-        ),
-        Some(found) => {
-            ctx.recorder.note(format!(
-                "{config}: ran on the tables an earlier run loaded at {} and kept ({} warehouse(s), C_LOAD for c_last {})",
-                found.loaded_at, found.warehouses, found.constants.c_last
-            ));
-            (found.constants, false)
-        }
-        None => {
-            let constants = Constants::draw(rng);
-            load(p, config, db, ctx, constants)?;
-            (constants, true)
-        }
-    };
-    if loaded {
-        let mut c = db.connect()?;
-        check_conditions(
-            c.as_mut(),
-            p.check.after_load(),
-            "right after the load",
-            ctx,
-            config,
-        )?;
+    let made = Made::new("tpcc", vec![format!("--warehouses {}", p.warehouses)]);
+    if made.find(&mut Table(c.as_mut()), ctx.phases)?.is_some() {
+        let found = tables::loaded(c.as_mut()).context("the kept tpcc tables have no meta row")?;
+        ctx.note(format!(
+            "{config}: ran on the tables an earlier run loaded at {} and kept ({} warehouse(s), C_LOAD for c_last {}); nothing was loaded",
+            found.loaded_at, found.warehouses, found.constants.c_last
+        ));
+        return Ok(found.constants);
     }
-    Ok(load_constants)
+    made.forget(&mut Table(c.as_mut()))?;
+    drop(c);
+    let constants = Constants::draw(rng);
+    load(p, config, db, ctx, constants)?;
+    let mut c = db.connect()?;
+    check_conditions(
+        c.as_mut(),
+        p.check.after_load(),
+        "right after the load",
+        ctx,
+        config,
+    )?;
+    made.remember(&mut Table(c.as_mut()), ctx.phases, &Kept::now(ctx.seed))?;
+    Ok(constants)
 }
 
 /// Makes and loads the tables, timing the load as a step of its own.

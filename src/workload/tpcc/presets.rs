@@ -64,8 +64,6 @@ pub struct TpccParams {
     /// random, instead of the 23-card deck.
     pub weights: Option<[u32; 5]>,
     pub check: Check,
-    /// Leave the tables (and their meta row) for a later run on the same server.
-    pub keep: bool,
     pub default_durability: Vec<Durability>,
 }
 
@@ -92,7 +90,6 @@ pub fn default_params() -> TpccParams {
         think: false,
         weights: None,
         check: Check::All,
-        keep: false,
         default_durability: vec![Durability::Sync],
     }
 }

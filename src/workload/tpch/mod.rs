@@ -30,6 +30,7 @@ use crate::engine::{Engine, Named, Takes};
 use crate::measure::runner::{Span, StepResources};
 use crate::measure::Interrupted;
 use crate::results::{MeasurementKey, Metric};
+use crate::workload::kept::{Kept, Made, Table};
 use crate::workload::{sql_levels, Plan, RunContext, Workload};
 use anyhow::{bail, Context, Result};
 use metrics::{Figures, Rules};
@@ -61,6 +62,7 @@ impl Workload for TpchParams {
     const NAME: &'static str = "tpch";
     const VIEW: &'static dyn crate::report::view::View = &view::TpchView;
     const TAKES: Takes = Takes::Sql;
+    const KEEPS: bool = true;
     /// OSDL's DBT-3 ran on PostgreSQL.
     const PRESET_ENGINES: &'static [(&'static str, &'static str)] = &[("dbt3", "postgres")];
 
@@ -129,6 +131,12 @@ fn check(params: &TpchParams) -> Result<()> {
 }
 
 fn run_config(params: &TpchParams, config: Config, ctx: &mut RunContext) -> Result<()> {
+    if ctx.phases.keeps() && params.scale_factors.len() > 1 {
+        bail!(
+            "{} keeps the tables of one scale factor: give one --sf",
+            ctx.phases.flag()
+        );
+    }
     let dir = ctx.config_dir(&config)?;
     let streams = params
         .streams
@@ -140,7 +148,10 @@ fn run_config(params: &TpchParams, config: Config, ctx: &mut RunContext) -> Resu
         streams + 2,
     ))?;
     let outcome = measure_config(params, config, streams, db.as_ref(), ctx);
-    let cleanup = drop_tables(db.as_ref());
+    let cleanup = match ctx.phases.keeps() {
+        true => Ok(()),
+        false => drop_tables(db.as_ref()),
+    };
     db.close()?;
     outcome.and(cleanup)
 }
@@ -251,16 +262,58 @@ fn measure_config(
     ctx.record_engine(engine, config.durability, db.version(), db.settings());
     let sf = config.sf;
     let mut conn = db.connect()?;
-    load::load_test(params, config, conn.as_mut(), ctx)?;
+    let made = Made::new(
+        "tpch",
+        vec![
+            format!("--sf {}", sf_label(sf)),
+            format!("--keys {}", params.keys.name()),
+        ],
+    );
+    let kept = made.find(&mut Table(conn.as_mut()), ctx.phases)?;
+    // The refresh sets earlier runs on kept tables used: this one takes the next.
+    let used = match &kept {
+        Some(k) => k
+            .state
+            .parse::<usize>()
+            .context("hakari_kept's refresh sets")?,
+        None => 0,
+    };
+    if let Some(k) = &kept {
+        let before = match used {
+            0 => "no refresh set was used on them yet".to_string(),
+            n => format!("refresh sets 1..={n} were used by the runs on them"),
+        };
+        let note = format!(
+            "{}; {before}, this one uses sets {}..={}",
+            k.note(config, "tpch"),
+            used + 1,
+            used + streams + 1
+        );
+        ctx.note(note);
+        if params.validate && used > 0 {
+            bail!("--validate needs the tables as loaded, and refresh sets 1..={used} have changed the kept ones: load them afresh (run without {})", ctx.phases.flag());
+        }
+    } else {
+        made.forget(&mut Table(conn.as_mut()))?;
+        load::load_test(params, config, conn.as_mut(), ctx)?;
+    }
+    let mut made_now = kept.unwrap_or_else(|| Kept::now(ctx.seed));
+    if !ctx.phases.runs() {
+        made_now.state = used.to_string();
+        return made.remember(&mut Table(conn.as_mut()), ctx.phases, &made_now);
+    }
+    // A run that stops part way leaves refresh sets half applied: no record until it is done.
+    made.forget(&mut Table(conn.as_mut()))?;
     let counts_before = refresh::counts(conn.as_mut())?;
     if params.validate {
         power::validation(config, conn.as_mut(), ctx)?;
     }
-    // Refresh sets 1 (power) and 2..S+1 (throughput), staged before the timed tests as the spec
-    // allows (DBT-3 runs dbgen inside RF1's interval instead).
-    let sets: Vec<refresh::RefreshSet> = (1..=streams + 1)
+    // Refresh sets 1 (power) and 2..S+1 (throughput) after those used, staged before the timed
+    // tests as the spec allows (DBT-3 runs dbgen inside RF1's interval instead).
+    let sets: Vec<refresh::RefreshSet> = (used + 1..=used + streams + 1)
         .map(|k| refresh::generate(sf, k))
-        .collect::<Result<_>>()?;
+        .collect::<Result<_>>()
+        .with_context(|| format!("{used} refresh sets were used by earlier runs on these kept tables: load them afresh"))?;
     let (power_queries, power_refresh) = power::power_test(config, conn.as_mut(), &sets[0], ctx)?;
     let ts = throughput::throughput_test(config, streams, db, &sets[1..], ctx)?;
 
@@ -286,7 +339,8 @@ fn measure_config(
         );
         record_figures(ctx, config, &f, streams);
     }
-    Ok(())
+    made_now.state = (used + streams + 1).to_string();
+    made.remember(&mut Table(conn.as_mut()), ctx.phases, &made_now)
 }
 
 fn record_figures(ctx: &mut RunContext, config: Config, f: &Figures, streams: usize) {

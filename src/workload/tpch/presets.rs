@@ -37,6 +37,16 @@ pub enum Keys {
     All,
 }
 
+impl Keys {
+    /// As `--keys` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Keys::Kit => "kit",
+            Keys::All => "all",
+        }
+    }
+}
+
 pub fn default_params() -> TpchParams {
     TpchParams {
         preset: None,

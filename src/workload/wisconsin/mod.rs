@@ -346,6 +346,7 @@ mod tests {
             parameters: serde_json::json!({}),
             timing: Default::default(),
             hlog: None,
+            phases: Default::default(),
         })
         .unwrap();
         let (_db, mut c) = loaded_sqlite(dir.path());

@@ -20,6 +20,7 @@ use crate::measure::runner::{run_step, StepOutcome, Worker};
 use crate::measure::timing::Timing;
 use crate::results::MeasurementKey;
 use crate::shard::Shard;
+use crate::workload::kept::{Kept, Made};
 use crate::workload::{preferred_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use generators::{Distribution, Exponential, InsertSequence, LengthDistribution};
@@ -68,6 +69,7 @@ impl Workload for YcsbParams {
     const TAKES: Takes = Takes::Any;
     const PACED: bool = true;
     const SHARDED: bool = true;
+    const KEEPS: bool = true;
 
     #[cfg(test)]
     fn statements() -> String {
@@ -238,7 +240,9 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
     let sharded = shard.count > 1;
     let mut loads = Vec::new();
     let mut runs = Vec::new();
-    for run in 0..p.runs {
+    // --load-only loads once.
+    let times = if ctx.phases.runs() { p.runs } else { 1 };
+    for run in 0..times {
         let dir = ctx.config_dir(config)?;
         let records = Records::open(
             config.engine,
@@ -251,7 +255,7 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
                 shape: shape(p),
                 records: p.records + expected_inserts(p, &config.mix) * shard.count as u64,
                 topology: ctx.topology(),
-                shared: !shard.is_first(),
+                shared: !shard.is_first() || ctx.phases.keeps(),
             },
         )
         .with_context(|| format!("engine {} failed to open", config.engine.name()))?;
@@ -276,6 +280,13 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
             )
         });
         let outcome = measure_run(p, config, &records, ctx, run, meeting.as_ref());
+        let (outcome, kept) = match outcome {
+            Ok((load, measured, kept)) => (Ok((load, measured)), kept),
+            Err(e) => (Err(e), None),
+        };
+        if let Some(note) = kept {
+            ctx.note(note);
+        }
         if let (Err(_), Some(m)) = (&outcome, &meeting) {
             // Best effort: the failure itself is what this client reports.
             let _ = m.mark(Mark::Failed);
@@ -283,7 +294,7 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
         let finished = meeting.as_ref().map_or(Ok(()), Meeting::finish);
         // The table is hakari's own: dropped even when the run failed, by shard 1 once every
         // shard is done.
-        let dropped = match shard.is_first() {
+        let dropped = match shard.is_first() && !ctx.phases.keeps() {
             true => finished.and_then(|()| records.drop_table(shape(p))),
             false => finished,
         };
@@ -302,7 +313,7 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
             Some(load) => loads.push(load),
             None => {}
         }
-        runs.push(measured);
+        runs.extend(measured);
     }
     record(p, config, ctx, loads, runs)
 }
@@ -313,7 +324,11 @@ fn expected_inserts(p: &YcsbParams, mix: &Mix) -> u64 {
     (operations * mix.share(Operation::Insert) * 2.0) as u64
 }
 
-/// One run on fresh data: the load phase (None when another shard loads), then the run phase.
+/// What one run measured: its load (None when another shard loads, or the records were kept),
+/// its run phase (None with `--load-only`), and the note of kept records it ran on.
+type Measured = (Option<StepOutcome>, Option<StepOutcome>, Option<String>);
+
+/// One run: the load phase (on fresh records), then the run phase.
 fn measure_run(
     p: &YcsbParams,
     config: &Config,
@@ -321,11 +336,17 @@ fn measure_run(
     ctx: &RunContext,
     run: usize,
     meeting: Option<&Meeting>,
-) -> Result<(Option<StepOutcome>, StepOutcome)> {
+) -> Result<Measured> {
     let shard = meeting.map_or(Shard::WHOLE, |m| m.shard);
     let each_loads = shard.load_all && meeting.is_some();
     let label = format!("{config} run {}/{}", run + 1, p.runs);
-    if shard.is_first() {
+    let made = made(p);
+    let inserts = config.mix.share(Operation::Insert) > 0.0 && ctx.phases.runs();
+    let kept = records.with_ledger(|l| made.find(l, ctx.phases))?;
+    if kept.is_none() {
+        records.with_ledger(|l| made.forget(l))?;
+    }
+    if shard.is_first() && kept.is_none() {
         records.create(shape(p))?;
     }
     // With --load all the others load into the table shard 1 made.
@@ -354,7 +375,7 @@ fn measure_run(
             .load_part(p.records)
             .map(|part| part.start() - 1..*part.end()),
     };
-    let load = match part {
+    let load = match part.filter(|_| kept.is_none()) {
         Some(numbers) => {
             let progress = Progress::new(&format!("{label}: load"), numbers.end - numbers.start);
             let outcome = load(p, config, records, numbers, &load_timing, &progress, seed);
@@ -372,10 +393,48 @@ fn measure_run(
         }
         timing.start_at = Some(m.run_start(ctx.timing.start_at)?);
     }
+    let note = kept.as_ref().map(|k| k.note(&label, "ycsb"));
+    // A run phase that inserts leaves more records than the parameters say: not kept.
+    match inserts {
+        true if ctx.phases.keeps() => {
+            records.with_ledger(|l| made.forget(l))?;
+            eprintln!("  note: the run phase inserts: its records are left on the server but not kept for another run (one with --keep loads afresh)");
+        }
+        false if kept.is_none() => {
+            records.with_ledger(|l| made.remember(l, ctx.phases, &Kept::now(seed)))?
+        }
+        _ => {}
+    }
+    if !ctx.phases.runs() {
+        return Ok((load, None, note));
+    }
     let progress = Progress::new(&format!("{label}: run"), p.operations.unwrap_or(0));
     let measured =
         run_phase(p, config, records, shard, &timing, &progress, seed).context("run phase")?;
-    Ok((load, measured))
+    Ok((load, Some(measured), note))
+}
+
+/// What makes the records a later run may use (`--keep`), in YCSB's property names. The values
+/// are random: the seed that drew them is recorded beside, not required.
+fn made(p: &YcsbParams) -> Made {
+    let slice = p.slice();
+    Made::new(
+        "ycsb",
+        vec![
+            format!("recordcount={}", p.records),
+            format!("insertstart={}", slice.start),
+            format!("insertcount={}", slice.end - slice.start),
+            format!("fieldcount={}", p.field_count),
+            format!("fieldlength={}", p.field_length),
+            format!("minfieldlength={}", p.min_field_length),
+            format!("fieldlengthdistribution={}", p.field_lengths.name()),
+            format!(
+                "insertorder={}",
+                if p.keys.ordered { "ordered" } else { "hashed" }
+            ),
+            format!("zeropadding={}", p.keys.zero_padding),
+        ],
+    )
 }
 
 /// Inserts the records numbered `numbers` (all of them, or this shard's part), each worker
@@ -464,6 +523,9 @@ fn record(
     };
     if !loads.is_empty() {
         ctx.measured(key("load"), &loads)?;
+    }
+    if runs.is_empty() {
+        return Ok(());
     }
     for (op, _) in config.mix.operations() {
         let per_op: Vec<StepOutcome> = (runs.iter())

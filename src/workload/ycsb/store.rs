@@ -6,6 +6,7 @@
 use crate::engine::kv::retry_conflicts;
 use crate::engine::sql::{Dialect, SqlConnection, SqlDatabase, SqlOptions, SqlValue, Stmt};
 use crate::engine::{Engine, KvOptions, KvSession, KvStore};
+use crate::workload::kept::{Key, Ledger, Table};
 use crate::workload::sql;
 use anyhow::{bail, Context, Result};
 use encoding::{encode, encoded_len, field_lengths, nth_field, replace_field, split_field};
@@ -99,6 +100,21 @@ impl Records {
                 ..KvOptions::at(o.dir, o.durability)
             })?),
         })
+    }
+
+    /// `f` given the record of kept records, beside them (`--keep`): a row of `hakari_kept`
+    /// beside the usertable, or a key of the store.
+    pub fn with_ledger<T>(&self, f: impl FnOnce(&mut dyn Ledger) -> Result<T>) -> Result<T> {
+        match self {
+            Records::Sql(db) => f(&mut Table(db.connect()?.as_mut())),
+            Records::Kv(store) => {
+                let mut session = store.session()?;
+                session.begin(true)?;
+                let done = f(&mut Key(session.as_mut()))?;
+                session.commit()?;
+                Ok(done)
+            }
+        }
     }
 
     pub fn version(&self) -> Option<String> {
