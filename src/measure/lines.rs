@@ -60,9 +60,13 @@ pub fn pgbench_line(f: &IntervalFigure) -> String {
     )
 }
 
-/// `  12.0 s   4,321 ops/s  p50 0.21 ms  p99 1.30 ms  max 3.0 s`
+/// `  12.0 s   4,321 ops/s  p50 0.21 ms  p99 1.30 ms  max 3.0 s`; an interval in which nothing
+/// finished (a long query running through it) has no latency: `-`.
 pub fn interval_line(f: &IntervalFigure) -> String {
-    let ms = |us: f64| crate::units::duration(us / 1e6);
+    let ms = |us: f64| match f.ops {
+        0 => "-".to_string(),
+        _ => crate::units::duration(us / 1e6),
+    };
     let mut line = format!(
         "  {:>7.1} s {:>12} ops/s  p50 {:>8}  p99 {:>8}  max {:>8}",
         f.t_s + f.seconds,
@@ -78,4 +82,32 @@ pub fn interval_line(f: &IntervalFigure) -> String {
         line.push_str("  (warm-up)");
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interval_with_nothing_finished_shows_no_latency() {
+        let mut f = IntervalFigure {
+            t_s: 2.0,
+            seconds: 1.0,
+            ops: 0,
+            ops_per_sec: 0.0,
+            p50_us: 0.0,
+            p99_us: 0.0,
+            max_us: 0.0,
+            warmup: false,
+            lag_max_us: None,
+            mean_us: None,
+            stddev_us: None,
+        };
+        let line = interval_line(&f);
+        assert!(line.contains("p50        -  p99        -  max        -"), "{line}");
+        f.ops = 3;
+        f.p50_us = 210.0;
+        let line = interval_line(&f);
+        assert!(line.contains("p50   210 µs") && !line.contains('-'), "{line}");
+    }
 }
