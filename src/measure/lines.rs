@@ -104,10 +104,16 @@ mod tests {
             stddev_us: None,
         };
         let line = interval_line(&f);
-        assert!(line.contains("p50        -  p99        -  max        -"), "{line}");
+        assert!(
+            line.contains("p50        -  p99        -  max        -"),
+            "{line}"
+        );
         f.ops = 3;
         f.p50_us = 210.0;
         let line = interval_line(&f);
-        assert!(line.contains("p50   210 µs") && !line.contains('-'), "{line}");
+        assert!(
+            line.contains("p50   210 µs") && !line.contains('-'),
+            "{line}"
+        );
     }
 }

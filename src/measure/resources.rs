@@ -364,18 +364,45 @@ pub fn retire(pid: i32) {
 
 /// Every private server's whole process tree: CPU (its reaped children's included, so that a
 /// backend that ended during the step still counts), bytes read and written, resident memory.
+/// Read as at one instant: a backend reaped while the tree is read moves its time into its
+/// parent's reaped children's, and caught between the two it would count in neither (the
+/// counter would fall back and its interval say nothing); so the tree is read again until no
+/// server's reaped children's time changed after the read took it.
 fn servers(into: &mut Readings) {
     let leaders = crate::owned::servers();
     if leaders.is_empty() {
         return;
     }
-    let tick = ticks();
+    let reaped = || -> Vec<Option<f64>> {
+        let each = leaders.iter().map(|pid| cpu_ticks(&pid.to_string()));
+        each.map(|t| t.map(|(_, _, children)| children)).collect()
+    };
+    let mut read = (reaped(), tree(&leaders));
+    for _ in 0..5 {
+        if reaped() == read.0 {
+            break;
+        }
+        read = (reaped(), tree(&leaders));
+    }
+    let (tally, rss) = read.1;
     // What servers restarted during the run (`--fault restart`) had spent when they ended.
-    let [mut user, mut system, mut read, mut written] =
-        *RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+    let retired = *RETIRED.lock().unwrap_or_else(|e| e.into_inner());
+    let total = |i: usize| Reading::Counter(retired[i] + tally[i]);
+    into.insert("server.cpu_user_s".into(), total(0));
+    into.insert("server.cpu_system_s".into(), total(1));
+    into.insert("server.read_bytes".into(), total(2));
+    into.insert("server.write_bytes".into(), total(3));
+    into.insert("server.rss_bytes".into(), Reading::Gauge(rss));
+}
+
+/// The process trees of `leaders`: user and system CPU seconds, bytes read and written, and
+/// resident bytes.
+fn tree(leaders: &[i32]) -> ([f64; 4], f64) {
+    let tick = ticks();
+    let mut tally = [0.0; 4];
     let mut rss = 0.0;
     let mut seen = Vec::new();
-    for leader in leaders {
+    for &leader in leaders {
         for pid in std::iter::once(leader).chain(crate::process::descendants(leader)) {
             if seen.contains(&pid) {
                 continue;
@@ -386,20 +413,16 @@ fn servers(into: &mut Readings) {
                 continue;
             };
             // Reaped children's time is not split into user and system: count it as user.
-            user += (u + children) / tick;
-            system += s / tick;
+            tally[0] += (u + children) / tick;
+            tally[1] += s / tick;
             let io = std::fs::read_to_string(format!("/proc/{p}/io")).unwrap_or_default();
-            read += field(&io, "read_bytes").unwrap_or(0.0);
-            written += field(&io, "write_bytes").unwrap_or(0.0);
+            tally[2] += field(&io, "read_bytes").unwrap_or(0.0);
+            tally[3] += field(&io, "write_bytes").unwrap_or(0.0);
             let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap_or_default();
             rss += field(&status, "VmRSS").unwrap_or(0.0) * 1024.0;
         }
     }
-    into.insert("server.cpu_user_s".into(), Reading::Counter(user));
-    into.insert("server.cpu_system_s".into(), Reading::Counter(system));
-    into.insert("server.read_bytes".into(), Reading::Counter(read));
-    into.insert("server.write_bytes".into(), Reading::Counter(written));
-    into.insert("server.rss_bytes".into(), Reading::Gauge(rss));
+    (tally, rss)
 }
 
 /// The device's completed writes, bytes written and flushes (where the kernel counts them).
