@@ -282,9 +282,9 @@ fn run_config(p: &YcsbParams, config: &Config, ctx: &mut RunContext) -> Result<(
         let outcome = measure_run(p, config, &records, ctx, run, meeting.as_ref());
         let (outcome, kept) = match outcome {
             Ok((load, measured, kept)) => (Ok((load, measured)), kept),
-            Err(e) => (Err(e), None),
+            Err(e) => (Err(e), Vec::new()),
         };
-        if let Some(note) = kept {
+        for note in kept {
             ctx.note(note);
         }
         if let (Err(_), Some(m)) = (&outcome, &meeting) {
@@ -325,8 +325,8 @@ fn expected_inserts(p: &YcsbParams, mix: &Mix) -> u64 {
 }
 
 /// What one run measured: its load (None when another shard loads, or the records were kept),
-/// its run phase (None with `--load-only`), and the note of kept records it ran on.
-type Measured = (Option<StepOutcome>, Option<StepOutcome>, Option<String>);
+/// its run phase (None with `--load-only`), and its notes on kept records.
+type Measured = (Option<StepOutcome>, Option<StepOutcome>, Vec<String>);
 
 /// One run: the load phase (on fresh records), then the run phase.
 fn measure_run(
@@ -393,12 +393,12 @@ fn measure_run(
         }
         timing.start_at = Some(m.run_start(ctx.timing.start_at)?);
     }
-    let note = kept.as_ref().map(|k| k.note(&label, "ycsb"));
+    let mut notes: Vec<String> = kept.iter().map(|k| k.note(&label, "ycsb")).collect();
     // A run phase that inserts leaves more records than the parameters say: not kept.
     match inserts {
         true if ctx.phases.keeps() => {
             records.with_ledger(|l| made.forget(l))?;
-            eprintln!("  note: the run phase inserts: its records are left on the server but not kept for another run (one with --keep loads afresh)");
+            notes.push(format!("{label}: the run phase inserts, so its records are left on the server but not kept for another run (one with --keep loads afresh)"));
         }
         false if kept.is_none() => {
             records.with_ledger(|l| made.remember(l, ctx.phases, &Kept::now(seed)))?
@@ -406,12 +406,12 @@ fn measure_run(
         _ => {}
     }
     if !ctx.phases.runs() {
-        return Ok((load, None, note));
+        return Ok((load, None, notes));
     }
     let progress = Progress::new(&format!("{label}: run"), p.operations.unwrap_or(0));
     let measured =
         run_phase(p, config, records, shard, &timing, &progress, seed).context("run phase")?;
-    Ok((load, Some(measured), note))
+    Ok((load, Some(measured), notes))
 }
 
 /// What makes the records a later run may use (`--keep`), in YCSB's property names. The values
