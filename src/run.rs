@@ -311,7 +311,7 @@ fn check_fault<W: Workload>(options: &RunOptions, engines: &[Engine], paced: &st
 }
 
 /// `--shard` splits a workload that can be split, among clients that reach one server
-/// (`--url`) and start together (`--start-at`).
+/// (`--url`); they meet there and start together.
 fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
     let usage = |text: String| Err(anyhow::Error::new(Usage(text)));
     let Some(shard) = options.shard else {
@@ -326,12 +326,6 @@ fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
     if shard.count > 1 && options.urls.is_empty() {
         return usage(format!(
             "--shard {shard}: the clients must share one server: give its --url (without one, each would start a private server of its own)"
-        ));
-    }
-    if shard.count > 1 && options.timing.start_at.is_none() && !W::CHECKS_IN {
-        return usage(format!(
-            "--shard {shard}: {} needs every client given the same --start-at TIME, so that their steps start together (and shard 1 loads before it)",
-            W::NAME
         ));
     }
     Ok(())

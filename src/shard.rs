@@ -23,6 +23,16 @@ pub fn patience() -> Duration {
     Duration::from_secs(PATIENCE_S.load(std::sync::atomic::Ordering::Relaxed))
 }
 
+/// The error of a wait for check-ins that ended with shards `missing` (of `count`).
+pub fn not_checked_in<T: std::fmt::Display>(missing: &[T], count: usize) -> anyhow::Error {
+    let names: Vec<String> = missing.iter().map(|i| format!("{i}/{count}")).collect();
+    anyhow::anyhow!(
+        "shard {} did not check in within {} s (started with the same --url and configuration?)",
+        names.join(", "),
+        patience().as_secs()
+    )
+}
+
 /// Looks every 100 ms whether the other shards are where this one waits for them (`arrived`:
 /// Ok(true) once they are; an error stops the wait, as when one of them failed); fails with
 /// "`what` within N s" when they are not by then.

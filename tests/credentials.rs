@@ -274,9 +274,7 @@ fn mariadb_takes_mysql_pwd_and_my_cnf() {
 #[test]
 fn redis_takes_rediscli_auth() {
     let dir = tempfile::tempdir().unwrap();
-    let server_dir = dir.path().join("redis");
-    std::fs::create_dir(&server_dir).unwrap();
-    let server = common::private(&hakari::server::redis::PRIVATE, &server_dir, dir.path());
+    let server = common::private_redis(dir.path());
     let secret = "Rd-Plant3d-2284";
     let mut con = redis::Client::open(server.url.as_str())
         .unwrap()

@@ -186,9 +186,7 @@ fn ycsb_and_tpch_kept_are_used_by_a_second_run_and_refused_at_another_scale() {
 #[test]
 fn ycsb_records_kept_on_redis_are_run_on_and_a_fresh_run_removes_them() {
     let dir = tempfile::tempdir().unwrap();
-    let server_dir = dir.path().join("redis");
-    std::fs::create_dir(&server_dir).unwrap();
-    let server = common::private(&hakari::server::redis::PRIVATE, &server_dir, dir.path());
+    let server = common::private_redis(dir.path());
     let url = format!("redis://127.0.0.1:{}", server.process.port);
     let out = dir.path().join("out");
     let ycsb = |extra: &[&str]| {

@@ -14,17 +14,32 @@ use std::time::{Duration, SystemTime};
 fn run_shards(dir: &Path, url: &str, count: usize, args: &[&str]) -> Vec<std::path::PathBuf> {
     let start_at = SystemTime::now() + Duration::from_secs(10);
     let start_at = hakari::results::time::rfc3339(start_at);
+    let mut args = args.to_vec();
+    args.extend(["--engine", "postgres", "--start-at", &start_at]);
+    start_shards(dir, url, count, &args, Duration::ZERO)
+}
+
+/// Starts `count` clients of one run at `url`, shard i of N each, `apart` from each other (the
+/// last first); returns their result files once each has succeeded.
+fn start_shards(
+    dir: &Path,
+    url: &str,
+    count: usize,
+    args: &[&str],
+    apart: Duration,
+) -> Vec<std::path::PathBuf> {
     let outs: Vec<_> = (1..=count)
         .map(|i| dir.join(format!("client{i}")))
         .collect();
     let clients: Vec<_> = (1..=count)
+        .rev()
         .map(|i| {
+            std::thread::sleep(apart);
             let shard = format!("{i}/{count}");
             std::process::Command::new(env!("CARGO_BIN_EXE_hakari"))
                 .arg("run")
                 .args(args)
-                .args(["--engine", "postgres", "--url", url])
-                .args(["--shard", &shard, "--start-at", &start_at])
+                .args(["--url", url, "--shard", &shard])
                 .arg("--hlog")
                 .arg(dir.join("hlog"))
                 .arg("--out")
@@ -217,22 +232,9 @@ fn two_tpcc_shards_run_their_own_warehouses_and_shard_1_checks_them_all() {
 }
 
 #[test]
-fn a_shard_needs_a_shared_server_a_start_and_a_workload_that_splits() {
+fn a_shard_needs_a_shared_server_and_a_workload_that_splits() {
     let cases: &[(&[&str], &str)] = &[
         (&["tpcb", "--engine", "postgres", "--shard", "2/2"], "--url"),
-        (
-            // ycsb's clients meet in the store with no check-in: they need a start time.
-            &[
-                "ycsb",
-                "--engine",
-                "redis",
-                "--shard",
-                "1/2",
-                "--url",
-                "redis://127.0.0.1:1",
-            ],
-            "--start-at",
-        ),
         (&["kv", "--shard", "1/2"], "tpcb"),
         (&["ycsb", "--load", "all"], "--shard"),
         (&["tpcb", "--shard", "3/2"], "i/N"),
@@ -341,6 +343,93 @@ fn every_shard_loads_its_part_and_inserts_its_own_records() {
         assert!(note.is_some(), "{:?}", r.notes);
     }
     assert_eq!(tables_left(&url), 0, "shard 1 dropped the tables");
+}
+
+/// Three ycsb clients on a Redis given by --url, started a second apart with no start time
+/// (as a scheduler starts them): each checks in, and shard 1 names when the loads start and
+/// when the run phases start, so both start together on every client. Twice: what the first
+/// run's shards marked in the store does not mislead the second's.
+#[test]
+fn ycsb_shards_started_apart_check_in_and_start_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::private_redis(dir.path());
+    let url = format!("redis://127.0.0.1:{}", server.process.port);
+    let ycsb = [
+        "ycsb",
+        "--engine",
+        "redis",
+        "--workload",
+        "d",
+        "--records",
+        "3001",
+        "--operations",
+        "2000",
+        "--threads",
+        "2",
+        "--load",
+        "all",
+        "--durability",
+        "sync",
+    ];
+    for round in ["first", "second"] {
+        let called = hakari::results::time::unix_seconds(SystemTime::now());
+        let files = start_shards(
+            &dir.path().join(round),
+            &url,
+            3,
+            &ycsb,
+            Duration::from_secs(1),
+        );
+        let results: Vec<_> = (files.iter())
+            .map(|f| hakari::results::store::read(f).unwrap())
+            .collect();
+        let started = |name: &str| -> Vec<f64> {
+            (results.iter())
+                .map(|r| {
+                    let m = r.measurements.iter().find(|m| m.step == name);
+                    m.unwrap_or_else(|| panic!("no {name} step")).runs[0]
+                        .started_unix_s
+                        .unwrap()
+                })
+                .collect()
+        };
+        for step in ["load", "run"] {
+            let starts = started(step);
+            let spread = starts.iter().fold(f64::MIN, |a, &b| a.max(b))
+                - starts.iter().fold(f64::MAX, |a, &b| a.min(b));
+            assert!(
+                spread < 0.05,
+                "{round} run: {step} phases started {spread} s apart"
+            );
+        }
+        let loaded: Vec<u64> = (results.iter())
+            .map(|r| {
+                r.measurements
+                    .iter()
+                    .find(|m| m.step == "load")
+                    .unwrap()
+                    .runs[0]
+                    .ops
+            })
+            .collect();
+        assert_eq!(
+            loaded,
+            [1001, 1000, 1000],
+            "{round} run: each loaded its part"
+        );
+        // The last client (shard 1) was started 3 s after the call.
+        let earliest = started("load").into_iter().fold(f64::MAX, f64::min);
+        assert!(
+            earliest > called + 3.0,
+            "{round} run: the loads waited for the last client"
+        );
+    }
+    let mut con = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let left: usize = redis::cmd("DBSIZE").query(&mut con).unwrap();
+    assert_eq!(left, 0, "shard 1 left nothing of hakari's");
 }
 
 /// A shard that fails says so where the others meet: here shard 1 cannot split one branch in

@@ -84,8 +84,8 @@ pub struct ShardArgs {
     /// three): what a machine writes as its own is split into N parts (tpcb: the branches, each
     /// machine's tellers in its own; ycsb: the records it inserts); --rate is divided by N;
     /// reads cover the whole data. Shard 1 creates and loads the tables and drops them once
-    /// every shard is done. Needs --url. tpcb's and tpcc's clients check in where they meet
-    /// and start together when all have; ycsb's need the same --start-at.
+    /// every shard is done. Needs --url. The clients check in where they meet and start
+    /// together when all have, in whatever order they were started.
     ///
     /// `auto` takes the place from the scheduler that started this client: a Kubernetes
     /// Indexed Job (JOB_COMPLETION_INDEX; give auto/N, N the Job's completions), Slurm's srun
@@ -94,12 +94,12 @@ pub struct ShardArgs {
     pub shard: Option<Given>,
     /// With --shard, who loads the data: `first` (shard 1 loads all of it) or `all` (each shard
     /// loads its own part at once: tpcb its branches, ycsb its share of the records, as YCSB's
-    /// insertstart/insertcount; ycsb then times the load from --start-at on every client).
+    /// insertstart/insertcount; ycsb's loads then start together and are timed).
     #[arg(long, value_name = "WHO", value_parser = ["first", "all"], requires = "shard")]
     pub load: Option<String>,
-    /// Start the timed steps at this instant, the same on every client machine (UTC:
-    /// 2026-12-01T10:00:00Z; clocks assumed in sync): each result records how far from it its
-    /// steps started.
+    /// Start the timed steps no earlier than this instant, the same on every client machine
+    /// (UTC: 2026-12-01T10:00:00Z; clocks assumed in sync): each result records how far from it
+    /// its steps started. Not needed with --shard: the clients agree on a start themselves.
     #[arg(long, value_name = "TIME", value_parser = start_at)]
     pub start_at: Option<StartAt>,
     /// How long a client waits for the others (shard 1's tables, every shard's check-in, the

@@ -50,9 +50,6 @@ pub trait Workload: serde::Serialize {
     /// Whether it can keep the tables it loaded for later runs (`--keep`, `--load-only`,
     /// `--run-only`: [`kept`]).
     const KEEPS: bool = false;
-    /// Whether its shards check in where they meet, so that shard 1 names their common start
-    /// with no `--start-at` (tpcb and tpcc, in their meeting table).
-    const CHECKS_IN: bool = false;
 
     /// How long its timed steps run, as far as is known before the run (for checking
     /// `--warmup` and `--interval`).

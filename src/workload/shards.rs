@@ -217,14 +217,7 @@ impl<'d> Meeting<'d> {
                 Ok(missing.is_empty())
             });
             if waited.is_err() && !failed && !missing.is_empty() {
-                let names: Vec<String> = (missing.iter())
-                    .map(|i| format!("{i}/{}", self.shard.count))
-                    .collect();
-                bail!(
-                    "shard {} did not check in within {} s (started with the same --url and configuration?)",
-                    names.join(", "),
-                    crate::shard::patience().as_secs()
-                );
+                return Err(crate::shard::not_checked_in(&missing, self.shard.count));
             }
             waited?;
             let soon = SystemTime::now() + Duration::from_secs(1);

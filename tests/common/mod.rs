@@ -61,6 +61,13 @@ pub fn private(
     server.start(dir, &options, root).unwrap()
 }
 
+/// A private Redis in `root`/redis, as `private` starts it.
+pub fn private_redis(root: &Path) -> hakari::server::Launched {
+    let dir = root.join("redis");
+    std::fs::create_dir(&dir).unwrap();
+    private(&hakari::server::redis::PRIVATE, &dir, root)
+}
+
 /// What an engine needs beside `--engine` to run with no server given: the odbc engine reaches
 /// a SQLite file in `dir` through Debian's SQLite ODBC driver (a real driver and database, and
 /// no server to start); every other engine needs nothing.

@@ -82,7 +82,6 @@ impl Workload for TpcbParams {
     const PACED: bool = true;
     const SHARDED: bool = true;
     const KEEPS: bool = true;
-    const CHECKS_IN: bool = true;
 
     #[cfg(test)]
     fn statements() -> String {

@@ -25,7 +25,7 @@ use crate::workload::{preferred_levels, Plan, RunContext, StepLength, Workload};
 use anyhow::{bail, Context, Result};
 use generators::{Distribution, Exponential, InsertSequence, LengthDistribution};
 use presets::{Mix, Operation, YcsbParams};
-use shards::{Mark, Meeting};
+use shards::{Mark, Meeting, Phase};
 use std::collections::BTreeMap;
 use store::{OpenOptions, Records, Shape};
 use worker::WorkerState;
@@ -349,22 +349,26 @@ fn measure_run(
     if shard.is_first() && kept.is_none() {
         records.create(shape(p))?;
     }
-    // With --load all the others load into the table shard 1 made.
+    // The others check in, and with --load all load, once shard 1 has made the table.
     match meeting {
-        Some(m) if each_loads && shard.is_first() => m.mark(Mark::Ready)?,
-        Some(m) if each_loads => {
+        Some(m) if shard.is_first() => m.open()?,
+        Some(m) => {
             eprintln!("  shard {shard}: waiting for shard 1 to create the records");
-            m.wait_for(Mark::Ready, true, "shard 1 did not create the records for this --start-at (start it with the same --start-at and --url)")?;
+            m.opened()?;
         }
-        _ => {}
+        None => {}
     }
     // The load is a closed loop of inserts: no rate, no warm-up. When every shard loads its
     // part, the loads start together.
+    let load_start = match meeting {
+        Some(m) if each_loads && kept.is_none() => Some(m.start(Phase::Load, ctx.timing.start_at)?),
+        _ => None,
+    };
     let load_timing = Timing {
         interval: ctx.timing.interval,
         print_intervals: ctx.timing.print_intervals,
         keep_histograms: ctx.timing.keep_histograms,
-        start_at: ctx.timing.start_at.filter(|_| each_loads),
+        start_at: load_start,
         resources: ctx.timing.resources,
         ..Timing::default()
     };
@@ -389,9 +393,9 @@ fn measure_run(
     };
     if let Some(m) = meeting {
         if !shard.is_first() && !each_loads {
-            eprintln!("  shard {shard}: waiting for shard 1 to load the records");
+            eprintln!("  shard {shard}: checked in; waiting for shard 1 to load the records");
         }
-        timing.start_at = Some(m.run_start(ctx.timing.start_at)?);
+        timing.start_at = Some(m.start(Phase::Run, ctx.timing.start_at)?);
     }
     let mut notes: Vec<String> = kept.iter().map(|k| k.note(&label, "ycsb")).collect();
     // A run phase that inserts leaves more records than the parameters say: not kept.

@@ -144,6 +144,18 @@ impl Records {
         Ok(())
     }
 
+    /// Deletes the shards' markers `keys` (an earlier run's): a key-value store keeps them
+    /// across runs, where a SQL table is made afresh by `create`.
+    pub fn delete_markers(&self, keys: &[Vec<u8>]) -> Result<()> {
+        if let Records::Kv(s) = self {
+            let mut session = s.session()?;
+            for key in keys {
+                session.delete(key)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Drops what `create` made.
     pub fn drop_table(&self, shape: Shape) -> Result<()> {
         if let Records::Sql(db) = self {
