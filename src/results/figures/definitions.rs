@@ -432,6 +432,13 @@ pub const DEFINITIONS: &[Definition] = &[
         "µs",
         Made::Largest("fault.p99_after_us"),
     ),
+    // Acknowledged writes missing after the fault (ycsb: its run phase's inserts, looked for).
+    cost(
+        "fault.lost",
+        "lost writes",
+        "",
+        Made::Total(&["fault.lost"], 1.0),
+    ),
 ];
 
 const SYSBENCH_QUERIES: &[&str] = &["sysbench.reads", "sysbench.writes", "sysbench.other"];

@@ -340,6 +340,8 @@ impl LengthChooser {
 /// inserted, and `last` is the highest number below which every insert is acknowledged, so
 /// readers never choose a record still being written.
 pub struct InsertSequence {
+    /// The first number inserted (the loaded records come before it).
+    first: u64,
     next: AtomicU64,
     acknowledged: Mutex<Acknowledged>,
     last: AtomicU64,
@@ -356,6 +358,7 @@ impl InsertSequence {
     /// After a load of `records` (numbers 0..records).
     pub fn new(records: u64) -> InsertSequence {
         InsertSequence {
+            first: records,
             next: AtomicU64::new(records),
             acknowledged: Mutex::new(Acknowledged {
                 below: records,
@@ -378,6 +381,14 @@ impl InsertSequence {
         }
         self.last
             .store(a.below.saturating_sub(1), Ordering::Release);
+    }
+
+    /// Every number whose insert was acknowledged, in order.
+    pub fn acknowledged(&self) -> Vec<u64> {
+        let a = self.acknowledged.lock().unwrap();
+        (self.first..a.below)
+            .chain(a.pending.iter().copied())
+            .collect()
     }
 
     /// The newest record every reader may choose.

@@ -415,6 +415,14 @@ fn measure_run(
     let progress = Progress::new(&format!("{label}: run"), p.operations.unwrap_or(0));
     let measured =
         run_phase(p, config, records, shard, &timing, &progress, seed).context("run phase")?;
+    let counted = (measured.fault.as_ref())
+        .and(measured.resources.as_ref())
+        .map(|r| &r.counted);
+    if let Some((Some(lost), Some(acknowledged))) =
+        counted.map(|c| (c.get("fault.lost"), c.get("fault.acknowledged")))
+    {
+        notes.push(format!("{label}: after the fault, {lost} of the {acknowledged} records the run phase inserted and had acknowledged are missing"));
+    }
     Ok((load, Some(measured), notes))
 }
 
@@ -485,7 +493,7 @@ fn run_phase(
     let inserts = InsertSequence::new(p.records);
     let keeps_data = config.engine.keeps_data();
     let threads = config.threads as u64;
-    run_step(
+    let mut outcome = run_step(
         config.threads,
         timing,
         progress,
@@ -505,7 +513,11 @@ fn run_phase(
             }
             Ok(())
         },
-    )
+    )?;
+    if outcome.fault.is_some() {
+        worker::lost_inserts(p, config, records, shard, seed, &inserts, &mut outcome)?;
+    }
+    Ok(outcome)
 }
 
 /// Records the load phase, the run phase, and the run phase per kind of operation.

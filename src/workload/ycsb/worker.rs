@@ -8,8 +8,9 @@ use super::generators::{
 use super::presets::{Operation, YcsbParams};
 use super::store::{Client, Records};
 use super::{expected_inserts, shape, Config};
+use crate::measure::runner::StepOutcome;
 use crate::shard::Shard;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -220,4 +221,35 @@ fn update(p: &YcsbParams, s: &mut WorkerState) -> Result<u64> {
     let length = s.field_lengths.next(&mut s.rng) as usize;
     fill_field(&mut s.rng, &mut s.fields[0], length);
     s.client.update(&s.key, field, &s.fields[0])
+}
+
+/// After a run phase with a fault: looks up every record it inserted and had acknowledged, and
+/// adds to its readings how many are missing (`fault.lost`: a failover to a replica that had not
+/// received them, as Redis's asynchronous replication allows) of how many
+/// (`fault.acknowledged`).
+pub fn lost_inserts(
+    p: &YcsbParams,
+    config: &Config,
+    records: &Records,
+    shard: Shard,
+    seed: u64,
+    inserts: &InsertSequence,
+    outcome: &mut StepOutcome,
+) -> Result<()> {
+    let acknowledged = inserts.acknowledged();
+    let mut s = WorkerState::new(p, config, records, shard, seed, 0)?;
+    let mut lost = 0;
+    for &n in &acknowledged {
+        s.new_record(n);
+        let there = (s.client.exists(&s.key))
+            .context("looking for the inserted records after the fault")?;
+        lost += u64::from(!there);
+    }
+    let counted = &mut outcome
+        .resources
+        .get_or_insert_with(Default::default)
+        .counted;
+    counted.insert("fault.lost".into(), lost as f64);
+    counted.insert("fault.acknowledged".into(), acknowledged.len() as f64);
+    Ok(())
 }

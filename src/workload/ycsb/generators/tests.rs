@@ -340,3 +340,18 @@ fn sliced_choosers_stay_in_their_slice() {
         );
     }
 }
+
+#[test]
+fn acknowledged_inserts_are_every_one_acknowledged_across_gaps() {
+    let inserts = InsertSequence::new(10);
+    let numbers: Vec<u64> = (0..5).map(|_| inserts.next()).collect();
+    assert_eq!(numbers, [10, 11, 12, 13, 14]);
+    // 11's insert failed (its connection lost): a gap the later ones stand above.
+    for n in [10, 12, 14] {
+        inserts.acknowledge(n);
+    }
+    assert_eq!(inserts.acknowledged(), [10, 12, 14]);
+    assert_eq!(inserts.last(), 10, "readers stop below the gap");
+    inserts.acknowledge(13);
+    assert_eq!(inserts.acknowledged(), [10, 12, 13, 14]);
+}
