@@ -354,11 +354,11 @@ fn a_killed_redis_cluster_master_fails_over_to_its_replica() {
     );
 }
 
-/// ycsb, tpcc and a script of the user's on PostgreSQL restarted mid-run: each lives through it
-/// as tpcb does (tpcc's New-Orders and consistency conditions checked after it; every record
+/// ycsb, tpcc, a script of the user's and sysbench's oltp_read_write on PostgreSQL restarted
+/// mid-run: each lives through it as tpcb does (tpcc's New-Orders and consistency conditions checked after it; every record
 /// ycsb inserted and had acknowledged is there after it).
 #[test]
-fn ycsb_tpcc_and_script_live_through_a_restart() {
+fn ycsb_tpcc_script_and_sysbench_live_through_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let init = dir.path().join("init.sql");
     std::fs::write(
@@ -416,6 +416,35 @@ fn ycsb_tpcc_and_script_live_through_a_restart() {
             assert_eq!(usage["fault.lost"], 0.0, "a restart at sync loses nothing");
         }
     }
+    // sysbench's own script: its thread made anew (a new connection, thread_init again), which
+    // it counts as a reconnect, as sysbench's driver does.
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let out = dir.path().join("sysbench");
+    let o = hakari(&[
+        "run",
+        "sysbench",
+        "--engine",
+        "postgres",
+        "--fault",
+        "restart@1.5s",
+        "--out",
+        out.to_str().unwrap(),
+        "oltp_read_write",
+        "--db-driver=pgsql",
+        "--threads=2",
+        "--time=4",
+        "--tables=1",
+        "--table-size=1000",
+    ]);
+    assert!(o.status.success(), "sysbench: {}", stderr(&o));
+    let r = hakari::results::store::read(&common::only_result(&out)).unwrap();
+    assert_eq!(r.status, "complete", "sysbench: {:?}", r.errors);
+    let m = (r.measurements.iter())
+        .find(|m| m.figure("fault.outage_s").is_some())
+        .expect("sysbench: a measurement with the fault's figures");
+    let usage = &m.runs[0].usage;
+    assert!(usage["fault.failed"] >= 1.0, "{usage:?}");
+    assert!(usage["sysbench.reconnects"] >= 1.0, "{usage:?}");
 }
 
 /// A fault that cannot be put in: one line saying why, exit 2 before anything starts; a fault

@@ -550,3 +550,31 @@ fn bad_input_is_one_line_and_a_failure() {
         assert_eq!(last, 1, "{script}: said once: {err}");
     }
 }
+
+/// Everything after the script is sysbench's, even an option hakari also has (`--threads`,
+/// `--rate`) given right after it: once refused as hakari's own.
+#[test]
+fn options_after_the_script_are_sysbenchs_even_hakaris_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = common::hakari(&[
+        "run",
+        "sysbench",
+        "--out",
+        out,
+        "oltp_point_select",
+        "--threads=2",
+        "--rate=5",
+        "help",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("oltp_point_select options:"), "{said}");
+    let o = common::hakari(&["run", "sysbench", "--threads", "2", "oltp_point_select"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("--threads=N after the script"),
+        "{}",
+        text(&o)
+    );
+}

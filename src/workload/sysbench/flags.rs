@@ -4,28 +4,30 @@
 use super::options::Given;
 use super::{SysbenchParams, DRIVERS};
 use crate::workload::flags::{Flags, Overrides, Shared};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 
 #[derive(Args, Clone, Debug)]
 pub struct SysbenchFlags {
-    /// The script: one of those Debian's sysbench package ships (oltp_read_write,
-    /// oltp_read_only, oltp_write_only, oltp_point_select, oltp_update_index,
-    /// oltp_update_non_index, oltp_insert, oltp_delete, select_random_points,
-    /// select_random_ranges, bulk_insert), read from /usr/share/sysbench, or a script's path.
-    #[arg(value_name = "SCRIPT")]
-    pub script: String,
     /// `sysbench`: print the run in sysbench's own report layout (SQL statistics, General
     /// statistics, Latency) instead of hakari's tables, for tools that parse sysbench's output.
     /// The result file and the HTML report are hakari's either way.
     #[arg(long, value_name = "FORMAT", value_parser = ["sysbench"])]
     pub output: Option<String>,
-    /// sysbench's options (--threads=8, --time=60, --events=N, --rate=N, --report-interval=1,
-    /// --rand-type, --rand-seed, --db-driver=mysql|pgsql, --mysql-host, --pgsql-db, ...),
-    /// the script's own (--tables=4, --table-size=100000) and the commands (prepare, run,
-    /// cleanup, the script's own), as sysbench takes them.
+    /// The script: one of those Debian's sysbench package ships (oltp_read_write,
+    /// oltp_read_only, oltp_write_only, oltp_point_select, oltp_update_index,
+    /// oltp_update_non_index, oltp_insert, oltp_delete, select_random_points,
+    /// select_random_ranges, bulk_insert), read from /usr/share/sysbench, or a script's path;
+    /// then sysbench's options (--threads=8, --time=60, --events=N, --rate=N,
+    /// --report-interval=1, --rand-type, --rand-seed, --db-driver=mysql|pgsql, --mysql-host,
+    /// --pgsql-db, ...), the script's own (--tables=4, --table-size=100000) and the commands
+    /// (prepare, run, cleanup, the script's own), as sysbench takes them.
+    // One list, the script first: once clap has seen the script, all that follows is sysbench's,
+    // even an option hakari also has (--threads, --rate).
     #[arg(
-        value_name = "OPTIONS AND COMMANDS",
+        value_name = "SCRIPT [OPTIONS AND COMMANDS]",
+        required = true,
+        num_args = 1..,
         trailing_var_arg = true,
         allow_hyphen_values = true
     )]
@@ -57,13 +59,14 @@ impl Flags for SysbenchFlags {
         if shared.threads.is_some() {
             bail!("sysbench's threads are its own option: --threads=N after the script");
         }
-        SysbenchParams::new(&self.script, self.args.clone(), shared.runs.unwrap_or(1))
+        let (script, args) = self.args.split_first().context("no script given")?;
+        SysbenchParams::new(script, args.to_vec(), shared.runs.unwrap_or(1))
     }
 
     /// sysbench's options that are hakari's run options: the engine its driver names, the
     /// server its connection options name, the seed, the rate, the interval, the warm-up.
     fn overrides(&self) -> Result<Overrides> {
-        let given = Given::parse(&self.args)?;
+        let given = Given::parse(self.args.get(1..).unwrap_or_default())?;
         let driver = given.text("db-driver").unwrap_or_default();
         let engine = DRIVERS.iter().find(|(d, _)| *d == driver).map(|d| d.1);
         let number = |name: &str| given.number(name);

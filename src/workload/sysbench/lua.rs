@@ -4,7 +4,8 @@
 
 use super::options::Value;
 use super::rand::{Generator, Unique};
-use super::sql::{Connection, Local};
+use super::sql::{Connection, Local, Lost};
+use crate::measure::fault::ConnectionLost;
 use anyhow::{anyhow, Result};
 use mlua::{Function, Lua, LuaOptions, StdLib, Table};
 use std::path::Path;
@@ -34,10 +35,15 @@ pub struct State {
     pub local: Rc<Local>,
 }
 
-/// A Lua error as one line: the script's file and line, and what it said (no traceback).
+/// A Lua error as one line: the script's file and line, and what it said (no traceback); a
+/// lost connection stays one (`ConnectionLost`), for the runner to reconnect with --fault.
 pub fn one_line(e: &mlua::Error) -> anyhow::Error {
     let text = match e {
         mlua::Error::CallbackError { cause, .. } => return one_line(cause),
+        mlua::Error::ExternalError(inner) => match inner.downcast_ref::<Lost>() {
+            Some(Lost(text)) => return anyhow!("{text}").context(ConnectionLost),
+            None => inner.to_string(),
+        },
         other => other.to_string(),
     };
     let first = text.lines().next().unwrap_or("").trim();

@@ -30,7 +30,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -492,6 +492,7 @@ impl SysbenchParams {
             crate::measure::resources::register(Box::new(view::CountsSource(counts.clone())));
         let seeds = Seeds::run(seed, self.threads);
         let left = AtomicI64::new(self.events as i64);
+        let started: Vec<AtomicBool> = (0..self.threads).map(|_| AtomicBool::new(false)).collect();
         run_step(
             self.threads,
             timing,
@@ -500,6 +501,11 @@ impl SysbenchParams {
                 let state = command.state(i, seeds.state(i), counts[i].clone())?;
                 state.call_if_defined("thread_init")?;
                 let step = state.event_step()?;
+                // A thread's state made again (its connection lost under --fault) is a
+                // reconnect, as sysbench's driver counts one.
+                if started[i].swap(true, Ordering::Relaxed) {
+                    counts[i].reconnects.fetch_add(1, Ordering::Relaxed);
+                }
                 Ok((state, step))
             },
             |(state, step): &mut (State, mlua::Function), worker: &mut Worker| {

@@ -187,6 +187,16 @@ fn with<T>(
     };
     match call(conn.as_mut()) {
         Ok(v) => Ok(Ok(v)),
+        // Raised past the script, for the runner: with --fault the worker's state is made anew
+        // (a new connection, thread_init again) and the event counts as failed.
+        Err(e) if crate::measure::fault::is_connection_lost(&e) => {
+            bump(&local.counts.errors);
+            // What the server said, without the mark one_line puts back.
+            let said = format!("{e:#}");
+            let prefix = format!("{}: ", crate::measure::fault::ConnectionLost);
+            let said = said.strip_prefix(&prefix).unwrap_or(&said).to_string();
+            Err(mlua::Error::external(Lost(said)))
+        }
         Err(e) => {
             bump(&local.counts.errors);
             let described = describe(lua, &e, local)?;
@@ -198,6 +208,18 @@ fn with<T>(
         }
     }
 }
+
+/// A lost connection raised through the script as it was (see `lua::one_line`).
+#[derive(Debug)]
+pub struct Lost(pub String);
+
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Lost {}
 
 /// sysbench's error description: `sql_errno`, `sql_state`, `sql_errmsg`, and whether the
 /// driver counts it ignorable (the event restarts).
