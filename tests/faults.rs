@@ -64,13 +64,41 @@ fn a_stall_on(engine: &str) {
         (outage - 1.0).abs() <= 0.3,
         "{engine}: the outage of a 1 s stall measured {outage} s"
     );
-    let recovery = figure("fault.recovery_s");
-    // Intervals of 0.25 s on two shared cores vary by 15% without a fault: the 3.5 s after the
-    // stall leave room for one back within 10% of the level before.
-    assert!(
-        (1.0..=4.5).contains(&recovery),
-        "{engine}: recovered {recovery} s after the stall began"
-    );
+    // The recovery is what the series says: the end of the first whole interval after the
+    // stall back within 10% of the median interval before it. Whether there is one is the
+    // server's affair (0.25 s intervals on two shared cores vary by 15% without a fault, and a
+    // server may run slower after a stall for the rest of a short run), so the figure is held to
+    // the series, not to a recovery.
+    let intervals = &m.runs[0].intervals;
+    let usage = &m.runs[0].usage;
+    let (began, ended) = (usage["fault.began_s"], usage["fault.ended_s"]);
+    let mut before: Vec<f64> = (intervals.iter())
+        .filter(|i| i.t_s + i.seconds <= began + 1e-9 && i.seconds >= 0.125)
+        .map(|i| i.ops_per_sec)
+        .collect();
+    before.sort_by(f64::total_cmp);
+    let level = match before.len() % 2 {
+        1 => before[before.len() / 2],
+        _ => (before[before.len() / 2 - 1] + before[before.len() / 2]) / 2.0,
+    };
+    let back = (intervals.iter())
+        .filter(|i| i.t_s + i.seconds / 10.0 >= ended && i.seconds >= 0.125)
+        .find(|i| i.ops_per_sec >= 0.9 * level)
+        .map(|i| i.t_s + i.seconds - began);
+    match (m.figure("fault.recovery_s"), back) {
+        (Some(r), Some(b)) => {
+            assert!(
+                (r - b).abs() < 1e-6,
+                "{engine}: recovery {r} s, the series says {b} s"
+            );
+            assert!(
+                (1.0..=4.5).contains(&r),
+                "{engine}: recovered {r} s after the stall began"
+            );
+        }
+        (None, None) => {}
+        (r, b) => panic!("{engine}: recovery {r:?}, the series says {b:?}: {intervals:?}"),
+    }
     // The units the stall held waited through it.
     let max_us = m.latency.as_ref().unwrap().max_us;
     assert!(

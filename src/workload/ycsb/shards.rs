@@ -121,7 +121,12 @@ impl<'r> Meeting<'r> {
     /// may have taken theirs). A shard that does not check in within the patience fails the run
     /// for all, named.
     pub fn start(&self, phase: Phase, planned: Option<SystemTime>) -> Result<SystemTime> {
-        self.mark(Mark::CheckedIn(phase))?;
+        // A mark an earlier run left in a SQL table shard 1 has not made afresh yet stands
+        // (a second INSERT of its key would fail); shard 1's table will not have it.
+        let mine = self.key(self.shard.index, Mark::CheckedIn(phase));
+        if !self.records.client(self.shape)?.exists(&mine)? {
+            self.mark(Mark::CheckedIn(phase))?;
+        }
         if self.shard.is_first() {
             self.wait_for(
                 Mark::CheckedIn(phase),
@@ -141,7 +146,6 @@ impl<'r> Meeting<'r> {
                 return Ok(false);
             };
             self.stop_if_failed(&mut client, &what)?;
-            let mine = self.key(self.shard.index, Mark::CheckedIn(phase));
             if !client.exists(&mine).unwrap_or(true) {
                 self.mark(Mark::CheckedIn(phase))?;
             }
