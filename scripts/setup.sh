@@ -9,14 +9,15 @@
 # With --with-test-tools it also installs promtool (the tests load the OpenMetrics export with
 # it), headless Chromium (the report test renders the HTML report in it) and sysbench (the
 # sysbench workload's tests run Debian's sysbench beside hakari, on its scripts), tcpdump (the
-# fault bench's packet capture) and slurm-wlm with munge (the Slurm test starts a cluster of its
-# own with scripts/slurm-local.sh). Safe to run again:
+# fault bench's packet capture), slurm-wlm with munge (the Slurm test starts a cluster of its
+# own with scripts/slurm-local.sh) and ansible-core (the test runs deploy/ansible's playbook on
+# three local hosts). Safe to run again:
 # it installs only what is not there.
 set -euo pipefail
 
 packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 nftables curl ca-certificates openssl)
 if [ "${1:-}" = "--with-test-tools" ]; then
-  packages+=(chromium sysbench tcpdump slurm-wlm munge)
+  packages+=(chromium sysbench tcpdump slurm-wlm munge ansible-core)
 fi
 
 need_pkgs=()

@@ -307,3 +307,67 @@ fn clients_on_separate_hosts_start_together_and_merge() {
         spread * 1000.0
     );
 }
+
+/// deploy/ansible's playbook on an inventory of three clients (all this machine, reached by
+/// Ansible's local connection, as three SSH hosts would be): each runs its shard, its place in
+/// the group, with no start time; the playbook gathers their results here and merges them: the
+/// merged run is the window they shared, and the database counted what the clients counted.
+#[test]
+fn the_ansible_playbook_runs_a_client_per_host_and_merges_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    db.batch_execute(COUNT_HISTORY).unwrap();
+    let inventory = dir.path().join("clients.ini");
+    std::fs::write(
+        &inventory,
+        "[hakari_clients]\nc1\nc2\nc3\n\n[all:vars]\nansible_connection=local\n\
+         ansible_python_interpreter=/usr/bin/python3\n",
+    )
+    .unwrap();
+    let collect = dir.path().join("results");
+    let bin = env!("CARGO_BIN_EXE_hakari");
+    let vars = serde_json::json!({
+        "url": url,
+        "hakari": bin,
+        "merger": bin,
+        "collect": collect,
+        "hakari_args": "--clients 1 --duration 4 --runs 1 --scale 3 --accounts-per-branch 100",
+    });
+    let o = Command::new("timeout")
+        .args(["300", "ansible-playbook", "-i"])
+        .arg(&inventory)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/deploy/ansible/tpcb.yml"
+        ))
+        .args(["-e", &vars.to_string()])
+        .env("ANSIBLE_HOME", dir.path().join("ansible"))
+        .env("ANSIBLE_LOCALHOST_WARNING", "false")
+        .output()
+        .unwrap_or_else(|e| panic!("ansible-playbook (scripts/setup.sh --with-test-tools): {e}"));
+    assert!(
+        o.status.success(),
+        "ansible-playbook: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(&o)
+    );
+    let result = hakari::results::store::read(&collect.join("merged.json")).unwrap();
+    let mut places: Vec<_> = (result.merged_from.iter())
+        .map(|c| c.shard.map(|s| (s.index, s.count, s.scheduler)))
+        .collect();
+    places.sort_by_key(|p| p.map(|(index, _, _)| index));
+    assert_eq!(
+        places,
+        (1..=3).map(|i| Some((i, 3, None))).collect::<Vec<_>>()
+    );
+    let sum = assert_within_window(&result, &clients_of(&collect));
+    let counted: i64 = (db.query_one("SELECT count(*) FROM public.test_counted", &[]))
+        .unwrap()
+        .get(0);
+    assert!(
+        (sum..=sum + 3).contains(&(counted as u64)),
+        "the database counted {counted} transactions, the clients {sum}"
+    );
+}
