@@ -19,6 +19,7 @@ pub mod rows;
 pub mod significance;
 pub mod summary;
 pub mod table;
+pub mod tables;
 pub mod terminal;
 pub mod throughput;
 pub mod view;

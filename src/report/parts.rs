@@ -1,17 +1,28 @@
 //! The parts views are made of, beyond a workload's own tables: the throughput grid, the charts
 //! over time, the latency percentiles, the open loop's table.
 
+use super::table::Table;
 use super::view::{Part, Verdict, View};
 use crate::results::RunResult;
 
 /// The parts most runs end with: charts over time and under load (the page), the latency
 /// percentiles (both), the open loop's table (the terminal; the page has it among the charts).
 pub fn timing(r: &RunResult) -> Vec<Part> {
+    let mut parts = vec![over_time(r)];
+    parts.extend(following(super::tables::latency(r)));
+    parts.push(open_loop(r));
+    parts
+}
+
+/// A table both forms show where it follows the view's own: after a blank line in the
+/// terminal; nothing when it has no rows.
+pub fn following(t: Table) -> Vec<Part> {
+    if t.is_empty() {
+        return Vec::new();
+    }
     vec![
-        over_time(r),
-        Part::Terminal(super::terminal::latency(r)),
-        latency_page(r),
-        open_loop(r),
+        Part::Terminal(format!("\n{}", t.render())),
+        Part::html((t.html(), 0)),
     ]
 }
 
@@ -22,7 +33,15 @@ pub fn over_time(r: &RunResult) -> Part {
 
 /// The latency percentiles on the page only (where the terminal's tables already show them).
 pub fn latency_page(r: &RunResult) -> Part {
-    Part::html((super::html::latency(r), 0))
+    let t = super::tables::latency(r);
+    Part::html((
+        if t.is_empty() {
+            String::new()
+        } else {
+            t.html()
+        },
+        0,
+    ))
 }
 
 /// The open loop's table in the terminal (after a blank line; nothing for a closed loop).

@@ -26,23 +26,7 @@ pub fn render(result: &RunResult, view: &dyn View) -> String {
     }
     if !result.metrics.is_empty() && view.derived() {
         out.push('\n');
-        let mut t = Table::new(
-            "Derived figures",
-            vec!["engine".into(), "figure".into(), "value".into()],
-            2,
-        );
-        for m in &result.metrics {
-            t.row(vec![
-                m.engine.clone().unwrap_or_default(),
-                m.name.clone(),
-                format!(
-                    "{:.3}{}",
-                    m.value,
-                    if m.unit == "ratio" { "" } else { &m.unit }
-                ),
-            ]);
-        }
-        out.push_str(&t.render());
+        out.push_str(&super::tables::derived(result).render());
     }
     out.push('\n');
     out.push_str(&footer(result));
@@ -135,54 +119,6 @@ pub fn with_sources(mut out: String, sources: &Sources) -> String {
         ));
     }
     out
-}
-
-/// The latency percentiles of every measurement that has them, after a blank line ("" when
-/// none has).
-pub fn latency(r: &RunResult) -> String {
-    let t = latency_table(r);
-    if t.is_empty() {
-        t
-    } else {
-        format!("\n{t}")
-    }
-}
-
-fn latency_table(r: &RunResult) -> String {
-    let latencies = crate::results::figures::LATENCIES;
-    let mut headers: Vec<String> = ["engine", "durability", "threads", "step"]
-        .map(String::from)
-        .to_vec();
-    headers.extend(latencies.iter().map(|d| d.label.to_string()));
-    headers.push("retries".into());
-    let mut t = Table::new(
-        "Latency per transaction, merged over threads and runs",
-        headers,
-        4,
-    );
-    let varying = super::varying_config(&r.measurements);
-    for m in &r.measurements {
-        if let Some(l) = &m.latency {
-            let mut row = vec![
-                m.engine.clone(),
-                super::durability_label(m, &varying),
-                m.threads.to_string(),
-                m.step.clone(),
-            ];
-            row.extend(
-                latencies
-                    .iter()
-                    .map(|d| crate::units::latency(d.latency_of(l).unwrap_or_default())),
-            );
-            row.push(m.retries.to_string());
-            t.row(row);
-        }
-    }
-    if t.is_empty() {
-        String::new()
-    } else {
-        t.render()
-    }
 }
 
 /// Whether any engine of the run reached a server (and says how: TLS or not).

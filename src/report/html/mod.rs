@@ -7,7 +7,7 @@ pub mod throughput;
 use super::compare;
 use super::markup::escape;
 use super::view::{Verdict, View};
-use crate::results::{store, Measurement, RunResult};
+use crate::results::{store, RunResult};
 use crate::units::thousands;
 use anyhow::{bail, Result};
 pub use over_time::over_time;
@@ -283,17 +283,6 @@ fn engines_table(runs: &[&RunResult]) -> String {
     t
 }
 
-/// Engine, level (with the config fields that vary between the run's measurements: size,
-/// layout, compression, table sets) and threads: what tells one configuration from another.
-fn config_label(m: &Measurement, varying: &[String]) -> String {
-    format!(
-        "{} {} t{}",
-        m.engine,
-        super::durability_label(m, varying),
-        m.threads
-    )
-}
-
 /// Every verdict the runs give others' rows (the newest run's, per engine, level and kind).
 fn verdicts(runs: &[&RunResult], views: Views) -> Vec<Verdict> {
     let mut newest_first = runs.to_vec();
@@ -336,18 +325,7 @@ fn run_section(r: &RunResult, view: &dyn View, verdicts: &[Verdict]) -> (String,
         charts += drawn;
     }
     if !r.metrics.is_empty() && view.derived() {
-        s.push_str("<table><tr><th>engine</th><th>derived figure</th><th>value</th></tr>");
-        for m in &r.metrics {
-            let _ = write!(
-                s,
-                "<tr><td>{}</td><td>{}</td><td class=n>{:.3} {}</td></tr>",
-                escape(m.engine.as_deref().unwrap_or("")),
-                escape(&m.name),
-                m.value,
-                escape(if m.unit == "ratio" { "" } else { &m.unit })
-            );
-        }
-        s.push_str("</table>");
+        s.push_str(&crate::report::tables::derived(r).html());
     }
     for n in &r.notes {
         let _ = write!(s, "<p class=note>note: {}</p>", escape(n));
@@ -356,38 +334,6 @@ fn run_section(r: &RunResult, view: &dyn View, verdicts: &[Verdict]) -> (String,
         let _ = write!(s, "<p class=problem>error: {}</p>", escape(e));
     }
     (s, charts)
-}
-
-/// The latency percentiles of every measurement that has them ("" when none has).
-pub fn latency(r: &RunResult) -> String {
-    let ms = &r.measurements;
-    if !ms.iter().any(|m| m.latency.is_some()) {
-        return String::new();
-    }
-    let varying = super::varying_config(ms);
-    let latencies = crate::results::figures::LATENCIES;
-    let mut s = String::from("<table><tr><th>configuration</th><th>step</th>");
-    for d in &latencies {
-        let _ = write!(s, "<th>{}</th>", d.label);
-    }
-    s.push_str("<th>retries</th></tr>");
-    for m in ms {
-        if let Some(l) = &m.latency {
-            let _ = write!(
-                s,
-                "<tr><td>{}</td><td>{}</td>",
-                escape(&config_label(m, &varying)),
-                escape(&m.step)
-            );
-            for d in &latencies {
-                let v = crate::units::latency(d.latency_of(l).unwrap_or_default());
-                let _ = write!(s, "<td class=n>{v}</td>");
-            }
-            let _ = write!(s, "<td class=n>{}</td></tr>", m.retries);
-        }
-    }
-    s.push_str("</table>");
-    s
 }
 
 /// Each later run of a workload against the first, figure by figure; "" when no run shares a
