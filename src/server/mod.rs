@@ -150,15 +150,14 @@ pub fn hand_over(paths: &[&Path], owner: Option<RunAs>, traverse_up_to: &Path) -
     Ok(())
 }
 
-/// The programs [`command`] has started in this process, for the test that every one is a
-/// program its server declares.
-static STARTED: std::sync::Mutex<std::collections::BTreeSet<String>> =
-    std::sync::Mutex::new(std::collections::BTreeSet::new());
+/// The programs [`command`] has started in this process, one entry per start in the order
+/// started, for the test that every one is a program its server declares (a set would hide a
+/// program an earlier server had started already).
+static STARTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
-/// The programs [`command`] has started in this process.
+/// The programs [`command`] has started in this process, one entry per start, oldest first.
 pub fn started_programs() -> Vec<String> {
-    let started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
-    started.iter().cloned().collect()
+    STARTED.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// A command for a server or its tools, as `owner` when given. It dies with hakari: the kernel
@@ -168,7 +167,7 @@ pub fn command(program: &Path, owner: Option<RunAs>) -> Command {
     use std::os::unix::process::CommandExt;
     if let Some(name) = program.file_name() {
         let mut started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
-        started.insert(name.to_string_lossy().into_owned());
+        started.push(name.to_string_lossy().into_owned());
     }
     let mut c = Command::new(program);
     if let Some(o) = owner {
