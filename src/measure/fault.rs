@@ -525,13 +525,7 @@ mod tests {
             seconds: 1.0,
             ops,
             ops_per_sec: ops as f64,
-            p50_us: 0.0,
-            p99_us: 0.0,
-            max_us: 0.0,
-            warmup: false,
-            lag_max_us: None,
-            mean_us: None,
-            stddev_us: None,
+            ..Default::default()
         }
     }
 

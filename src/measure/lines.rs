@@ -93,15 +93,7 @@ mod tests {
         let mut f = IntervalFigure {
             t_s: 2.0,
             seconds: 1.0,
-            ops: 0,
-            ops_per_sec: 0.0,
-            p50_us: 0.0,
-            p99_us: 0.0,
-            max_us: 0.0,
-            warmup: false,
-            lag_max_us: None,
-            mean_us: None,
-            stddev_us: None,
+            ..Default::default()
         };
         let line = interval_line(&f);
         assert!(
