@@ -137,11 +137,19 @@ pub fn compare(base: &Path, new: &Path, format: Format, gate: Option<Thresholds>
 
 /// `hakari merge`: one result from several clients' parts of a run.
 pub fn merge(files: &[PathBuf], hlog_dirs: &[PathBuf], output: Option<PathBuf>) -> Result<i32> {
+    let beside = files[0].parent().unwrap_or(Path::new("."));
+    merge_into(files, hlog_dirs, output, beside)
+}
+
+/// Merges `files`, writes the result to `output` (default: in `dir`, named after the run).
+fn merge_into(
+    files: &[PathBuf],
+    hlog_dirs: &[PathBuf],
+    output: Option<PathBuf>,
+    dir: &Path,
+) -> Result<i32> {
     let merged = crate::results::merge::merge(files, hlog_dirs)?;
-    let output = output.unwrap_or_else(|| {
-        let dir = files[0].parent().unwrap_or(Path::new("."));
-        dir.join(format!("{}.json", merged.run_id))
-    });
+    let output = output.unwrap_or_else(|| dir.join(format!("{}.json", merged.run_id)));
     crate::results::store::write_atomic(&output, &merged)?;
     out!(
         "{}",
@@ -168,9 +176,62 @@ pub fn merge_when_in(
         anyhow::bail!("{}: not a folder", dir.display());
     }
     eprintln!("waiting for {n} clients' results in {}", dir.display());
+    let files = wait_for_clients(dir, n, || Ok(()))?;
+    let mut dirs = hlog_dirs.to_vec();
+    dirs.push(dir.to_path_buf());
+    merge_into(&files, &dirs, output, dir)
+}
+
+/// `merge --from URL --wait N`: as `--wait` on a folder, the clients' files fetched from the
+/// database they were left in (`run --out URL`) once a second; what was merged is deleted
+/// there after (hakari's table too, once empty). The merged result goes to `output` (default:
+/// the folder `results`).
+pub fn merge_from(url: &str, n: usize, output: Option<PathBuf>) -> Result<i32> {
+    use crate::results_table as database;
+    database::check(url)?;
+    let folder = tempfile::Builder::new().prefix("hakari-merge-").tempdir()?;
+    eprintln!(
+        "waiting for {n} clients' results in {} (table {})",
+        crate::results::redact::redact(url),
+        database::TABLE
+    );
+    let mut fetched = Vec::new();
+    let mut last: Option<std::time::Instant> = None;
+    let files = wait_for_clients(folder.path(), n, || {
+        if last.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1)) {
+            last = Some(std::time::Instant::now());
+            fetched = database::fetch(url, folder.path())?;
+        }
+        Ok(())
+    })?;
+    let results = Path::new("results");
+    std::fs::create_dir_all(results).context("cannot make the folder results")?;
+    let code = merge_into(&files, &[], output, results)?;
+    let merged: Vec<String> = (files.iter())
+        .flat_map(|f| [f.clone(), f.with_extension("hlog")])
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|name| fetched.contains(name))
+        .collect();
+    database::remove(url, &merged)?;
+    eprintln!(
+        "deleted the {} files merged from {}",
+        merged.len(),
+        database::TABLE
+    );
+    Ok(code)
+}
+
+/// Waits (printing each arrival) until `n` clients' complete results are in `dir`, calling
+/// `refresh` before each look; returns their files.
+fn wait_for_clients(
+    dir: &Path,
+    n: usize,
+    mut refresh: impl FnMut() -> Result<()>,
+) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     let mut seen = 0;
     crate::shard::wait_for_others(&format!("{n} clients' complete results"), || {
+        refresh()?;
         files = clients_done(dir, n)?;
         if files.len() > seen {
             seen = files.len();
@@ -178,9 +239,7 @@ pub fn merge_when_in(
         }
         Ok(files.len() == n)
     })?;
-    let mut dirs = hlog_dirs.to_vec();
-    dirs.push(dir.to_path_buf());
-    merge(&files, &dirs, output)
+    Ok(files)
 }
 
 /// The complete results of a run of `n` clients in `dir`, one per shard; an error for a client

@@ -5,6 +5,7 @@
 //! each command does), `run` (the run lifecycle every workload shares), `workload` (the contract
 //! and one folder per workload, with its view), `workloads` (the registry of workloads), `engine` (the registry and one module per engine), `measure`
 //! (the timing core: knows no engine or workload), `results` (schema, environment, files),
+//! `results_table` (a database as the place clients leave their results: `--out URL`),
 //! `report` (tables, charts, HTML), `crashtest`, `server` (private servers).
 
 pub mod cli;
@@ -20,6 +21,7 @@ pub mod pgbench;
 pub mod process;
 pub mod report;
 pub mod results;
+pub mod results_table;
 pub mod run;
 pub mod server;
 pub mod shard;

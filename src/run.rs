@@ -334,6 +334,9 @@ fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
 /// Plans `workload`, runs every configuration and writes the result file; returns the exit code.
 /// `paced` names the workloads `--rate` and `--warmup` apply to, for the message refusing them.
 pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str) -> Result<i32> {
+    if crate::results_table::is_url(&options.out) {
+        return leaving_in_database(workload, options, paced);
+    }
     let paced_by_workload;
     let options = match workload.rate() {
         Some(rate) if options.timing.rates.is_empty() => {
@@ -405,6 +408,21 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str)
     let outcome = run_each(workload, &plan.configs, options, &mut ctx)
         .and_then(|()| workload.finish(&mut ctx));
     finish(&mut ctx, outcome, options, W::VIEW)
+}
+
+/// `--out URL`: the run writes into a folder of its own (its interval log too, unless `--hlog`
+/// names a folder), and when it ends, whatever its status, leaves its result and interval log in
+/// the database at URL (`results_table`).
+fn leaving_in_database<W: Workload>(w: &mut W, options: &RunOptions, paced: &str) -> Result<i32> {
+    let url = options.out.to_string_lossy().into_owned();
+    warn_of_password(&url);
+    let leaving = crate::results_table::Leaving::to(&url)?;
+    let mut local = options.clone();
+    local.out = leaving.folder().to_path_buf();
+    let hlogs = (local.timing.hlog.get_or_insert_with(|| local.out.clone())).clone();
+    let code = execute(w, &local, paced)?;
+    leaving.leave(&hlogs)?;
+    Ok(code)
 }
 
 /// Runs every configuration in turn. One that fails (an engine that breaks an invariant, a

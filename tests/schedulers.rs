@@ -73,7 +73,7 @@ fn srun_starts_three_clients_that_merge_into_one_run() {
     let o = Command::new("timeout")
         .args(["300", "srun", "--quiet", "--overcommit", "-n", "3"])
         .arg(env!("CARGO_BIN_EXE_hakari"))
-        .args(tpcb_client(&url, "auto", &drop))
+        .args(tpcb_client(&url, "auto", &into(&drop)))
         .env("SLURM_CONF", dir.path().join("slurm/slurm.conf"))
         .output()
         .unwrap();
@@ -117,10 +117,15 @@ fn merge_waiting(dir: &Path) -> (PathBuf, PathBuf, std::process::Child) {
     (drop, merged, waiting)
 }
 
-/// A tpcb client's arguments: one connection for 4 s against `url`, placed by `shard`, its
-/// result and interval log left in `drop`.
-fn tpcb_client(url: &str, shard: &str, drop: &Path) -> Vec<String> {
+/// A client's result and interval log left in the folder `drop`.
+fn into(drop: &Path) -> Vec<String> {
     let drop = drop.to_str().unwrap();
+    ["--hlog", drop, "--out", drop].map(String::from).to_vec()
+}
+
+/// A tpcb client's arguments: one connection for 4 s against `url`, placed by `shard`, its
+/// result and interval log left where `out` says.
+fn tpcb_client(url: &str, shard: &str, out: &[String]) -> Vec<String> {
     let args = [
         "run",
         "tpcb",
@@ -140,12 +145,10 @@ fn tpcb_client(url: &str, shard: &str, drop: &Path) -> Vec<String> {
         url,
         "--shard",
         shard,
-        "--hlog",
-        drop,
-        "--out",
-        drop,
     ];
-    args.map(String::from).to_vec()
+    let mut args = args.map(String::from).to_vec();
+    args.extend_from_slice(out);
+    args
 }
 
 /// The three clients' own results in `drop` (not the merged one).
@@ -278,7 +281,7 @@ fn clients_on_separate_hosts_start_together_and_merge() {
             Command::new("ip")
                 .args(["netns", "exec", &host.name])
                 .arg(env!("CARGO_BIN_EXE_hakari"))
-                .args(tpcb_client(&url, "auto/3", &drop))
+                .args(tpcb_client(&url, "auto/3", &into(&drop)))
                 .env("JOB_COMPLETION_INDEX", n.to_string())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -369,4 +372,82 @@ fn the_ansible_playbook_runs_a_client_per_host_and_merges_them() {
     );
     let sum = assert_within_window(&result, &clients_of(&collect));
     assert_counted_by_the_database(&mut db, sum);
+}
+
+/// Clients that share no disk: each leaves its result and interval log in the database it ran
+/// against (`--out URL`); `merge --from URL --wait 3`, started before them, fetches them,
+/// merges them and deletes them there (hakari's table is gone after). A database that cannot
+/// be reached is refused before anything runs.
+#[test]
+fn clients_leave_results_in_the_database_and_merge_from_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = private_postgres(dir.path());
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    db.batch_execute(COUNT_HISTORY).unwrap();
+    let merged = dir.path().join("merged.json");
+    let waiting = Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args(["merge", "--from", &url, "--wait", "3", "-o"])
+        .arg(&merged)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = ["--out".to_string(), url.clone()];
+    let clients: Vec<_> = (1..=3)
+        .map(|i| {
+            Command::new(env!("CARGO_BIN_EXE_hakari"))
+                .args(tpcb_client(&url, &format!("{i}/3"), &out))
+                .current_dir(dir.path())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for client in clients {
+        let o = client.wait_with_output().unwrap();
+        assert!(o.status.success(), "a client failed: {}", stderr(&o));
+        assert!(stderr(&o).contains("left in"), "{}", stderr(&o));
+    }
+    let o = waiting.wait_with_output().unwrap();
+    assert!(o.status.success(), "merge --from: {}", stderr(&o));
+    let result = hakari::results::store::read(&merged).unwrap();
+    let mut places: Vec<_> = (result.merged_from.iter())
+        .map(|c| c.shard.map(|s| (s.index, s.count)))
+        .collect();
+    places.sort();
+    assert_eq!(places, [Some((1, 3)), Some((2, 3)), Some((3, 3))]);
+    // The window the clients shared, nearly all they did; the database counted all of it.
+    let window = result.measurements[0].runs[0].ops;
+    let counted: i64 = (db.query_one("SELECT count(*) FROM public.test_counted", &[]))
+        .unwrap()
+        .get(0);
+    assert!(
+        window as f64 <= counted as f64 && counted as f64 <= window as f64 / 0.9 + 3.0,
+        "merged {window}, the database counted {counted}"
+    );
+    let table: Option<String> = (db.query_one("SELECT to_regclass('hakari_results')::text", &[]))
+        .unwrap()
+        .get(0);
+    assert_eq!(table, None, "hakari's table is left behind");
+    assert!(
+        !dir.path().join("results").exists(),
+        "a client wrote a results folder"
+    );
+
+    let o = Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args(tpcb_client(
+            &url,
+            "1/1",
+            &[
+                "--out".into(),
+                "postgresql://hakari@127.0.0.1:1/none".into(),
+            ],
+        ))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("cannot reach"), "{}", stderr(&o));
 }

@@ -130,8 +130,14 @@ enum Command {
     Merge {
         /// The machines' result files (each one's `<run-id>.hlog` beside it or in --hlog); with
         /// --wait, the one folder they arrive in.
-        #[arg(required = true, num_args = 1..)]
+        #[arg(required_unless_present = "from", num_args = 1..)]
         files: Vec<PathBuf>,
+        /// With --wait N: fetch the clients' results from the database they left them in
+        /// (`run --out URL`, no shared disk needed), and delete what was merged there after.
+        /// The password comes from where the engine's ecosystem keeps it (PGPASSWORD,
+        /// ~/.pgpass, MYSQL_PWD, ~/.my.cnf), never from the URL.
+        #[arg(long, value_name = "URL", conflicts_with = "files")]
+        from: Option<String>,
         /// Wait until N clients' complete results are in the folder (600 s at most; one that
         /// failed or was interrupted ends the wait with its reason), then merge them.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(2..))]
@@ -139,7 +145,8 @@ enum Command {
         /// Folders holding the machines' interval logs.
         #[arg(long, value_name = "DIR")]
         hlog: Vec<PathBuf>,
-        /// The merged result file to write (default: beside the first client's, named after it).
+        /// The merged result file to write (default: beside the first client's, named after it;
+        /// with --from, in the folder `results`).
         #[arg(long, short = 'o')]
         output: Option<PathBuf>,
     },
@@ -327,8 +334,11 @@ pub struct CommonArgs {
     /// Seed of every random choice; the result file records it so a run can be replayed.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Where result files go.
-    #[arg(long, default_value = "results", value_name = "DIR")]
+    /// Where result files go: a folder, or a database's URL (postgres://, mysql://) where
+    /// clients that share no disk leave their result and interval log in a table of hakari's
+    /// own, `hakari_results`, for `hakari merge --from URL --wait N` (docs/clusters.md). The
+    /// password comes from where the engine's ecosystem keeps it, never from the URL.
+    #[arg(long, default_value = "results", value_name = "DIR|URL")]
     pub out: PathBuf,
     /// Directory for the databases; hakari works only in a subdirectory it creates there and
     /// removes it after. Default: a fresh temporary directory.
@@ -504,10 +514,17 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Crashtest(args) => commands::crashtest(args.options()?),
         Command::Merge {
             files,
+            from,
             wait,
             hlog,
             output,
         } => match (wait, files.as_slice()) {
+            _ if from.is_some() && wait.is_none() => Err(anyhow::Error::new(Usage(
+                "merge --from URL takes --wait N: how many clients' results to wait for".into(),
+            ))),
+            (Some(n), []) => {
+                commands::merge_from(from.as_deref().unwrap_or(""), n as usize, output)
+            }
             (Some(n), [dir]) => commands::merge_when_in(dir, n as usize, &hlog, output),
             (Some(_), _) => Err(anyhow::Error::new(Usage(
                 "merge --wait N takes one folder, where the clients' results arrive".into(),

@@ -32,6 +32,11 @@ impl SqlValue {
 
 pub type Row = Vec<SqlValue>;
 
+/// The table of hakari's own where clients that share no disk leave their results in the
+/// database they ran against (`results_table`); an engine that claims a database counts it
+/// as hakari's, and no run touches it.
+pub const RESULTS_TABLE: &str = "hakari_results";
+
 /// An error the server returned, with its codes, for a workload that decides by them (a
 /// sysbench script's ignorable errors): MariaDB/MySQL's error number, the SQLSTATE. It shows as
 /// `shown`, the engine's own words.

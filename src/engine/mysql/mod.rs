@@ -150,6 +150,10 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
 fn claim_database(c: &mut Conn) -> Result<bool> {
     let tables: Vec<String> = c.query("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1")?;
     let marked = tables.iter().any(|t| t == "hakari_owner");
+    // The results clients leave here (`--out URL`) are hakari's too, and no run touches them.
+    let tables: Vec<String> = (tables.into_iter())
+        .filter(|t| t != crate::engine::sql::RESULTS_TABLE)
+        .collect();
     if !tables.is_empty() && !marked {
         bail!(
             "the database holds tables hakari did not create ({}); hakari works only in an empty database or one it owns, and will not touch them",
@@ -261,7 +265,10 @@ impl SqlDatabase for MysqlDatabase {
         if self.server.is_none() && self.created_marker {
             // Leave the database as found: the marker goes if nothing else of hakari's is left.
             let mut c = self.wire.connect()?;
-            let left: Vec<String> = c.query("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name <> 'hakari_owner'")?;
+            let left: Vec<String> = c.exec(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name NOT IN ('hakari_owner', ?)",
+                (crate::engine::sql::RESULTS_TABLE,),
+            )?;
             if left.is_empty() {
                 c.query_drop("DROP TABLE hakari_owner")?;
             }
