@@ -540,7 +540,7 @@ fn clients_placed_by_the_scheduler_merge_once_all_are_in() {
     assert!(o.status.success(), "merge --wait: {}", stderr(&o));
     let result = hakari::results::store::read(&merged).unwrap();
     assert_eq!(result.merged_from.len(), 3);
-    assert_placed_by(&result, 3, hakari::shard::Scheduler::Slurm);
+    assert_placed_by(&result, 3, Some(hakari::shard::Scheduler::Slurm));
 
     // A failed client ends the wait with its reason.
     let failed_drop = dir.path().join("failed");

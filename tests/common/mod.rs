@@ -127,19 +127,17 @@ pub fn engines_taking(
 }
 
 /// Asserts that a merged `result` was made of `count` clients, placed 1 to `count` of `count`
-/// by `scheduler` (`--shard auto`).
+/// by `scheduler` (`--shard auto`), or by hand (None: `--shard i/N`).
 pub fn assert_placed_by(
     result: &hakari::results::RunResult,
     count: usize,
-    scheduler: hakari::shard::Scheduler,
+    scheduler: Option<hakari::shard::Scheduler>,
 ) {
     let mut places: Vec<_> = (result.merged_from.iter())
         .map(|c| c.shard.map(|s| (s.index, s.count, s.scheduler)))
         .collect();
     places.sort_by_key(|p| p.map(|(index, _, _)| index));
-    let expected: Vec<_> = (1..=count)
-        .map(|i| Some((i, count, Some(scheduler))))
-        .collect();
+    let expected: Vec<_> = (1..=count).map(|i| Some((i, count, scheduler))).collect();
     assert_eq!(places, expected);
 }
 
