@@ -104,14 +104,15 @@ fn tables(c: &mut postgres::Client) -> Vec<String> {
             "SELECT c.relname::text, c.relkind::text, c.relpersistence::text, \
                     coalesce(array_to_string(c.reloptions, ','), ''), \
                     coalesce(pg_get_expr(c.relpartbound, c.oid), ''), \
-                    coalesce(pg_get_partkeydef(c.oid), '') \
+                    coalesce(pg_get_partkeydef(c.oid), ''), coalesce(t.spcname::text, '') \
              FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+             LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace \
              WHERE n.nspname = 'public' AND c.relname LIKE 'pgbench%' ORDER BY 1",
             &[],
         )
         .unwrap();
     for r in classes {
-        let row: Vec<String> = (0..6).map(|i| r.get::<_, String>(i)).collect();
+        let row: Vec<String> = (0..7).map(|i| r.get::<_, String>(i)).collect();
         out.push(row.join(" | "));
     }
     let columns = c
@@ -153,11 +154,23 @@ fn tables(c: &mut postgres::Client) -> Vec<String> {
     out
 }
 
-/// The same `-i` command line makes the same tables with both tools.
+/// The same `-i` command line makes the same tables with both tools (in the same tablespaces).
 #[test]
 fn initialisation_makes_the_tables_pgbench_makes() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(dir.path());
+    // A tablespace (its name needs quoting): a directory of the server's own user.
+    let data: String = (server.admin.query_one("SHOW data_directory", &[]))
+        .unwrap()
+        .get(0);
+    let owner = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&data).unwrap());
+    let space = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
+    std::os::unix::fs::chown(space.path(), Some(owner), None).unwrap();
+    let create = format!(
+        "CREATE TABLESPACE \"hk ts\" LOCATION '{}'",
+        space.path().display()
+    );
+    server.admin.batch_execute(&create).unwrap();
     let cases: &[&[&str]] = &[
         &["-i", "-s", "2"],
         &["-i", "-I", "dtGvp"],
@@ -173,6 +186,8 @@ fn initialisation_makes_the_tables_pgbench_makes() {
             "--unlogged-tables",
         ],
         &["-i", "-I", "dt"],
+        &["-i", "--tablespace", "hk ts", "--partitions", "2"],
+        &["-i", "--index-tablespace", "hk ts", "--unlogged-tables"],
     ];
     for args in cases {
         let mut made = Vec::new();
@@ -629,6 +644,51 @@ fn a_socket_directory_as_the_host_works() {
                 .output()
                 .unwrap();
             assert!(o.status.success(), "{tool:?} {args:?}: {}", text(&o));
+        }
+    }
+}
+
+/// --progress-timestamp: -P's lines say when as a Unix timestamp to the millisecond, as
+/// pgbench's do, each within the run on this machine's clock.
+#[test]
+fn progress_timestamp_says_when_as_pgbench_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let now = || {
+        (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH))
+            .unwrap()
+            .as_secs_f64()
+    };
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let db = server.initialized(tool, dir.path());
+        let before = now();
+        let args = [
+            "-c",
+            "1",
+            "-T",
+            "3",
+            "-S",
+            "-P",
+            "1",
+            "--progress-timestamp",
+        ];
+        let o = server.run(tool, &args, &db, dir.path());
+        let after = now();
+        let out = text(&o);
+        assert!(o.status.success(), "{tool:?}: {out}");
+        let times: Vec<&str> = (out.lines())
+            .filter_map(|l| l.strip_prefix("progress: "))
+            .map(|l| l.split(' ').next().unwrap())
+            .collect();
+        assert!(times.len() >= 2, "{tool:?}: {out}");
+        for t in times {
+            let decimals = t.split_once('.').map_or(0, |(_, d)| d.len());
+            assert_eq!(decimals, 3, "{tool:?}: {t}");
+            let at: f64 = t.parse().unwrap();
+            assert!(
+                (before..=after).contains(&at),
+                "{tool:?}: {at} is not within the run ({before}..{after})"
+            );
         }
     }
 }

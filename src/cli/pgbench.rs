@@ -56,6 +56,20 @@ pub struct PgbenchArgs {
     /// Initialize: create the tables unlogged.
     #[arg(long = "unlogged-tables", help_heading = "Initialization")]
     unlogged_tables: bool,
+    /// Initialize: create the tables in this tablespace.
+    #[arg(
+        long = "tablespace",
+        value_name = "TABLESPACE",
+        help_heading = "Initialization"
+    )]
+    tablespace: Option<String>,
+    /// Initialize: create the primary keys' indexes in this tablespace.
+    #[arg(
+        long = "index-tablespace",
+        value_name = "TABLESPACE",
+        help_heading = "Initialization"
+    )]
+    index_tablespace: Option<String>,
 
     // Benchmarking.
     /// A built-in script (tpcb-like, simple-update, select-only, or a prefix), weighted.
@@ -120,6 +134,10 @@ pub struct PgbenchArgs {
     /// Show progress every NUM seconds.
     #[arg(short = 'P', long = "progress", value_name = "NUM", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Benchmarking")]
     progress: Option<u32>,
+    /// Print -P's times as Unix timestamps (seconds, to the millisecond) instead of the time
+    /// since the start.
+    #[arg(long = "progress-timestamp", help_heading = "Benchmarking")]
+    progress_timestamp: bool,
     /// How statements go to the server: simple (the default) or prepared.
     #[arg(
         short = 'M',
@@ -182,14 +200,8 @@ pub struct PgbenchArgs {
     failures_detailed: bool,
     #[arg(long = "verbose-errors", hide = true)]
     verbose_errors: bool,
-    #[arg(long = "progress-timestamp", hide = true)]
-    progress_timestamp: bool,
     #[arg(short = 'd', long = "debug", hide = true)]
     debug: bool,
-    #[arg(long = "tablespace", hide = true)]
-    tablespace: Option<String>,
-    #[arg(long = "index-tablespace", hide = true)]
-    index_tablespace: Option<String>,
 
     // Connection.
     /// The server's host name or socket directory (default: PGHOST, else the local socket).
@@ -242,10 +254,7 @@ impl PgbenchArgs {
         let refused = [
             (self.failures_detailed, "--failures-detailed"),
             (self.verbose_errors, "--verbose-errors"),
-            (self.progress_timestamp, "--progress-timestamp"),
             (self.debug, "-d"),
-            (self.tablespace.is_some(), "--tablespace"),
-            (self.index_tablespace.is_some(), "--index-tablespace"),
         ];
         if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
             bail!("hakari pgbench does not take {what} yet");
@@ -257,7 +266,9 @@ impl PgbenchArgs {
             || self.foreign_keys
             || self.partitions.is_some()
             || self.partition_method.is_some()
-            || self.unlogged_tables;
+            || self.unlogged_tables
+            || self.tablespace.is_some()
+            || self.index_tablespace.is_some();
         let bench_only = !self.builtin.is_empty()
             || !self.file.is_empty()
             || self.skip_some_updates
@@ -270,6 +281,7 @@ impl PgbenchArgs {
             || self.rate.is_some()
             || self.latency_limit.is_some()
             || self.progress.is_some()
+            || self.progress_timestamp
             || self.protocol.is_some()
             || self.connect
             || self.vacuum_all
@@ -318,6 +330,8 @@ impl PgbenchArgs {
             partitioning: self.partition_method,
             unlogged: self.unlogged_tables,
             quiet: self.quiet,
+            tablespace: self.tablespace.clone(),
+            index_tablespace: self.index_tablespace.clone(),
         });
         let mut builtin = self.builtin.clone();
         if self.skip_some_updates {
@@ -343,6 +357,7 @@ impl PgbenchArgs {
             rate: self.rate,
             latency_limit_ms: self.latency_limit,
             progress: self.progress,
+            progress_timestamp: self.progress_timestamp,
             query_mode: self.protocol.unwrap_or(QueryMode::Simple),
             connect_each: self.connect,
             per_statement: self.report_per_command,

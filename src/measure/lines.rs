@@ -3,6 +3,7 @@
 use super::intervals::{Collector, IntervalFigure};
 use super::progress::Progress;
 use super::timing::{IntervalStyle, Timing};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Steps without `--interval` print their lines once they have run this long.
 const QUIET_SECONDS: f64 = 5.0;
@@ -14,16 +15,19 @@ pub(super) struct IntervalLines<'a> {
     style: IntervalStyle,
     interval: f64,
     printed: usize,
+    /// When the step's clock started, in seconds since the Unix epoch.
+    started: f64,
 }
 
 impl<'a> IntervalLines<'a> {
-    pub(super) fn new(timing: &Timing, progress: &'a Progress) -> Self {
+    pub(super) fn new(timing: &Timing, progress: &'a Progress, started: SystemTime) -> Self {
         IntervalLines {
             progress,
             always: timing.print_intervals,
             style: timing.interval_style,
             interval: timing.interval.as_secs_f64(),
             printed: 0,
+            started: (started.duration_since(UNIX_EPOCH)).map_or(0.0, |d| d.as_secs_f64()),
         }
     }
 
@@ -35,25 +39,34 @@ impl<'a> IntervalLines<'a> {
             return;
         }
         for f in &figures[self.printed..] {
+            let whole = f.seconds >= self.interval * 0.99;
+            // pgbench reports whole intervals only, not the step's last fraction of one.
             match self.style {
                 IntervalStyle::Hakari => self.progress.line(&interval_line(f)),
-                // pgbench reports whole intervals only, not the step's last fraction of one.
-                IntervalStyle::Pgbench if f.seconds < self.interval * 0.99 => {}
-                IntervalStyle::Pgbench => self.progress.line(&pgbench_line(f)),
+                _ if !whole => {}
+                IntervalStyle::Pgbench => self.progress.line(&pgbench_line(f, None)),
+                IntervalStyle::PgbenchTimestamp => {
+                    self.progress.line(&pgbench_line(f, Some(self.started)))
+                }
             }
         }
         self.printed = figures.len();
     }
 }
 
-/// pgbench -P's line: the time from the start, transactions per second, the latency's mean and
-/// standard deviation in milliseconds, and the failed (hakari's series counts done operations
-/// only: 0).
-pub fn pgbench_line(f: &IntervalFigure) -> String {
+/// pgbench -P's line: the time from the start (or, given when the step `started` in seconds
+/// since the Unix epoch, the interval's end as pgbench --progress-timestamp prints it),
+/// transactions per second, the latency's mean and standard deviation in milliseconds, and the
+/// failed (hakari's series counts done operations only: 0).
+pub fn pgbench_line(f: &IntervalFigure, started: Option<f64>) -> String {
     let ms = |us: Option<f64>| us.unwrap_or(0.0) / 1000.0;
+    let end = f.t_s + f.seconds;
+    let time = match started {
+        Some(at) => format!("{:.3}", at + end),
+        None => format!("{end:.1}"),
+    };
     format!(
-        "progress: {:.1} s, {:.1} tps, lat {:.3} ms stddev {:.3}, 0 failed",
-        f.t_s + f.seconds,
+        "progress: {time} s, {:.1} tps, lat {:.3} ms stddev {:.3}, 0 failed",
         f.ops_per_sec,
         ms(f.mean_us),
         ms(f.stddev_us)

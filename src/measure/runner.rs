@@ -67,7 +67,7 @@ where
                 let read = timing.resources;
                 scope.spawn(move || fault::inject(f, c, t0, over, read))
             });
-        let mut lines = IntervalLines::new(timing, progress);
+        let mut lines = IntervalLines::new(timing, progress, clock.started);
         let first = step.first_reading.lock().unwrap().take();
         let mut readings = Readings::new(first, clock.grid);
         while !handles.iter().all(|h| h.is_finished()) {

@@ -51,6 +51,9 @@ pub enum IntervalStyle {
     Hakari,
     /// pgbench -P's: `progress: 12.0 s, 4321.0 tps, lat 0.231 ms stddev 0.102, 0 failed`
     Pgbench,
+    /// pgbench -P's with --progress-timestamp: the interval's end as a Unix timestamp,
+    /// `progress: 1764324012.345 s, 4321.0 tps, ...`
+    PgbenchTimestamp,
 }
 
 impl Default for Timing {

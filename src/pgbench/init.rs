@@ -27,6 +27,18 @@ pub struct Init {
     pub unlogged: bool,
     /// `-q`: progress every 5 s, not every 100,000 rows.
     pub quiet: bool,
+    /// `--tablespace`: where the tables are made.
+    pub tablespace: Option<String>,
+    /// `--index-tablespace`: where the primary keys' indexes are made.
+    pub index_tablespace: Option<String>,
+}
+
+/// ` tablespace "name"` for a tablespace given, the name quoted as pgbench quotes it
+/// (PQescapeIdentifier); "" for none.
+fn in_tablespace(clause: &str, name: &Option<String>) -> String {
+    name.as_ref().map_or(String::new(), |n| {
+        format!(" {clause} \"{}\"", n.replace('"', "\"\""))
+    })
 }
 
 const BRANCHES: i64 = 1;
@@ -75,7 +87,8 @@ pub fn run(init: &Init, c: &mut dyn SqlConnection) -> Result<()> {
                 eprintln!("creating primary keys...");
                 for (table, key) in [("branches", "bid"), ("tellers", "tid"), ("accounts", "aid")] {
                     c.execute(&format!(
-                        "alter table pgbench_{table} add primary key ({key})"
+                        "alter table pgbench_{table} add primary key ({key}){}",
+                        in_tablespace("using index tablespace", &init.index_tablespace)
                     ))?;
                 }
                 "primary keys"
@@ -170,6 +183,8 @@ fn create(init: &Init, c: &mut dyn SqlConnection) -> Result<()> {
             _ if fillfactor => sql.push_str(&format!(" with (fillfactor={})", init.fillfactor)),
             _ => {}
         }
+        // A partitioned pgbench_accounts' partitions are made in its tablespace.
+        sql.push_str(&in_tablespace("tablespace", &init.tablespace));
         c.execute(&sql).with_context(|| sql.clone())?;
     }
     if let Some(method) = parted {
@@ -383,6 +398,8 @@ mod tests {
             partitioning,
             unlogged: false,
             quiet: false,
+            tablespace: None,
+            index_tablespace: None,
         };
         assert!(check(&init("dtgvp", 0, None)).is_ok());
         assert!(check(&init("dt x", 0, None))

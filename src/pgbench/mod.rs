@@ -73,6 +73,8 @@ pub struct Options {
     pub rate: Option<f64>,
     pub latency_limit_ms: Option<f64>,
     pub progress: Option<u32>,
+    /// `--progress-timestamp`: -P's lines say when as a Unix timestamp.
+    pub progress_timestamp: bool,
     pub query_mode: QueryMode,
     /// `-C`: a connection per transaction.
     pub connect_each: bool,
@@ -142,7 +144,11 @@ pub fn execute(options: &Options) -> Result<i32> {
             rates: options.rate.into_iter().collect(),
             arrival: Arrival::Poisson,
             latency_limit_ms: options.latency_limit_ms,
-            interval_style: crate::measure::timing::IntervalStyle::Pgbench,
+            interval_style: if options.progress_timestamp {
+                crate::measure::timing::IntervalStyle::PgbenchTimestamp
+            } else {
+                crate::measure::timing::IntervalStyle::Pgbench
+            },
             ..TimingOptions::default()
         },
         terminal: Some(crate::run::TerminalView(match options.per_statement {
