@@ -475,6 +475,52 @@ fn ycsb_tpcc_script_and_sysbench_live_through_a_restart() {
     assert!(usage["sysbench.reconnects"] >= 1.0, "{usage:?}");
 }
 
+/// sysbench's own oltp_read_write on a PostgreSQL primary with a synchronous standby, the
+/// primary killed 1.5 s in: each thread's connection is lost, made anew (thread_init again) on
+/// the promoted standby through the cluster's multi-host URL, and counted as sysbench counts a
+/// reconnect; the run goes on after it.
+#[test]
+fn sysbench_lives_through_a_failover() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let o = hakari(&[
+        "run",
+        "sysbench",
+        "--engine",
+        "postgres",
+        "--replicas",
+        "1",
+        "--replica-ack",
+        "on",
+        "--fault",
+        "kill-primary@1.5s",
+        "--out",
+        dir.path().to_str().unwrap(),
+        "oltp_read_write",
+        "--db-driver=pgsql",
+        "--threads=2",
+        "--time=5",
+        "--tables=1",
+        "--table-size=1000",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = hakari::results::store::read(&common::only_result(dir.path())).unwrap();
+    assert_eq!(r.status, "complete", "{:?}", r.errors);
+    let m = (r.measurements.iter())
+        .find(|m| m.figure("fault.outage_s").is_some())
+        .expect("a measurement with the fault's figures");
+    let usage = &m.runs[0].usage;
+    assert!(usage["fault.failed"] >= 1.0, "{usage:?}");
+    // One new connection per thread whose connection the kill took: two threads, one kill.
+    let reconnects = usage["sysbench.reconnects"];
+    assert!((1.0..=2.0).contains(&reconnects), "{usage:?}");
+    let after: u64 = (m.runs[0].intervals.iter())
+        .filter(|i| i.t_s >= usage["fault.ended_s"])
+        .map(|i| i.ops)
+        .sum();
+    assert!(after > 0, "nothing done after the failover");
+}
+
 /// A fault that cannot be put in: one line saying why, exit 2 before anything starts; a fault
 /// a step of unknown length ends before: the run fails saying so.
 #[test]
