@@ -188,6 +188,7 @@ pub fn merge_when_in(
 /// the folder `results`).
 pub fn merge_from(url: &str, n: usize, output: Option<PathBuf>) -> Result<i32> {
     use crate::results_table as database;
+    crate::run::warn_of_password("--from", url);
     database::check(url)?;
     let folder = tempfile::Builder::new().prefix("hakari-merge-").tempdir()?;
     eprintln!(

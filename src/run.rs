@@ -179,14 +179,15 @@ fn check_urls(urls: &[String], engines: &[Engine]) -> Result<()> {
                 names.join(", ")
             ))));
         }
-        warn_of_password(url);
+        warn_of_password("--url", url);
     }
     Ok(())
 }
 
 /// A password typed in a URL still works, but anyone on the machine sees it in `ps` and it
-/// stays in the shell's history: one line says where the ecosystem keeps it instead.
-fn warn_of_password(url: &str) {
+/// stays in the shell's history: one line says where the ecosystem keeps it instead. `option`
+/// is the flag it came with (`--url`, `--out`, `--from`).
+pub fn warn_of_password(option: &str, url: &str) {
     let shown = crate::results::redact::redact(url);
     if shown == url {
         return;
@@ -198,7 +199,7 @@ fn warn_of_password(url: &str) {
         _ => "the driver's own configuration (odbc.ini)",
     };
     eprintln!(
-        "hakari: warning: the password in --url {shown} shows in `ps` and your shell's history; leave it out of the URL and put it in {instead}"
+        "hakari: warning: the password in {option} {shown} shows in `ps` and your shell's history; leave it out of the URL and put it in {instead}"
     );
 }
 
@@ -415,7 +416,7 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str)
 /// the database at URL (`results_table`).
 fn leaving_in_database<W: Workload>(w: &mut W, options: &RunOptions, paced: &str) -> Result<i32> {
     let url = options.out.to_string_lossy().into_owned();
-    warn_of_password(&url);
+    warn_of_password("--out", &url);
     let leaving = crate::results_table::Leaving::to(&url)?;
     let mut local = options.clone();
     local.out = leaving.folder().to_path_buf();
