@@ -72,7 +72,7 @@ impl Place {
         }
     }
 
-    /// Every file left, by name and text; none when the table is not there yet.
+    /// Every file left, by name and text (the table made first where it is not there yet).
     fn files(&mut self) -> Result<Vec<(String, String)>> {
         self.create()?;
         let rows = self
