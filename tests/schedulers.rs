@@ -69,10 +69,7 @@ fn srun_starts_three_clients_that_merge_into_one_run() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let _slurm = Slurm::start(&dir.path().join("slurm"));
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
-    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    db.batch_execute(COUNT_HISTORY).unwrap();
+    let (_server, url, mut db) = counting_postgres(dir.path());
 
     let (drop, merged, waiting) = merge_waiting(dir.path());
     let o = Command::new("timeout")
@@ -104,6 +101,16 @@ fn assert_counted_by_the_database(db: &mut postgres::Client, sum: u64) {
         (sum..=sum + 3).contains(&(counted as u64)),
         "the database counted {counted} transactions, the clients {sum}"
     );
+}
+
+/// A private PostgreSQL in `dir` whose database counts tpcb's transactions (`COUNT_HISTORY`):
+/// the server, its URL, and a connection to read the count with.
+fn counting_postgres(dir: &Path) -> (hakari::server::Launched, String, postgres::Client) {
+    let (server, port) = private_postgres(dir);
+    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    db.batch_execute(COUNT_HISTORY).unwrap();
+    (server, url, db)
 }
 
 /// A results folder in `dir`, and `hakari merge --wait 3` started on it before any client,
@@ -330,10 +337,7 @@ fn clients_on_separate_hosts_start_together_and_merge() {
 fn the_ansible_playbook_runs_a_client_per_host_and_merges_them() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
-    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    db.batch_execute(COUNT_HISTORY).unwrap();
+    let (_server, url, mut db) = counting_postgres(dir.path());
     let inventory = dir.path().join("clients.ini");
     std::fs::write(
         &inventory,
@@ -382,10 +386,7 @@ fn the_ansible_playbook_runs_a_client_per_host_and_merges_them() {
 fn clients_leave_results_in_the_database_and_merge_from_there() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let (_server, port) = private_postgres(dir.path());
-    let url = format!("postgresql://hakari@127.0.0.1:{port}/hakari");
-    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    db.batch_execute(COUNT_HISTORY).unwrap();
+    let (_server, url, mut db) = counting_postgres(dir.path());
     let merged = dir.path().join("merged.json");
     let waiting = Command::new(env!("CARGO_BIN_EXE_hakari"))
         .args(["merge", "--from", &url, "--wait", "3", "-o"])
