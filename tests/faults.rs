@@ -50,25 +50,13 @@ fn figure_of(m: &hakari::results::Measurement, engine: &str, name: &str) -> f64 
     })
 }
 
-/// tpcb on `engine` with a stall of 1 s at 1.5 s into a 6 s step: the run lives through it, the
-/// outage it reports is the stall's length (within 0.3 s), throughput comes back, and the
-/// transactions in flight waited the stall out.
-fn a_stall_on(engine: &str) {
-    let r = tpcb_with(engine, &[], "2", "6", "stall@1.5s:1s");
-    assert_eq!(r.status, "complete", "{:?}", r.errors);
-    assert_eq!(r.timing.unwrap().fault.as_deref(), Some("stall@1.5s:1s"));
-    let m = &r.measurements[0];
-    let figure = |name: &str| figure_of(m, engine, name);
-    let outage = figure("fault.outage_s");
-    assert!(
-        (outage - 1.0).abs() <= 0.3,
-        "{engine}: the outage of a 1 s stall measured {outage} s"
-    );
-    // The recovery is what the series says: the end of the first whole interval after the
-    // stall back within 10% of the median interval before it. Whether there is one is the
-    // server's affair (0.25 s intervals on two shared cores vary by 15% without a fault, and a
-    // server may run slower after a stall for the rest of a short run), so the figure is held to
-    // the series, not to a recovery.
+/// The recovery is what the series says: the end of the first whole interval after the fault
+/// back within 10% of the median interval before it. Whether there is one is the server's
+/// affair (0.25 s intervals on two shared cores vary by 15% without a fault, and a server may
+/// run slower after a stall or a cut for the rest of a short run: CI once saw PostgreSQL 15%
+/// below its level before a cut until the end), so the figure is held to the series, not to a
+/// recovery.
+fn assert_recovery_as_the_series_says(m: &hakari::results::Measurement, engine: &str) {
     let intervals = &m.runs[0].intervals;
     let usage = &m.runs[0].usage;
     let (began, ended) = (usage["fault.began_s"], usage["fault.ended_s"]);
@@ -93,12 +81,29 @@ fn a_stall_on(engine: &str) {
             );
             assert!(
                 (1.0..=4.5).contains(&r),
-                "{engine}: recovered {r} s after the stall began"
+                "{engine}: recovered {r} s after the fault began"
             );
         }
         (None, None) => {}
         (r, b) => panic!("{engine}: recovery {r:?}, the series says {b:?}: {intervals:?}"),
     }
+}
+
+/// tpcb on `engine` with a stall of 1 s at 1.5 s into a 6 s step: the run lives through it, the
+/// outage it reports is the stall's length (within 0.3 s), throughput comes back, and the
+/// transactions in flight waited the stall out.
+fn a_stall_on(engine: &str) {
+    let r = tpcb_with(engine, &[], "2", "6", "stall@1.5s:1s");
+    assert_eq!(r.status, "complete", "{:?}", r.errors);
+    assert_eq!(r.timing.unwrap().fault.as_deref(), Some("stall@1.5s:1s"));
+    let m = &r.measurements[0];
+    let figure = |name: &str| figure_of(m, engine, name);
+    let outage = figure("fault.outage_s");
+    assert!(
+        (outage - 1.0).abs() <= 0.3,
+        "{engine}: the outage of a 1 s stall measured {outage} s"
+    );
+    assert_recovery_as_the_series_says(m, engine);
     // The units the stall held waited through it.
     let max_us = m.latency.as_ref().unwrap().max_us;
     assert!(
@@ -155,7 +160,7 @@ fn a_partition_on(engine: &str) {
         0.0,
         "{engine}: a cut this short drops no connection"
     );
-    assert!(figure("fault.recovery_s") >= 1.0);
+    assert_recovery_as_the_series_says(m, engine);
     let tables = std::process::Command::new("nft")
         .args(["list", "tables"])
         .output()
