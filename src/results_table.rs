@@ -1,6 +1,7 @@
 //! A database as the place clients leave their results, where they share no disk: `run --out
 //! URL` leaves the result file and its interval log as rows of a table of hakari's own,
-//! `hakari_results` (a file's name and its text), and `merge --from URL --wait N` fetches them,
+//! `hakari_results` (on PostgreSQL `hakari_results.files`, in a schema of its own; a file's
+//! name and its text), and `merge --from URL --wait N` fetches them,
 //! merges them and deletes what it merged (the table too, once empty). The password comes from
 //! where the engine's ecosystem keeps it, never from the URL on a command line.
 
@@ -23,6 +24,11 @@ pub fn is_url(place: &Path) -> bool {
 struct Place {
     _database: Box<dyn SqlDatabase>,
     connection: Box<dyn SqlConnection>,
+    /// The table's name as the statements give it: on PostgreSQL in a schema of its own
+    /// (`hakari_results.files`), since an unqualified name would follow the search path into a
+    /// run's own schema (`hakari`, first in the path for a user named hakari), which that run
+    /// drops with the files in it.
+    table: &'static str,
 }
 
 impl Place {
@@ -43,9 +49,14 @@ impl Place {
         let database = (engine.open_as_given(&options))
             .with_context(|| format!("cannot reach {} for the results", redact(url)))?;
         let connection = database.connect()?;
+        let table = match connection.dialect() {
+            Dialect::Postgres => "hakari_results.files",
+            _ => TABLE,
+        };
         Ok(Place {
             _database: database,
             connection,
+            table,
         })
     }
 
@@ -54,18 +65,25 @@ impl Place {
             Dialect::Mysql => "LONGTEXT",
             _ => "TEXT",
         };
+        let table = self.table;
         let create = format!(
-            "CREATE TABLE IF NOT EXISTS {TABLE} (name VARCHAR(255) PRIMARY KEY, body {text} NOT NULL)"
+            "CREATE TABLE IF NOT EXISTS {table} (name VARCHAR(255) PRIMARY KEY, body {text} NOT NULL)"
         );
         // Clients starting together race to make it, and PostgreSQL's IF NOT EXISTS loses
         // that race with an error: the table made by another is as good.
-        match self.connection.execute(&create) {
+        let made = match table.split_once('.') {
+            Some((schema, _)) => (self.connection)
+                .execute(&format!("CREATE SCHEMA IF NOT EXISTS {schema}"))
+                .and_then(|_| self.connection.execute(&create)),
+            None => self.connection.execute(&create),
+        };
+        match made {
             Ok(_) => Ok(()),
             Err(e) => {
                 std::thread::sleep(std::time::Duration::from_millis(200));
                 (self
                     .connection
-                    .query(&format!("SELECT name FROM {TABLE} WHERE 1 = 0")))
+                    .query(&format!("SELECT name FROM {table} WHERE 1 = 0")))
                 .map(|_| ())
                 .map_err(|_| e)
             }
@@ -75,9 +93,7 @@ impl Place {
     /// Every file left, by name and text (the table made first where it is not there yet).
     fn files(&mut self) -> Result<Vec<(String, String)>> {
         self.create()?;
-        let rows = self
-            .connection
-            .query(&format!("SELECT name, body FROM {TABLE}"))?;
+        let rows = (self.connection).query(&format!("SELECT name, body FROM {}", self.table))?;
         Ok(rows
             .into_iter()
             .map(|row| {
@@ -160,9 +176,9 @@ impl Leaving {
 pub fn leave(url: &str, files: &[PathBuf]) -> Result<()> {
     let mut place = Place::open(url)?;
     place.create()?;
-    let c = &mut place.connection;
-    let delete = c.prepare(&format!("DELETE FROM {TABLE} WHERE name = ?"))?;
-    let insert = c.prepare(&format!("INSERT INTO {TABLE} (name, body) VALUES (?, ?)"))?;
+    let (c, table) = (&mut place.connection, place.table);
+    let delete = c.prepare(&format!("DELETE FROM {table} WHERE name = ?"))?;
+    let insert = c.prepare(&format!("INSERT INTO {table} (name, body) VALUES (?, ?)"))?;
     c.begin()?;
     for file in files {
         let name = (file.file_name())
@@ -195,13 +211,17 @@ pub fn fetch(url: &str, dir: &Path) -> Result<Vec<String>> {
 /// Deletes the named files from the database at `url`, and hakari's table once it is empty.
 pub fn remove(url: &str, names: &[String]) -> Result<()> {
     let mut place = Place::open(url)?;
-    let c = &mut place.connection;
-    let delete = c.prepare(&format!("DELETE FROM {TABLE} WHERE name = ?"))?;
+    let (c, table) = (&mut place.connection, place.table);
+    let delete = c.prepare(&format!("DELETE FROM {table} WHERE name = ?"))?;
     for name in names {
         c.exec_prepared(delete, &[SqlValue::Text(name.clone())])?;
     }
     if place.files()?.is_empty() {
-        place.connection.execute(&format!("DROP TABLE {TABLE}"))?;
+        place.connection.execute(&format!("DROP TABLE {table}"))?;
+        if let Some((schema, _)) = table.split_once('.') {
+            // Without CASCADE: only the schema hakari made, and only when nothing else is in it.
+            place.connection.execute(&format!("DROP SCHEMA {schema}"))?;
+        }
     }
     Ok(())
 }
