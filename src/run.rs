@@ -230,7 +230,12 @@ fn check_topologies(topologies: &[Topology], engines: &[Engine], urls: &[String]
 }
 
 /// A fault acts on the private servers of a workload that runs a stream of operations.
-fn check_fault<W: Workload>(options: &RunOptions, engines: &[Engine], paced: &str) -> Result<()> {
+fn check_fault<W: Workload>(
+    workload: &W,
+    options: &RunOptions,
+    engines: &[Engine],
+    paced: &str,
+) -> Result<()> {
     use crate::measure::fault::Kind;
     let usage = |text: String| Err(anyhow::Error::new(Usage(text)));
     let Some(fault) = options.timing.fault else {
@@ -279,6 +284,15 @@ fn check_fault<W: Workload>(options: &RunOptions, engines: &[Engine], paced: &st
         t => t,
     };
     if let Some(why) = topologies.iter().find_map(refusal) {
+        return usage(format!("--fault {fault} {why}"));
+    }
+    let killed = [Kind::KillPrimary, Kind::KillNode].contains(&fault.kind);
+    let steps = if killed {
+        workload.steps_per_server()
+    } else {
+        0
+    };
+    if let Some(why) = topologies.iter().find_map(|t| t.short_of_kills(steps)) {
         return usage(format!("--fault {fault} {why}"));
     }
     if fault.kind == Kind::Restart {
@@ -364,7 +378,7 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str)
     {
         return Err(anyhow::Error::new(Usage(why)));
     }
-    check_fault::<W>(options, &engines, paced)?;
+    check_fault(&*workload, options, &engines, paced)?;
     let generic = |e: &Engine| matches!(e, Engine::Sql(s) if s.dialect().is_none());
     if options.dialect.is_some() && !engines.iter().any(generic) {
         return Err(anyhow::Error::new(Usage(

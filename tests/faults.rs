@@ -543,7 +543,7 @@ fn a_fault_that_cannot_be_is_refused() {
         "--accounts-per-branch",
         "100",
     ];
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 12] = [
         (&["--fault", "restart@1s:2s"], "takes no length"),
         (
             &["--engine", "postgres", "--fault", "kill-primary@1s"],
@@ -612,6 +612,34 @@ fn a_fault_that_cannot_be_is_refused() {
                 "stall@1s:1s",
             ],
             "a server given by --url is yours",
+        ),
+        // tpcb's three runs at each of its three client counts would each kill a primary of a
+        // cluster that lives through one.
+        (
+            &[
+                "--engine",
+                "postgres",
+                "--replicas",
+                "1",
+                "--fault",
+                "kill-primary@1s",
+            ],
+            "in each of the 9 timed steps run on one start of the servers (runs times thread counts), and the cluster (primary+1 standbys on) lives through 1 kill(s)",
+        ),
+        (
+            &[
+                "--engine",
+                "mysql",
+                "--cluster",
+                "galera:5",
+                "--runs",
+                "1",
+                "--clients",
+                "1,2,4",
+                "--fault",
+                "kill-node@1s",
+            ],
+            "in each of the 3 timed steps run on one start of the servers (runs times thread counts), and the cluster (galera 5 nodes round-robin) lives through 2 kill(s)",
         ),
     ];
     for (more, says) in cases {

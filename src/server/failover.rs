@@ -20,9 +20,10 @@ struct Cluster {
     name: &'static str,
     primary: Slot,
     standbys: Vec<Slot>,
-    /// How many standbys must be left for the cluster to live through the kill (Galera: two, a
-    /// majority of three).
-    needs: usize,
+    /// How many more kills it lives through ([`Topology::kills_lived`] at its start).
+    ///
+    /// [`Topology::kills_lived`]: crate::server::topology::Topology::kills_lived
+    kills: usize,
     promote: Promote,
 }
 
@@ -30,16 +31,15 @@ static CLUSTERS: Mutex<Vec<Cluster>> = Mutex::new(Vec::new());
 
 impl ServerProcess {
     /// Registers this server as a primary whose `standbys` `promote` fails over to, for
-    /// [`kill`], once `needs` of them are left; `promote` keeps them in this order,
-    /// less the ones it promoted.
-    pub fn fails_over(&self, standbys: &[&ServerProcess], needs: usize, promote: Promote) {
+    /// [`kill`], `kills` times; `promote` keeps them in this order, less the ones it promoted.
+    pub fn fails_over(&self, standbys: &[&ServerProcess], kills: usize, promote: Promote) {
         let mut all = CLUSTERS.lock().unwrap_or_else(|e| e.into_inner());
         all.retain(|c| c.primary.strong_count() > 0);
         all.push(Cluster {
             name: self.name,
             primary: Arc::downgrade(&self.child),
             standbys: standbys.iter().map(|s| Arc::downgrade(&s.child)).collect(),
-            needs,
+            kills,
             promote,
         });
     }
@@ -56,9 +56,10 @@ pub fn kill(ended: fn(i32)) -> Result<()> {
         let Some(primary) = cluster.primary.upgrade() else {
             continue;
         };
-        if cluster.standbys.len() < cluster.needs {
+        if cluster.kills == 0 {
             bail!("the private {} cluster has too few nodes left to live through a kill (an earlier step's fault killed one): start more (--replicas, --cluster) or run one step (--runs 1, one thread count)", cluster.name);
         }
+        cluster.kills -= 1;
         super::crash(cluster.name, &primary, ended)
             .with_context(|| format!("killing the private {} primary", cluster.name))?;
         let promoted = (cluster.promote)().context("promoting a standby of the killed primary")?;

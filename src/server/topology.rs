@@ -134,6 +134,27 @@ impl Topology {
         }
     }
 
+    /// How many of `--fault kill-primary`'s or `kill-node`'s kills it lives through, one after
+    /// the other: a standby promoted for each (PostgreSQL); a majority of the nodes there were
+    /// left after each (Galera); one for a Redis Cluster with replicas, whose promoted replica
+    /// may have none of its own.
+    pub fn kills_lived(self) -> usize {
+        match self {
+            Topology::Single => 0,
+            Topology::Standbys { standbys, .. } => standbys,
+            Topology::Galera { nodes, .. } => nodes.saturating_sub(1 + nodes / 2),
+            Topology::RedisCluster { replicas, .. } => usize::from(replicas > 0),
+        }
+    }
+
+    /// Why it cannot live through a kill in each of `steps` timed steps on one start, if not.
+    pub fn short_of_kills(self, steps: usize) -> Option<String> {
+        (self.kills_lived() < steps).then(|| format!(
+            "kills a node in each of the {steps} timed steps run on one start of the servers (runs times thread counts), and the cluster ({self}) lives through {} kill(s): start more nodes (--replicas, --cluster) or run fewer steps (--runs 1, one thread count)",
+            self.kills_lived()
+        ))
+    }
+
     /// The replication axis: what a commit waits for beyond the local log.
     pub fn waits_for(self) -> String {
         match self {
@@ -312,6 +333,23 @@ mod tests {
             ]
         );
         assert_eq!(list[2].waits_for(), "received on 1 of 2 standbys");
+    }
+
+    /// Galera goes on while a majority of the nodes there were is left: 3 and 4 nodes live
+    /// through one kill, 5 through two.
+    #[test]
+    fn kills_lived_by_each_topology() {
+        let galera = |nodes| parse_cluster(&format!("galera:{nodes}"), Connect::First).unwrap();
+        let lived: Vec<usize> = [3, 4, 5].map(|n| galera(n).kills_lived()).into();
+        assert_eq!(lived, [1, 1, 2]);
+        let standbys = Topology::list(&[2], &[parse_ack("on").unwrap()], &[]).unwrap();
+        assert_eq!(standbys[0].kills_lived(), 2);
+        assert_eq!(Topology::Single.kills_lived(), 0);
+        let redis = |replicas| Topology::RedisCluster {
+            masters: 3,
+            replicas,
+        };
+        assert_eq!((redis(0).kills_lived(), redis(2).kills_lived()), (0, 1));
     }
 
     #[test]

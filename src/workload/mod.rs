@@ -57,6 +57,12 @@ pub trait Workload: serde::Serialize {
         StepLength::Unknown
     }
 
+    /// How many timed steps run on one start of a configuration's servers, each with its turn
+    /// of `--fault` (a cluster lives through only so many kills: refused before the run).
+    fn steps_per_server(&self) -> usize {
+        1
+    }
+
     /// The open-loop rate its own input asks for (YCSB's `target`), taken when `--rate` is not
     /// given.
     fn rate(&self) -> Option<f64> {

@@ -73,8 +73,8 @@ pub fn start(
         left.remove(0);
         Ok(0)
     };
-    let needs = nodes / 2 + 1;
-    (first.process).fails_over(&processes, needs, Box::new(going_on));
+    let kills = options.topology.kills_lived();
+    (first.process).fails_over(&processes, kills, Box::new(going_on));
     Ok(first)
 }
 

@@ -76,7 +76,11 @@ pub fn add(
         left.remove(at);
         Ok(at)
     };
-    (primary.process).fails_over(&processes, 1, Box::new(promote_one));
+    (primary.process).fails_over(
+        &processes,
+        options.topology.kills_lived(),
+        Box::new(promote_one),
+    );
     Ok(primary)
 }
 

@@ -6,6 +6,7 @@
 
 use super::{launch, INSTALL_HINT};
 use crate::durability::Durability;
+use crate::server::topology::Topology;
 use crate::server::{find, free_port, Launched};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
@@ -67,8 +68,7 @@ pub fn start(dir: &Path, masters: usize, replicas: usize, level: Durability) -> 
     first.others = all.collect();
     if replicas > 0 {
         // A killed master (`--fault kill-node`): the cluster fails over on its own, a replica
-        // elected once the master has been unreachable for cluster-node-timeout. One kill per
-        // cluster: its promoted replica may have none of its own.
+        // elected once the master has been unreachable for cluster-node-timeout.
         let killed = first.process.port;
         let left: Vec<String> = first.others.iter().map(|o| o.url.clone()).collect();
         let processes: Vec<_> = first.others.iter().map(|o| &o.process).collect();
@@ -78,7 +78,8 @@ pub fn start(dir: &Path, masters: usize, replicas: usize, level: Durability) -> 
             (ports.iter().position(|&p| p == port))
                 .context("the new master is not a node of the cluster")
         };
-        (first.process).fails_over(&processes, processes.len(), Box::new(failed_over));
+        let kills = Topology::RedisCluster { masters, replicas }.kills_lived();
+        (first.process).fails_over(&processes, kills, Box::new(failed_over));
     }
     Ok(first)
 }

@@ -147,6 +147,10 @@ impl Workload for ScriptParams {
         }
     }
 
+    fn steps_per_server(&self) -> usize {
+        self.clients.len() * self.runs
+    }
+
     /// Every script is read and checked here, before anything starts. Each engine runs at
     /// sync (the servers' own default) where it offers it.
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<SqlConfig>> {

@@ -278,6 +278,10 @@ impl Workload for SysbenchParams {
         }
     }
 
+    fn steps_per_server(&self) -> usize {
+        self.runs
+    }
+
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<SqlConfig>> {
         if self.threads == 0 {
             bail!("--threads must be at least 1");

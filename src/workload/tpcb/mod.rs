@@ -95,6 +95,10 @@ impl Workload for TpcbParams {
         }
     }
 
+    fn steps_per_server(&self) -> usize {
+        self.table_sets.len() * self.tests.len() * self.clients.len() * self.runs
+    }
+
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
         let params = self;
         if params.branches == 0 || params.tellers_per_branch == 0 || params.accounts_per_branch == 0

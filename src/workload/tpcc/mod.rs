@@ -90,6 +90,11 @@ impl Workload for TpccParams {
         StepLength::Seconds(self.ramp_up_secs + self.duration_secs)
     }
 
+    fn steps_per_server(&self) -> usize {
+        let clients = self.clients.as_ref().map_or(1, Vec::len);
+        self.warehouse_counts.len() * clients * self.runs
+    }
+
     fn plan(&self, engines: &[Engine], named: Option<&[Durability]>) -> Result<Plan<Config>> {
         if self.warehouse_counts.contains(&0) {
             bail!("--warehouses must be at least 1");
