@@ -223,6 +223,7 @@ fn fixed_runs_process_the_same_transactions() {
         // (arguments, history rows per transaction)
         (vec!["-c", "2", "-t", "15"], 1),
         (vec!["-c", "3", "-t", "10", "-M", "prepared"], 1),
+        (vec!["-c", "2", "-t", "10", "-M", "extended"], 1),
         (vec!["-c", "2", "-t", "20", "-S"], 0),
         (vec!["-c", "2", "-t", "12", "-N", "-M", "simple"], 1),
         (vec!["-c", "1", "-t", "30", "-f", &file, "-D", "step=3"], 1),
@@ -690,5 +691,77 @@ fn progress_timestamp_says_when_as_pgbench_does() {
                 "{tool:?}: {at} is not within the run ({before}..{after})"
             );
         }
+    }
+}
+
+/// The transactions' statements on pgbench's tables as the server logged them (`log_statement =
+/// all`), from the first BEGIN on (not the set-up's queries), each with how it came: a simple
+/// query's text, the unnamed statement's execution (the extended protocol without a prepared
+/// statement), or a named prepared statement's; each number masked (the values drawn) and a
+/// trailing semicolon dropped (hakari sends a script's statement without it); counted.
+fn logged(log: &str) -> std::collections::BTreeMap<String, usize> {
+    let mut statements = std::collections::BTreeMap::new();
+    let begun = log.find("BEGIN").unwrap_or(log.len());
+    for line in log[begun..].lines().filter(|l| l.contains("pgbench_")) {
+        let (kind, text) = if let Some((_, text)) = line.split_once("LOG:  statement: ") {
+            ("simple", text)
+        } else if let Some((_, text)) = line.split_once("LOG:  execute <unnamed>: ") {
+            ("unnamed", text)
+        } else if let Some((_, named)) = line.split_once("LOG:  execute ") {
+            (
+                "named",
+                named.split_once(": ").map_or(named, |(_, text)| text),
+            )
+        } else {
+            continue;
+        };
+        let mut masked = format!("{kind}: ");
+        for c in text.trim_end_matches(';').chars() {
+            match c {
+                '0'..='9' | '-' if masked.ends_with('#') => {}
+                '0'..='9' | '-' => masked.push('#'),
+                c => masked.push(c),
+            }
+        }
+        *statements.entry(masked).or_default() += 1;
+    }
+    statements
+}
+
+/// -M simple, extended and prepared send the statements as pgbench sends them, as the server's
+/// own log names each: the same statements of each kind for the same transactions.
+#[test]
+fn each_protocol_sends_statements_as_pgbench_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let log = dir.path().join("pg").join("postgres.log");
+    assert!(log.exists(), "the private server logs to {}", log.display());
+    for mode in ["simple", "extended", "prepared"] {
+        let mut statements = Vec::new();
+        for tool in [Tool::Pgbench, Tool::Hakari] {
+            let db = server.initialized(tool, dir.path());
+            let all = format!("ALTER DATABASE {db} SET log_statement = 'all'");
+            server.admin.batch_execute(&all).unwrap();
+            let from = std::fs::read(&log).unwrap().len();
+            let o = server.run(tool, &["-c", "2", "-t", "3", "-M", mode], &db, dir.path());
+            assert!(o.status.success(), "{tool:?} -M {mode}: {}", text(&o));
+            let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap()[from..]).into_owned();
+            statements.push(logged(&text));
+        }
+        let sent = match mode {
+            "simple" => "simple",
+            "extended" => "unnamed",
+            _ => "named",
+        };
+        // Two clients, three transactions each, five statements on pgbench's tables each.
+        let count: usize = (statements[0].iter())
+            .filter(|(s, _)| s.starts_with(sent))
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(count, 30, "pgbench -M {mode}: {:?}", statements[0]);
+        assert_eq!(
+            statements[0], statements[1],
+            "-M {mode}: pgbench's, then hakari's"
+        );
     }
 }

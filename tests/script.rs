@@ -248,6 +248,11 @@ fn bad_scripts_stop_before_any_client_starts() {
     assert!(run("nothing-here.sql", &[]).contains("cannot read script file nothing-here.sql"));
     assert!(run(&format!("{zero}@0"), &[]).contains("a weight must be at least 1"));
     assert!(run(&zero, &["--set", "scale"]).contains("--set scale: expected NAME=VALUE"));
+    let unnamed = run(&zero, &["--engine", "postgres,mysql", "-M", "extended"]);
+    assert!(
+        unnamed.contains("PostgreSQL's: engine 'mysql' has none"),
+        "{unnamed}"
+    );
     // Nothing was measured, so no result file was written.
     assert!(!out.exists() || std::fs::read_dir(&out).unwrap().next().is_none());
 }

@@ -138,7 +138,7 @@ pub struct PgbenchArgs {
     /// since the start.
     #[arg(long = "progress-timestamp", help_heading = "Benchmarking")]
     progress_timestamp: bool,
-    /// How statements go to the server: simple (the default) or prepared.
+    /// How statements go to the server: simple (the default), extended or prepared.
     #[arg(
         short = 'M',
         long = "protocol",

@@ -341,6 +341,12 @@ pub trait SqlConnection {
     fn run_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
         self.query_prepared(stmt, params, &mut |_| {})
     }
+    /// Runs `sql` with `params` as a statement parsed anew each time, the extended protocol's
+    /// unnamed statement as libpq's `PQexecParams` sends it (pgbench's `-M extended`), handing
+    /// each row to `visit`; returns the rows affected or returned. PostgreSQL's alone.
+    fn query_unnamed(&mut self, _sql: &str, _: &[SqlValue], _: &mut Visit) -> Result<u64> {
+        anyhow::bail!("the extended protocol's unnamed statements are PostgreSQL's (-M extended)")
+    }
     /// The names of a prepared query's result columns (a script's `\gset` names its variables
     /// after them).
     fn columns(&mut self, _stmt: Stmt) -> Result<Vec<String>> {

@@ -22,9 +22,10 @@ use crate::server::Launched;
 use anyhow::{bail, Context, Result};
 pub use flavour::{Postgres, POSTGRESQL};
 use postgres::fallible_iterator::FallibleIterator;
+use postgres::types::Type;
 use postgres::{Client, SimpleQueryMessage};
 use std::io::Write;
-use values::{copy_text, from_row, to_param, Param};
+use values::{copy_text, to_param, Param};
 use wire::Wire;
 
 /// The schema hakari owns inside a database reached by URL.
@@ -419,19 +420,17 @@ impl SqlConnection for PostgresConnection {
     fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
         let s = self.statement(stmt)?;
         let p = Self::params(&s, args)?;
-        // Rows as they come, not gathered into a vector first.
-        let mut rows = self.client.query_raw(&s, p).map_err(classify)?;
-        let (mut n, mut buf) = (0, Vec::new());
-        while let Some(row) = rows.next().map_err(classify)? {
-            buf.clear();
-            buf.reserve(row.len());
-            for i in 0..row.len() {
-                buf.push(from_row(&row, i)?);
-            }
-            visit(&mut buf);
-            n += 1;
-        }
-        Ok(n)
+        let rows = self.client.query_raw(&s, p).map_err(classify)?;
+        Ok(values::each_row(rows, visit)?.0)
+    }
+    fn query_unnamed(&mut self, sql: &str, params: &[SqlValue], visit: &mut Visit) -> Result<u64> {
+        // Every value as text of a type the server infers, as PQexecParams sends it.
+        let typed = params
+            .iter()
+            .map(|v| (to_param(v, &Type::UNKNOWN), Type::UNKNOWN));
+        let sql = numbered_placeholders(sql);
+        let rows = self.client.query_typed_raw(&sql, typed).map_err(classify)?;
+        Ok(values::each_row(rows, visit)?.1)
     }
     fn columns(&mut self, stmt: Stmt) -> Result<Vec<String>> {
         let s = self.statement(stmt)?;

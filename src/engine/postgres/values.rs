@@ -1,8 +1,9 @@
 //! Values between hakari and PostgreSQL: parameters converted to the types the server expects,
 //! columns read back (NUMERIC as exact text, timestamps as text), rows as COPY's text format.
 
-use crate::engine::sql::SqlValue;
+use crate::engine::sql::{SqlValue, Visit};
 use anyhow::{anyhow, Result};
+use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::{ToSql, Type};
 use std::fmt::Write;
 
@@ -105,6 +106,21 @@ impl ToSql for Param<'_> {
         }
     }
     postgres::types::to_sql_checked!();
+}
+
+/// Each row of `rows` to `visit`, as it comes (not gathered into a vector first); how many,
+/// and the rows the server says the statement affected.
+pub(super) fn each_row(mut rows: postgres::RowIter, visit: &mut Visit) -> Result<(u64, u64)> {
+    let (mut n, mut buf) = (0, Vec::new());
+    while let Some(row) = rows.next().map_err(super::classify)? {
+        buf.clear();
+        for i in 0..row.len() {
+            buf.push(from_row(&row, i)?);
+        }
+        visit(&mut buf);
+        n += 1;
+    }
+    Ok((n, rows.rows_affected().unwrap_or(n)))
 }
 
 pub(super) fn from_row(row: &postgres::Row, i: usize) -> Result<SqlValue> {

@@ -101,9 +101,9 @@ fn prepare(program: &Program, conn: &mut dyn SqlConnection) -> Result<Vec<Vec<Op
             if let Command::Pipeline(p) = step.command {
                 piped = p != Pipeline::End;
             }
-            // Under -M simple only a query whose columns `\gset` stores is prepared: the
-            // names of its columns come with the statement.
-            let simple = program.query_mode == QueryMode::Simple;
+            // Under -M simple and extended only a query whose columns `\gset` stores is
+            // prepared: the names of its columns come with the statement.
+            let simple = program.query_mode != QueryMode::Prepared;
             of.push(match &step.command {
                 Command::Sql(sql)
                     if sql.control.is_none() && !piped && (!simple || sql.store.is_some()) =>
@@ -281,6 +281,15 @@ impl<'p> Client<'p> {
                 self.bind(sql)?;
                 let stmt = match prepared {
                     Some(stmt) => stmt,
+                    None if self.program.query_mode == QueryMode::Extended
+                        && sql.store.is_none() =>
+                    {
+                        let sql = &sql.text;
+                        return self
+                            .conn
+                            .query_unnamed(sql, &self.params, &mut |_| {})
+                            .map(drop);
+                    }
                     None if self.program.query_mode == QueryMode::Simple && sql.store.is_none() => {
                         let text = literal(&sql.text, &sql.params, &self.vars);
                         return self.conn.execute(&text).map(drop);

@@ -48,7 +48,8 @@ pub struct ScriptFlags {
     #[arg(long, value_name = "N")]
     pub max_tries: Option<u64>,
     /// How the statements go to the server, as pgbench's -M: prepared (once per client, the
-    /// default here) or simple (each variable's value written into the text; pgbench's default).
+    /// default here), simple (each variable's value written into the text; pgbench's default)
+    /// or extended (parsed anew each time, the values bound; PostgreSQL only).
     #[arg(long, short = 'M', value_enum, value_name = "MODE")]
     pub query_mode: Option<super::QueryMode>,
     /// A new connection for each transaction, its time counted in the transaction's, as

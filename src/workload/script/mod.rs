@@ -21,7 +21,7 @@ mod value;
 mod view;
 
 use crate::durability::Durability;
-use crate::engine::sql::{SqlDatabase, SqlValue};
+use crate::engine::sql::{Dialect, SqlDatabase, SqlValue};
 use crate::engine::{Engine, Takes};
 use crate::measure::progress::Progress;
 use crate::measure::runner::{run_step, StepOutcome, Worker};
@@ -162,6 +162,13 @@ impl Workload for ScriptParams {
         }
         if self.max_tries == 0 {
             bail!("--max-tries must be at least 1");
+        }
+        let postgres =
+            |e: &&Engine| matches!(e, Engine::Sql(s) if s.dialect() == Some(Dialect::Postgres));
+        if let Some(e) = engines.iter().find(|e| !postgres(e)) {
+            if self.query_mode == QueryMode::Extended {
+                bail!("-M extended sends the extended protocol's unnamed statements, which are PostgreSQL's: engine '{}' has none", e.name());
+            }
         }
         self.program(0, None)?;
         sql_at_sync(engines, named)

@@ -56,6 +56,9 @@ pub struct Program {
 pub enum QueryMode {
     /// The statement's text with each variable's value written into it (pgbench's default).
     Simple,
+    /// Parsed anew each time with the values bound, the extended protocol's unnamed statement
+    /// (PostgreSQL only).
+    Extended,
     /// Prepared once per client, then run with the values bound (`hakari run script`'s way).
     #[default]
     Prepared,
@@ -65,6 +68,7 @@ impl QueryMode {
     pub fn name(self) -> &'static str {
         match self {
             QueryMode::Simple => "simple",
+            QueryMode::Extended => "extended",
             QueryMode::Prepared => "prepared",
         }
     }
