@@ -765,3 +765,75 @@ fn each_protocol_sends_statements_as_pgbench_does() {
         );
     }
 }
+
+/// With `--failures-detailed` both tools give the failed transactions by kind: one script loses
+/// serialization failures (REPEATABLE READ, every client on one row), the other deadlocks (two
+/// rows updated in either order); each report's kinds add up to its failed transactions, and
+/// each transaction log names each failure by its kind, as many of each as the report counts.
+#[test]
+fn failures_detailed_counts_each_kind_as_pgbench_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let serialization = dir.path().join("serialization.sql");
+    std::fs::write(
+        &serialization,
+        "BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT abalance FROM pgbench_accounts WHERE aid = 1;\n\\sleep 1 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\nEND;\n",
+    )
+    .unwrap();
+    let deadlock = dir.path().join("deadlock.sql");
+    std::fs::write(
+        &deadlock,
+        "\\set a random(1, 2)\n\\set b 3 - :a\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :a;\n\\sleep 2 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :b;\nEND;\n",
+    )
+    .unwrap();
+    let (s, d) = (serialization.display(), deadlock.display());
+    let (s, d) = (format!("{s}"), format!("{d}"));
+    let args = [
+        "-c",
+        "4",
+        "-T",
+        "3",
+        "-f",
+        &s,
+        "-f",
+        &d,
+        "--failures-detailed",
+        "-l",
+    ];
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let db = server.initialized(tool, dir.path());
+        let out = dir.path().join(format!("{tool:?}"));
+        std::fs::create_dir(&out).unwrap();
+        let o = server.run(tool, &args, &db, &out);
+        let report = text(&o);
+        assert!(o.status.success(), "{tool:?}: {report}");
+        let count = |what: &str| -> u64 {
+            let prefix = format!("number of {what}: ");
+            (report.lines().find_map(|l| l.strip_prefix(prefix.as_str())))
+                .and_then(|rest| rest.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{tool:?}: no \"{prefix}\" in {report}"))
+        };
+        let (failed, serial, dead) = (
+            count("failed transactions"),
+            count("serialization failures"),
+            count("deadlock failures"),
+        );
+        assert_eq!(failed, serial + dead, "{tool:?}: {report}");
+        assert!(serial > 0 && dead > 0, "{tool:?}: {report}");
+        let logged = |kind: &str| {
+            (logs(&out).iter().flatten())
+                .filter(|fields| fields[2] == kind)
+                .count() as u64
+        };
+        assert_eq!(
+            (
+                logged("serialization"),
+                logged("deadlock"),
+                logged("failed")
+            ),
+            (serial, dead, 0),
+            "{tool:?}"
+        );
+    }
+}

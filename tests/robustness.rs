@@ -242,6 +242,7 @@ fn plan_script(text: String) -> Result<(), String> {
         query_mode: Default::default(),
         connect_each: false,
         log: None,
+        failures_detailed: false,
     };
     params
         .plan(&[], None)

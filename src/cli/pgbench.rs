@@ -195,9 +195,11 @@ pub struct PgbenchArgs {
     #[arg(long = "max-tries", value_name = "NUM", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Benchmarking")]
     max_tries: Option<u64>,
 
-    // Options of pgbench's that hakari pgbench refuses for now, named so that the refusal says so.
-    #[arg(long = "failures-detailed", hide = true)]
+    /// Report the failures by kind (serialization, deadlock) in the report and the log.
+    #[arg(long = "failures-detailed", help_heading = "Benchmarking")]
     failures_detailed: bool,
+
+    // Options of pgbench's that hakari pgbench refuses for now, named so that the refusal says so.
     #[arg(long = "verbose-errors", hide = true)]
     verbose_errors: bool,
     #[arg(short = 'd', long = "debug", hide = true)]
@@ -252,7 +254,6 @@ impl PgbenchArgs {
     /// given in the other.
     fn check(&self) -> Result<()> {
         let refused = [
-            (self.failures_detailed, "--failures-detailed"),
             (self.verbose_errors, "--verbose-errors"),
             (self.debug, "-d"),
         ];
@@ -286,6 +287,7 @@ impl PgbenchArgs {
             || self.connect
             || self.vacuum_all
             || self.max_tries.is_some()
+            || self.failures_detailed
             || self.report_per_command
             || self.log
             || self.log_prefix.is_some()
@@ -366,6 +368,7 @@ impl PgbenchArgs {
             vacuum_accounts: self.vacuum_all,
             seed: self.random_seed,
             max_tries: self.max_tries.unwrap_or(1),
+            failures_detailed: self.failures_detailed,
             scale: self.scale,
             out: self.out.clone(),
             report: self.report,
@@ -417,6 +420,7 @@ impl PgbenchArgs {
             sampling: self.sampling_rate,
             lag: self.rate.is_some(),
             retries: self.max_tries.is_some_and(|n| n != 1),
+            detailed: self.failures_detailed,
         }))
     }
 }

@@ -86,6 +86,8 @@ pub struct Options {
     pub vacuum_accounts: bool,
     pub seed: Option<u64>,
     pub max_tries: u64,
+    /// `--failures-detailed`: the failures by kind in the report and the log.
+    pub failures_detailed: bool,
     /// `-s` given to a test: pgbench then warns that the tables' scale wins.
     pub scale: Option<u32>,
     pub out: PathBuf,
@@ -202,6 +204,7 @@ fn params(options: &Options) -> Result<ScriptParams> {
         query_mode: options.query_mode,
         connect_each: options.connect_each,
         log: options.log.clone(),
+        failures_detailed: options.failures_detailed,
     })
 }
 

@@ -80,13 +80,21 @@ fn report(run: &RunResult) -> String {
             line(format!("number of transactions actually processed: {ops}"));
         }
     }
-    let failed = m.figure("failed").unwrap_or(0.0) as u64;
+    let failed = |kind: &str| m.figure(&format!("script.{kind}")).unwrap_or(0.0) as u64;
     let skipped = m.open_loop.as_ref().map_or(0, |o| o.skipped);
-    let total = ops + failed + skipped;
-    if total > 0 {
+    let total = ops + failed("failed") + skipped;
+    let mut kinds = vec![("failed transactions", "failed")];
+    if p["failures_detailed"].as_bool() == Some(true) {
+        kinds.extend([
+            ("serialization failures", "serialization_failures"),
+            ("deadlock failures", "deadlock_failures"),
+        ]);
+    }
+    for (what, kind) in kinds.into_iter().filter(|_| total > 0) {
         line(format!(
-            "number of failed transactions: {failed} ({:.3}%)",
-            100.0 * failed as f64 / total as f64
+            "number of {what}: {} ({:.3}%)",
+            failed(kind),
+            100.0 * failed(kind) as f64 / total as f64
         ));
     }
     let limit = run.timing.as_ref().and_then(|t| t.latency_limit_ms);

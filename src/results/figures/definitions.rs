@@ -389,6 +389,25 @@ pub const DEFINITIONS: &[Definition] = &[
         "/s",
         Made::PerSecond(&["sysbench.reconnects"], 1.0),
     ),
+    // A script's transactions that failed after their last try (pgbench's failures), by kind.
+    cost(
+        "script.failed",
+        "failed",
+        "",
+        Made::Total(&["script.failed"], 1.0),
+    ),
+    cost(
+        "script.serialization_failures",
+        "serialization failures",
+        "",
+        Made::Total(&["script.serialization_failures"], 1.0),
+    ),
+    cost(
+        "script.deadlock_failures",
+        "deadlock failures",
+        "",
+        Made::Total(&["script.deadlock_failures"], 1.0),
+    ),
     // What a step's fault cost it (`--fault`, measure/fault.rs): the largest over its runs.
     cost(
         "fault.outage_s",

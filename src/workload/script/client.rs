@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub struct Exhausted {
     pub retries: u64,
+    /// The last try lost to a deadlock (else to a serialization failure), as pgbench's
+    /// `--failures-detailed` tells them apart.
+    pub deadlock: bool,
 }
 
 impl std::fmt::Display for Exhausted {
@@ -26,6 +29,13 @@ impl std::fmt::Display for Exhausted {
 }
 
 impl std::error::Error for Exhausted {}
+
+/// Whether a lost conflict was a deadlock: PostgreSQL's SQLSTATE 40P01, MariaDB/MySQL's error
+/// 1213.
+fn deadlocked(e: &anyhow::Error) -> bool {
+    (e.downcast_ref::<crate::engine::sql::ServerError>())
+        .is_some_and(|s| s.state == "40P01" || s.code == 1213)
+}
 
 pub struct Client<'p> {
     program: &'p Program,
@@ -166,7 +176,8 @@ impl<'p> Client<'p> {
                         return Err(e);
                     }
                     if retries + 1 >= max_tries {
-                        return Err(Exhausted { retries }.into());
+                        let deadlock = deadlocked(&e);
+                        return Err(Exhausted { retries, deadlock }.into());
                     }
                     retries += 1;
                     back_off(retries);
@@ -269,6 +280,10 @@ impl<'p> Client<'p> {
                 self.conn.begin()?;
                 self.in_transaction = true;
             }
+            Some(Control::Open) => {
+                self.conn.execute(&sql.text)?;
+                self.in_transaction = true;
+            }
             Some(Control::Commit) => {
                 (self.in_transaction, self.implicit) = (false, false);
                 self.conn.commit()?;
@@ -366,7 +381,7 @@ impl<'p> Client<'p> {
             anyhow::bail!("\\gset and \\aset are not allowed in pipeline mode");
         }
         match sql.control {
-            Some(Control::Begin) => self.in_transaction = true,
+            Some(Control::Begin | Control::Open) => self.in_transaction = true,
             Some(_) => self.in_transaction = false,
             None => {}
         }

@@ -178,6 +178,7 @@ impl Flags for ScriptFlags {
             query_mode: self.query_mode.unwrap_or_default(),
             connect_each: self.connect_each,
             log: None,
+            failures_detailed: false,
             runs: shared.runs.unwrap_or(1),
         })
     }

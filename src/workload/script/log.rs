@@ -27,6 +27,9 @@ pub struct LogSpec {
     pub lag: bool,
     /// With more than one try (`--max-tries`) each line has the retries.
     pub retries: bool,
+    /// `--failures-detailed`: a failed transaction's kind in place of `failed`, and the
+    /// aggregate's failures by kind (zero without it).
+    pub detailed: bool,
 }
 
 /// How a transaction ended.
@@ -36,9 +39,10 @@ pub enum Ended {
         retries: u64,
     },
     Skipped,
-    /// Every try lost a conflict (a serialization failure or deadlock).
+    /// Every try lost a conflict (a serialization failure or, the last, a deadlock).
     Failed {
         retries: u64,
+        deadlock: bool,
     },
 }
 
@@ -62,7 +66,8 @@ struct Interval {
     skipped: u64,
     retried: u64,
     retries: u64,
-    failures: u64,
+    /// Serialization failures and deadlock failures.
+    failures: [u64; 2],
 }
 
 #[derive(Default)]
@@ -131,7 +136,7 @@ impl TxnLog {
                 .as_mut()
                 .expect("an aggregate log has an interval");
             while interval.start + every <= secs {
-                write_interval(&mut self.out, interval)?;
+                write_interval(&mut self.out, interval, self.spec.detailed)?;
                 *interval = Interval {
                     start: interval.start + every,
                     ..Interval::default()
@@ -139,11 +144,13 @@ impl TxnLog {
             }
             match ended {
                 Ended::Skipped => interval.skipped += 1,
-                Ended::Done { retries } | Ended::Failed { retries } => {
+                Ended::Done { retries } | Ended::Failed { retries, .. } => {
                     interval.retries += retries;
                     interval.retried += u64::from(retries > 0);
                     match ended {
-                        Ended::Failed { .. } => interval.failures += 1,
+                        Ended::Failed { deadlock, .. } => {
+                            interval.failures[usize::from(deadlock)] += 1
+                        }
                         _ => {
                             interval.count += 1;
                             interval.latency.add(latency);
@@ -166,7 +173,14 @@ impl TxnLog {
         let (time, retries) = match ended {
             Ended::Done { retries } => (format!("{latency:.0}"), retries),
             Ended::Skipped => ("skipped".to_string(), 0),
-            Ended::Failed { retries } => ("failed".to_string(), retries),
+            Ended::Failed { retries, deadlock } => {
+                let kind = match (self.spec.detailed, deadlock) {
+                    (false, _) => "failed",
+                    (true, false) => "serialization",
+                    (true, true) => "deadlock",
+                };
+                (kind.to_string(), retries)
+            }
         };
         let mut line = format!(
             "{} {} {time} {script} {secs} {micros}",
@@ -188,11 +202,14 @@ impl TxnLog {
     }
 }
 
-fn write_interval(out: &mut impl Write, i: &Interval) -> Result<()> {
+/// An aggregate interval's line; the failures by kind only with `--failures-detailed`, as
+/// pgbench writes them.
+fn write_interval(out: &mut impl Write, i: &Interval, detailed: bool) -> Result<()> {
     let (l, g) = (&i.latency, &i.lag);
+    let [serialization, deadlock] = if detailed { i.failures } else { [0, 0] };
     writeln!(
         out,
-        "{} {} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {} {} {} {} 0",
+        "{} {} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {:.0} {} {} {} {serialization} {deadlock}",
         i.start,
         i.count,
         l.sum,
@@ -206,7 +223,6 @@ fn write_interval(out: &mut impl Write, i: &Interval) -> Result<()> {
         i.skipped,
         i.retried,
         i.retries,
-        i.failures
     )
     .context("writing the transaction log")
 }

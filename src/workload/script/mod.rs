@@ -74,6 +74,25 @@ pub struct ScriptParams {
     pub connect_each: bool,
     /// `-l`: pgbench's transaction log.
     pub log: Option<LogSpec>,
+    /// `--failures-detailed`: pgbench's report gives the failures by kind.
+    pub failures_detailed: bool,
+}
+
+/// The step's transactions that failed after their last try, as its figures (`script.failed`
+/// and by kind); how many.
+fn with_failures(mut outcome: StepOutcome, [serial, deadlock]: [u64; 2]) -> (StepOutcome, u64) {
+    let counted = &mut outcome
+        .resources
+        .get_or_insert_with(Default::default)
+        .counted;
+    for (name, n) in [
+        ("script.failed", serial + deadlock),
+        ("script.serialization_failures", serial),
+        ("script.deadlock_failures", deadlock),
+    ] {
+        counted.insert(name.into(), n as f64);
+    }
+    (outcome, serial + deadlock)
 }
 
 fn source(f: &ScriptFile) -> Source {
@@ -256,7 +275,8 @@ impl ScriptParams {
         progress: &Progress,
     ) -> Result<(StepOutcome, u64, Vec<String>)> {
         let stopped: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        let failed = AtomicU64::new(0);
+        // Transactions that failed after their last try: serialization failures, deadlocks.
+        let failed = [AtomicU64::new(0), AtomicU64::new(0)];
         let total_weight = program.total_weight();
         let seeding = Seeding::new(seed, clients, program.default_seed.is_some());
         let outcome = run_step(
@@ -297,8 +317,11 @@ impl ScriptParams {
                         Err(e) => match e.downcast_ref::<Exhausted>() {
                             Some(x) => {
                                 (0..x.retries).for_each(|_| worker.retried());
-                                failed.fetch_add(1, Ordering::Relaxed);
-                                Ended::Failed { retries: x.retries }
+                                failed[usize::from(x.deadlock)].fetch_add(1, Ordering::Relaxed);
+                                Ended::Failed {
+                                    retries: x.retries,
+                                    deadlock: x.deadlock,
+                                }
                             }
                             None if worker.reconnects()
                                 && crate::measure::fault::is_connection_lost(&e) =>
@@ -328,7 +351,8 @@ impl ScriptParams {
                 }
             },
         )?;
-        Ok((outcome, failed.into_inner(), stopped.into_inner().unwrap()))
+        let (outcome, failed) = with_failures(outcome, failed.map(AtomicU64::into_inner));
+        Ok((outcome, failed, stopped.into_inner().unwrap()))
     }
 
     /// Records the run over all scripts (`run`), each script when there are several

@@ -34,6 +34,9 @@ impl std::error::Error for ScriptError {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Control {
     Begin,
+    /// `BEGIN` or `START TRANSACTION` with options (`ISOLATION LEVEL ...`, `READ ONLY`): sent as
+    /// written, the transaction then known to be open (and rolled back after a failure).
+    Open,
     Commit,
     Rollback,
 }
@@ -413,7 +416,8 @@ fn dollar_quoted(c: &mut Cursor, tag: &str) -> Option<Vec<u8>> {
 }
 
 /// Whether a statement is one of `BEGIN`, `START TRANSACTION`, `COMMIT`, `END`, `ROLLBACK`,
-/// `ABORT` (with `WORK` or `TRANSACTION` after it), and which.
+/// `ABORT` (with `WORK` or `TRANSACTION` after it), or a `BEGIN` or `START TRANSACTION` with
+/// options, and which.
 fn control(text: &str) -> Option<Control> {
     let words: Vec<String> = text
         .split_whitespace()
@@ -427,6 +431,12 @@ fn control(text: &str) -> Option<Control> {
     match words.split_first() {
         Some((first, rest)) if first == "BEGIN" && rest_ok(rest) => Some(Control::Begin),
         Some((first, rest)) if first == "START" && rest == ["TRANSACTION"] => Some(Control::Begin),
+        Some((first, _)) if first == "BEGIN" => Some(Control::Open),
+        Some((first, rest))
+            if first == "START" && rest.first().is_some_and(|w| w == "TRANSACTION") =>
+        {
+            Some(Control::Open)
+        }
         Some((first, rest)) if (first == "COMMIT" || first == "END") && rest_ok(rest) => {
             Some(Control::Commit)
         }

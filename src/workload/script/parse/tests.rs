@@ -66,7 +66,8 @@ fn quotes_casts_comments_and_continuations() {
         }
     ));
     assert_eq!(sql(&steps[4]).text, "SELECT 1");
-    // START TRANSACTION, COMMIT WORK, ROLLBACK, ABORT; a BEGIN with options runs as written.
+    // START TRANSACTION, COMMIT WORK, ROLLBACK, ABORT; a BEGIN with options runs as written,
+    // the transaction then open.
     let steps = parse(
         "t.sql",
         "start transaction; commit work; ROLLBACK; abort; BEGIN ISOLATION LEVEL SERIALIZABLE;",
@@ -81,7 +82,7 @@ fn quotes_casts_comments_and_continuations() {
             Some(Commit),
             Some(Rollback),
             Some(Rollback),
-            None
+            Some(Open)
         ]
     );
 }
