@@ -837,3 +837,76 @@ fn failures_detailed_counts_each_kind_as_pgbench_does() {
         );
     }
 }
+
+/// With `--verbose-errors` both tools say each lost conflict (REPEATABLE READ, every client on
+/// one row, two tries each, 40 transactions a client), then whether the transaction is tried again or fails, in pgbench's
+/// words: as many failures said as the report counts, and some retries.
+#[test]
+fn verbose_errors_say_each_lost_conflict_as_pgbench_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let script = dir.path().join("serialization.sql");
+    std::fs::write(
+        &script,
+        "BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT abalance FROM pgbench_accounts WHERE aid = 1;\n\\sleep 1 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\nEND;\n",
+    )
+    .unwrap();
+    let file = script.display().to_string();
+    let args = [
+        "-c",
+        "4",
+        "-t",
+        "40",
+        "-f",
+        &file,
+        "--max-tries",
+        "2",
+        "--verbose-errors",
+    ];
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let db = server.initialized(tool, dir.path());
+        let o = server.run(tool, &args, &db, dir.path());
+        let report = text(&o);
+        assert!(o.status.success(), "{tool:?}: {report}");
+        let failed: u64 = (report.lines())
+            .find_map(|l| l.strip_prefix("number of failed transactions: "))
+            .and_then(|rest| rest.split(' ').next()?.parse().ok())
+            .unwrap_or_else(|| panic!("{tool:?}: {report}"));
+        // Each lost conflict, then whether the transaction is tried again or fails, as
+        // pgbench words them; as many failures said as counted.
+        let said: Vec<&str> = (report.lines())
+            .filter(|l| l.starts_with("pgbench: client "))
+            .collect();
+        // Each client's lines in turn (pgbench's clients share a thread, their lines mix).
+        let mut by_client = std::collections::BTreeMap::<&str, Vec<&str>>::new();
+        for line in &said {
+            let client = line.split(' ').nth(2).unwrap();
+            by_client.entry(client).or_default().push(line);
+        }
+        let mut ended = 0;
+        for (client, pair) in by_client
+            .iter()
+            .flat_map(|(c, l)| l.chunks(2).map(move |p| (c, p)))
+        {
+            let lost = format!("pgbench: client {client} got an error in command ");
+            assert!(pair[0].starts_with(&lost), "{tool:?}: {pair:?}");
+            assert!(pair[0].contains(" (SQL) of script "), "{tool:?}: {pair:?}");
+            let next = [
+                format!(
+                    "pgbench: client {client} repeats the transaction after the error (try 1/2)"
+                ),
+                format!("pgbench: client {client} ends the failed transaction (try 2/2)"),
+            ];
+            assert!(
+                next.iter().any(|n| pair.get(1) == Some(&n.as_str())),
+                "{tool:?}: {pair:?}"
+            );
+            ended += u64::from(pair[1] == next[1]);
+        }
+        assert_eq!(ended, failed, "{tool:?}: {report}");
+        assert!(
+            said.len() as u64 > 2 * failed,
+            "{tool:?}: no retry said: {report}"
+        );
+    }
+}

@@ -243,6 +243,7 @@ fn plan_script(text: String) -> Result<(), String> {
         connect_each: false,
         log: None,
         failures_detailed: false,
+        verbose_errors: false,
     };
     params
         .plan(&[], None)

@@ -199,9 +199,12 @@ pub struct PgbenchArgs {
     #[arg(long = "failures-detailed", help_heading = "Benchmarking")]
     failures_detailed: bool,
 
-    // Options of pgbench's that hakari pgbench refuses for now, named so that the refusal says so.
-    #[arg(long = "verbose-errors", hide = true)]
+    /// Print each serialization failure and deadlock, and whether the transaction is tried
+    /// again or fails, on standard error.
+    #[arg(long = "verbose-errors", help_heading = "Benchmarking")]
     verbose_errors: bool,
+
+    // Options of pgbench's that hakari pgbench refuses for now, named so that the refusal says so.
     #[arg(short = 'd', long = "debug", hide = true)]
     debug: bool,
 
@@ -253,10 +256,7 @@ impl PgbenchArgs {
     /// Refuses what hakari pgbench does not take yet, and, as pgbench, the options of one mode
     /// given in the other.
     fn check(&self) -> Result<()> {
-        let refused = [
-            (self.verbose_errors, "--verbose-errors"),
-            (self.debug, "-d"),
-        ];
+        let refused = [(self.debug, "-d")];
         if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
             bail!("hakari pgbench does not take {what} yet");
         }
@@ -288,6 +288,7 @@ impl PgbenchArgs {
             || self.vacuum_all
             || self.max_tries.is_some()
             || self.failures_detailed
+            || self.verbose_errors
             || self.report_per_command
             || self.log
             || self.log_prefix.is_some()
@@ -369,6 +370,7 @@ impl PgbenchArgs {
             seed: self.random_seed,
             max_tries: self.max_tries.unwrap_or(1),
             failures_detailed: self.failures_detailed,
+            verbose_errors: self.verbose_errors,
             scale: self.scale,
             out: self.out.clone(),
             report: self.report,

@@ -88,6 +88,8 @@ pub struct Options {
     pub max_tries: u64,
     /// `--failures-detailed`: the failures by kind in the report and the log.
     pub failures_detailed: bool,
+    /// `--verbose-errors`: each lost conflict, and its retry or failure, on standard error.
+    pub verbose_errors: bool,
     /// `-s` given to a test: pgbench then warns that the tables' scale wins.
     pub scale: Option<u32>,
     pub out: PathBuf,
@@ -205,6 +207,7 @@ fn params(options: &Options) -> Result<ScriptParams> {
         connect_each: options.connect_each,
         log: options.log.clone(),
         failures_detailed: options.failures_detailed,
+        verbose_errors: options.verbose_errors,
     })
 }
 

@@ -39,6 +39,10 @@ fn deadlocked(e: &anyhow::Error) -> bool {
 
 pub struct Client<'p> {
     program: &'p Program,
+    /// Its number, from 0.
+    id: usize,
+    /// The command of the script the last try failed at (pgbench's command number).
+    failed_at: usize,
     conn: Box<dyn SqlConnection>,
     /// The prepared statement of each SQL step, by script and step (None: run unprepared).
     statements: Vec<Vec<Option<Stmt>>>,
@@ -145,6 +149,8 @@ impl<'p> Client<'p> {
         }
         Client {
             program,
+            id,
+            failed_at: 0,
             conn,
             statements,
             vars,
@@ -175,7 +181,11 @@ impl<'p> Client<'p> {
                     if !is_conflict(&e) {
                         return Err(e);
                     }
-                    if retries + 1 >= max_tries {
+                    let last = retries + 1 >= max_tries;
+                    if program.verbose_errors {
+                        self.say_lost(index, &e, retries + 1, max_tries, last);
+                    }
+                    if last {
                         let deadlock = deadlocked(&e);
                         return Err(Exhausted { retries, deadlock }.into());
                     }
@@ -185,6 +195,23 @@ impl<'p> Client<'p> {
                 }
             }
         }
+    }
+
+    /// pgbench's `--verbose-errors` lines for a conflict lost at try `tries` of `max_tries`.
+    fn say_lost(&self, script: usize, e: &anyhow::Error, tries: u64, max_tries: u64, last: bool) {
+        let said = match e.downcast_ref::<crate::engine::sql::ServerError>() {
+            Some(s) => format!("ERROR:  {}", s.message),
+            None => format!("{e:#}"),
+        };
+        let (id, command) = (self.id, self.failed_at);
+        let next = match last {
+            false => "repeats the transaction after the error",
+            true => "ends the failed transaction",
+        };
+        eprintln!(
+            "pgbench: client {id} got an error in command {command} (SQL) of script {script}; {said}\n\
+             pgbench: client {id} {next} (try {tries}/{max_tries})"
+        );
     }
 
     /// Runs an untimed script once (`--init`, `--cleanup`): statements without variables as
@@ -219,6 +246,7 @@ impl<'p> Client<'p> {
             }
             let started = Instant::now();
             let prepared = measured.and_then(|m| self.statements[m][i]);
+            self.failed_at = i;
             self.step(step, prepared)
                 .map_err(|e| match is_conflict(&e) {
                     true => e,

@@ -179,6 +179,7 @@ impl Flags for ScriptFlags {
             connect_each: self.connect_each,
             log: None,
             failures_detailed: false,
+            verbose_errors: false,
             runs: shared.runs.unwrap_or(1),
         })
     }

@@ -76,6 +76,8 @@ pub struct ScriptParams {
     pub log: Option<LogSpec>,
     /// `--failures-detailed`: pgbench's report gives the failures by kind.
     pub failures_detailed: bool,
+    /// `--verbose-errors`: each lost conflict said as pgbench says it.
+    pub verbose_errors: bool,
 }
 
 /// The step's transactions that failed after their last try, as its figures (`script.failed`
@@ -124,6 +126,7 @@ impl ScriptParams {
             self.allow_shell,
         )?;
         program.query_mode = self.query_mode;
+        program.verbose_errors = self.verbose_errors;
         Ok(program)
     }
 

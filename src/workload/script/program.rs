@@ -48,6 +48,8 @@ pub struct Program {
     pub part_of: Vec<Vec<Option<usize>>>,
     /// How each statement goes to the server (pgbench's `-M`).
     pub query_mode: QueryMode,
+    /// pgbench's `--verbose-errors`: each lost conflict and what followed it on standard error.
+    pub verbose_errors: bool,
 }
 
 /// How a client sends its statements, as pgbench's `-M` names them.
@@ -139,6 +141,7 @@ impl Program {
             parts: Vec::new(),
             part_of: Vec::new(),
             query_mode: QueryMode::default(),
+            verbose_errors: false,
         };
         // pgbench's own variables, then --set (which may replace any of them). :default_seed
         // depends on the number of clients too: each run sets it (Seeding).
