@@ -23,6 +23,7 @@ pub mod report;
 pub mod results;
 pub mod results_table;
 pub mod run;
+pub mod run_faults;
 pub mod server;
 pub mod shard;
 pub mod signals;

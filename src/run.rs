@@ -121,6 +121,13 @@ impl TimingOptions {
                     ));
                 }
             }
+            _ if self.fault.is_some_and(|f| f.undrawn) => {
+                return usage(format!(
+                    "--fault {} draws its instant from the seed within a step of known length, and {}'s steps run a number of operations: give the instant (@AT) or a --duration",
+                    self.fault.map_or(String::new(), |f| f.to_string()),
+                    W::NAME
+                ));
+            }
             StepLength::Operations(ops) => {
                 for rate in &self.rates {
                     let step = ops as f64 / rate;
@@ -229,102 +236,6 @@ fn check_topologies(topologies: &[Topology], engines: &[Engine], urls: &[String]
     Ok(())
 }
 
-/// A fault acts on the private servers of a workload that runs a stream of operations.
-fn check_fault<W: Workload>(
-    workload: &W,
-    options: &RunOptions,
-    engines: &[Engine],
-    paced: &str,
-) -> Result<()> {
-    use crate::measure::fault::Kind;
-    let usage = |text: String| Err(anyhow::Error::new(Usage(text)));
-    let Some(fault) = options.timing.fault else {
-        return Ok(());
-    };
-    if !W::PACED {
-        return usage(format!(
-            "--fault does not apply to {}: it has no stream of operations to measure an outage in (it applies to {paced})",
-            W::NAME
-        ));
-    }
-    if !options.urls.is_empty() {
-        return usage(format!(
-            "--fault {fault} acts on the servers hakari starts; a server given by --url is yours, and hakari does not stop its processes"
-        ));
-    }
-    if fault.kind == Kind::Partition {
-        if let Err(why) = crate::server::partition::available() {
-            return usage(format!(
-                "--fault {fault}: this machine cannot cut the network: {why}"
-            ));
-        }
-    }
-    // A killed node needs a cluster that lives through it: why a topology does not, if not.
-    let refusal: fn(&Topology) -> Option<String> = match fault.kind {
-        Kind::KillPrimary => |t| {
-            (!matches!(t, Topology::Standbys { .. })).then(|| format!(
-                "kills a primary and promotes a standby, and {t} has none: start standbys with --replicas N (postgres), N of 1 or more"
-            ))
-        },
-        Kind::KillNode => |t| {
-            let lives = match *t {
-                Topology::Galera { nodes, .. } => nodes >= 3,
-                Topology::RedisCluster { replicas, .. } => replicas >= 1,
-                _ => false,
-            };
-            (!lives).then(|| format!(
-                "kills a node of a cluster that lives through it, and {t} is not one: --cluster galera:N (mysql), N of 3 or more, or --cluster redis:N --replicas R (redis), R of 1 or more"
-            ))
-        },
-        Kind::Stall | Kind::Restart | Kind::Partition => |_| None,
-    };
-    let single = [Topology::Single];
-    let topologies = match options.topologies.as_slice() {
-        [] => &single[..],
-        t => t,
-    };
-    if let Some(why) = topologies.iter().find_map(refusal) {
-        return usage(format!("--fault {fault} {why}"));
-    }
-    let killed = [Kind::KillPrimary, Kind::KillNode].contains(&fault.kind);
-    let steps = if killed {
-        workload.steps_per_server()
-    } else {
-        0
-    };
-    if let Some(why) = topologies.iter().find_map(|t| t.short_of_kills(steps)) {
-        return usage(format!("--fault {fault} {why}"));
-    }
-    if fault.kind == Kind::Restart {
-        if options.topologies.iter().any(|t| *t != Topology::Single) {
-            return usage(format!(
-                "--fault {fault} restarts a single server; a cluster's node is killed by kill-primary (postgres) or kill-node (galera)"
-            ));
-        }
-        let restarts = |e: &Engine| e.private_server().is_some_and(|s| s.restarts());
-        if let Some(e) = (engines.iter()).find(|e| e.private_server().is_some() && !restarts(e)) {
-            let mut able = crate::engine::all();
-            able.retain(restarts);
-            return usage(format!(
-                "--fault {fault}: engine '{}' keeps no data to restart on; the engines whose server restarts: {}",
-                e.name(),
-                crate::engine::names(&able)
-            ));
-        }
-    }
-    if let Some(e) = engines.iter().find(|e| e.private_server().is_none()) {
-        let mut with_one = crate::engine::all();
-        with_one.retain(|e| e.private_server().is_some());
-        with_one.dedup_by_key(|e| e.name());
-        return usage(format!(
-            "--fault {fault}: engine '{}' has no server of its own to fault (it runs in hakari's process); the engines with one: {}",
-            e.name(),
-            crate::engine::names(&with_one)
-        ));
-    }
-    Ok(())
-}
-
 /// `--shard` splits a workload that can be split, among clients that reach one server
 /// (`--url`); they meet there and start together.
 fn check_shard<W: Workload>(options: &RunOptions) -> Result<()> {
@@ -378,7 +289,12 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str)
     {
         return Err(anyhow::Error::new(Usage(why)));
     }
-    check_fault(&*workload, options, &engines, paced)?;
+    let asked = crate::run_faults::Asked {
+        fault: options.timing.fault,
+        urls: &options.urls,
+        topologies: &options.topologies,
+    };
+    crate::run_faults::check(&*workload, asked, &engines, paced)?;
     let generic = |e: &Engine| matches!(e, Engine::Sql(s) if s.dialect().is_none());
     if options.dialect.is_some() && !engines.iter().any(generic) {
         return Err(anyhow::Error::new(Usage(
@@ -409,7 +325,19 @@ pub fn execute<W: Workload>(workload: &mut W, options: &RunOptions, paced: &str)
         hlog: options.timing.hlog.as_deref(),
         phases: options.phases,
     })?;
-    ctx.recorder.timing(options.timing.record());
+    // A fault given without @AT: its instant drawn from the run's seed, the same in every step.
+    if let (Some(f), StepLength::Seconds(step)) = (ctx.timing.fault, workload.step_length()) {
+        ctx.timing.fault = Some(f.drawn(ctx.seed, step));
+        if f.undrawn {
+            let drawn = ctx.timing.fault.map_or(String::new(), |f| f.to_string());
+            let n = format!("--fault {f}: drawn from seed {} as {drawn}", ctx.seed);
+            eprintln!("note: {n}");
+            ctx.recorder.note(n);
+        }
+    }
+    let mut record = options.timing.record();
+    record.fault = ctx.timing.fault.map(|f| f.to_string());
+    ctx.recorder.timing(record);
     if let Some(shard) = options.shard {
         ctx.recorder.shard(shard);
         ctx.shard = Some(shard);

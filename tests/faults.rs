@@ -131,6 +131,35 @@ fn a_stall_on(engine: &str) {
     );
 }
 
+/// A fault given without its instant (`stall:0.5s`): drawn from the seed, in the middle half of
+/// what the 4-s step leaves before its end, recorded in the result file as drawn and put in there
+/// (the fault's recorded start is the drawn instant); the same seed draws the same instant.
+#[test]
+fn a_fault_without_an_instant_is_drawn_from_the_seed() {
+    let drawn = || {
+        let r = tpcb_with("postgres", &["--seed", "7"], "1", "4", "stall:0.5s");
+        assert_eq!(r.status, "complete", "{:?}", r.errors);
+        let fault = r.timing.as_ref().unwrap().fault.clone().unwrap();
+        let at: f64 = (fault.strip_prefix("stall@"))
+            .and_then(|rest| rest.strip_suffix("s:0.5s"))
+            .and_then(|at| at.parse().ok())
+            .unwrap_or_else(|| panic!("recorded as {fault}"));
+        assert!((0.875..2.625).contains(&at), "drawn at {at} s");
+        let began = r.measurements[0].runs[0].usage["fault.began_s"];
+        assert!(
+            (began - at).abs() < 0.05,
+            "began {began} s, drawn at {at} s"
+        );
+        assert!(
+            (r.notes.iter()).any(|n| n.contains("drawn from seed 7")),
+            "{:?}",
+            r.notes
+        );
+        fault
+    };
+    assert_eq!(drawn(), drawn());
+}
+
 #[test]
 fn a_stall_on_postgres_is_an_outage_of_its_length() {
     a_stall_on("postgres");
@@ -543,7 +572,7 @@ fn a_fault_that_cannot_be_is_refused() {
         "--accounts-per-branch",
         "100",
     ];
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 13] = [
         (&["--fault", "restart@1s:2s"], "takes no length"),
         (
             &["--engine", "postgres", "--fault", "kill-primary@1s"],
@@ -612,6 +641,17 @@ fn a_fault_that_cannot_be_is_refused() {
                 "stall@1s:1s",
             ],
             "a server given by --url is yours",
+        ),
+        (
+            &[
+                "--engine",
+                "postgres",
+                "--transactions",
+                "10",
+                "--fault",
+                "stall:1s",
+            ],
+            "draws its instant from the seed within a step of known length",
         ),
         // tpcb's three runs at each of its three client counts would each kill a primary of a
         // cluster that lives through one.

@@ -66,18 +66,26 @@ pub struct Fault {
     pub kind: Kind,
     pub at: Duration,
     pub length: Duration,
+    /// Given without `@AT`: the instant is yet to be drawn from the run's seed ([`Fault::drawn`]).
+    pub undrawn: bool,
 }
 
 impl Fault {
-    /// `KIND@AT[:LENGTH]`, times in seconds (`2s`, `1.5`, `500ms`): `stall@2s:1s`, `restart@2s`.
+    /// `KIND[@AT][:LENGTH]`, times in seconds (`2s`, `1.5`, `500ms`): `stall@2s:1s`, `restart@2s`;
+    /// without `@AT` (`stall:1s`, `restart`) the instant is drawn from the run's seed.
     pub fn parse(text: &str) -> Result<Fault, String> {
         let kinds: Vec<&str> = Kind::ALL.iter().map(|(_, n)| *n).collect();
         let form = format!(
-            "KIND@AT[:LENGTH], such as stall@30s:5s, partition@30s:5s, restart@30s or kill-primary@30s (kinds: {})",
+            "KIND[@AT][:LENGTH], such as stall@30s:5s, partition@30s:5s, restart@30s or kill-primary@30s, or kill-primary without @AT for an instant drawn from the seed (kinds: {})",
             kinds.join(", ")
         );
-        let Some((name, when)) = text.split_once('@') else {
-            return Err(format!("'{text}' is not a fault: {form}"));
+        // Without @AT the instant is drawn from the seed: `stall:5s`, `kill-primary`.
+        let (name, when, undrawn) = match text.split_once('@') {
+            Some((name, when)) => (name, when.to_string(), false),
+            None => match text.split_once(':') {
+                Some((name, length)) => (name, format!("0:{length}"), true),
+                None => (text, "0".to_string(), true),
+            },
         };
         let Some(&(kind, _)) = Kind::ALL.iter().find(|(_, n)| *n == name) else {
             return Err(format!(
@@ -86,7 +94,7 @@ impl Fault {
         };
         let (at, length) = match (when.split_once(':'), kind.has_length()) {
             (Some((at, length)), true) => (seconds(at)?, seconds(length)?),
-            (None, false) => (seconds(when)?, Duration::ZERO),
+            (None, false) => (seconds(&when)?, Duration::ZERO),
             (None, true) => return Err(format!("{text}: a {name} needs its length: {form}")),
             (Some(_), false) => {
                 return Err(format!(
@@ -97,7 +105,31 @@ impl Fault {
         if kind.has_length() && length.is_zero() {
             return Err(format!("{text}: a fault of no length does nothing"));
         }
-        Ok(Fault { kind, at, length })
+        Ok(Fault {
+            kind,
+            at,
+            length,
+            undrawn,
+        })
+    }
+
+    /// With its instant drawn from `seed` where none was given: uniformly in the middle half of
+    /// what a step of `step` seconds leaves before the fault's end, so that the step has a
+    /// stretch before it and after it to measure against.
+    pub fn drawn(self, seed: u64, step: f64) -> Fault {
+        use rand::{Rng, SeedableRng};
+        if !self.undrawn {
+            return self;
+        }
+        let room = (step - self.length.as_secs_f64()).max(0.0);
+        let share: f64 = rand_chacha::ChaCha8Rng::seed_from_u64(seed).random_range(0.25..0.75);
+        // Whole milliseconds, so that the instant reads back as it is written.
+        let at = Duration::from_millis((room * share * 1000.0) as u64);
+        Fault {
+            at,
+            undrawn: false,
+            ..self
+        }
     }
 
     /// When it ends on the step's clock.
@@ -108,8 +140,15 @@ impl Fault {
 
 impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = |d: Duration| d.as_secs_f64();
-        write!(f, "{}@{}s", self.kind.name(), s(self.at))?;
+        // To the millisecond, as a drawn instant is.
+        let s = |d: Duration| {
+            let text = format!("{:.3}", d.as_secs_f64());
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        };
+        match self.undrawn {
+            true => write!(f, "{}", self.kind.name())?,
+            false => write!(f, "{}@{}s", self.kind.name(), s(self.at))?,
+        }
         if self.kind.has_length() {
             write!(f, ":{}s", s(self.length))?;
         }
@@ -475,116 +514,4 @@ fn recovery(intervals: &[IntervalFigure], began: f64, ended: f64) -> Option<f64>
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use anyhow::Context;
-
-    #[test]
-    fn faults_parse_and_print_back() {
-        let f = Fault::parse("stall@2s:1.5s").unwrap();
-        assert_eq!(f.kind, Kind::Stall);
-        assert_eq!(f.at, Duration::from_secs(2));
-        assert_eq!(f.length, Duration::from_millis(1500));
-        assert_eq!(f.to_string(), "stall@2s:1.5s");
-        assert_eq!(
-            Fault::parse("stall@500ms:1").unwrap().at,
-            Duration::from_millis(500)
-        );
-        let kill = Fault::parse("kill-primary@3").unwrap();
-        assert_eq!(
-            (kill.kind, kill.length),
-            (Kind::KillPrimary, Duration::ZERO)
-        );
-        assert_eq!(kill.to_string(), "kill-primary@3s");
-        let cut = Fault::parse("partition@1s:250ms").unwrap();
-        assert_eq!(
-            (cut.kind, cut.length, cut.to_string().as_str()),
-            (
-                Kind::Partition,
-                Duration::from_millis(250),
-                "partition@1s:0.25s"
-            )
-        );
-        for bad in [
-            "partition@2s",
-            "stall",
-            "stall@2s",
-            "nap@2s:1s",
-            "stall@x:1s",
-            "stall@2s:0s",
-            "stall@-1:1",
-            "kill-primary@2s:1s",
-        ] {
-            assert!(Fault::parse(bad).is_err(), "{bad} parsed");
-        }
-    }
-
-    fn interval(t_s: f64, ops: u64) -> IntervalFigure {
-        IntervalFigure {
-            t_s,
-            seconds: 1.0,
-            ops,
-            ops_per_sec: ops as f64,
-            ..Default::default()
-        }
-    }
-
-    /// One-second intervals of these operations each.
-    fn series(ops: &[u64]) -> Vec<IntervalFigure> {
-        (ops.iter().enumerate())
-            .map(|(t, &ops)| interval(t as f64, ops))
-            .collect()
-    }
-
-    #[test]
-    fn recovery_is_the_first_interval_back_within_ten_percent_of_the_median() {
-        let stall = series(&[100, 100, 0, 50, 95, 100]);
-        // Fault over [2, 3): 3-4 is at half, 4-5 is back (95 >= 90): 5 - 2 = 3 s.
-        assert_eq!(recovery(&stall, 2.0, 3.0), Some(3.0));
-        let never = series(&[100, 100, 0, 50]);
-        assert_eq!(recovery(&never, 2.0, 3.0), None);
-        // One fast interval before the fault does not raise the level (the median's 100).
-        let burst = series(&[100, 100, 160, 0, 92]);
-        assert_eq!(recovery(&burst, 3.0, 4.0), Some(2.0));
-        // The fault recorded as ending a hair into the interval after it: that one counts, one
-        // that began well before the end does not.
-        assert_eq!(recovery(&stall, 2.0, 3.0005), Some(3.0));
-        let back = series(&[100, 100, 0, 100, 100]);
-        assert_eq!(recovery(&back, 2.0, 3.5), Some(3.0));
-    }
-
-    #[test]
-    fn the_outage_is_the_longest_span_without_a_completion() {
-        let fault = Fault::parse("stall@1s:1s").unwrap();
-        let clock = Clock::new(&fault);
-        let ms = 1_000_000;
-        let mut a = Seen::new();
-        let mut b = Seen::new();
-        a.saw(&clock, 900 * ms, ms);
-        b.saw(&clock, 990 * ms, ms);
-        clock.began.store(1000 * ms, Ordering::Release);
-        // One unit slipped through as the fault began.
-        a.saw(&clock, 1001 * ms, ms);
-        clock.ended.store(2000 * ms, Ordering::Release);
-        b.saw(&clock, 2010 * ms, 1020 * ms);
-        a.saw(&clock, 2020 * ms, 1019 * ms);
-        let out = FaultOutcome::merge(fault, &clock, vec![a, b], 3000 * ms, &[]);
-        assert!((out.outage_s - 1.009).abs() < 1e-9, "{}", out.outage_s);
-        assert!(out.p99_after_us.unwrap() > 1_000_000.0);
-        assert!(out.p99_before_us.unwrap() < 2_000.0);
-    }
-
-    #[test]
-    fn a_lost_connection_is_known_under_other_contexts() {
-        let marked = anyhow::anyhow!("connection closed").context(ConnectionLost);
-        assert!(is_connection_lost(
-            &marked.context("run 1/1").context("postgres")
-        ));
-        let io = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
-        let wrapped: anyhow::Result<()> = Err(io).context("reading a row");
-        assert!(is_connection_lost(&wrapped.unwrap_err()));
-        assert!(!is_connection_lost(
-            &anyhow::anyhow!("syntax error").context("run 1/1")
-        ));
-    }
-}
+mod tests;
