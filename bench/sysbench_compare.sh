@@ -27,8 +27,9 @@ for script in ${scripts//,/ }; do
       if [ $((r % 2)) = 1 ]; then order="sysbench hakari"; else order="hakari sysbench"; fi
       for tool in $order; do
         case $tool in
-          sysbench) sb=$(sysbench "$script" "${args[@]}" run | awk '/transactions:/ {gsub(/\(/, "", $3); print $3; exit}') ;;
-          hakari) "$HAKARI_BIN" run sysbench --out "$out/hk" "$script" "${args[@]}" run >/dev/null 2>&1
+          sysbench) sysbench "$script" "${args[@]}" run >"$out/sb.log" 2>&1 || { tail -3 "$out/sb.log" >&2; exit 1; }
+                    sb=$(awk '/transactions:/ {gsub(/\(/, "", $3); print $3; exit}' "$out/sb.log") ;;
+          hakari) "$HAKARI_BIN" run sysbench --out "$out/hk" "$script" "${args[@]}" run >"$out/hk.log" 2>&1 || { tail -3 "$out/hk.log" >&2; exit 1; }
                   hk=$(newest_tps "$out/hk") ;;
         esac
       done
