@@ -304,6 +304,13 @@ impl<'p> Client<'p> {
         match sql.control {
             // A BEGIN inside a compound makes its implicit transaction explicit.
             Some(Control::Begin) if self.implicit => self.implicit = false,
+            // Under -M extended the script's own text goes as the unnamed statement, as pgbench
+            // sends it.
+            Some(control) if self.program.query_mode == QueryMode::Extended => {
+                let opens = matches!(control, Control::Begin | Control::Open);
+                (self.in_transaction, self.implicit) = (opens, self.implicit && opens);
+                self.conn.query_unnamed(&sql.text, &[], &mut |_| {})?;
+            }
             Some(Control::Begin) => {
                 self.conn.begin()?;
                 self.in_transaction = true;
