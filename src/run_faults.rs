@@ -53,11 +53,9 @@ pub fn check<W: Workload>(
             ))
         },
         Kind::KillNode => |t| {
-            let lives = match *t {
-                Topology::Galera { nodes, .. } => nodes >= 3,
-                Topology::RedisCluster { replicas, .. } => replicas >= 1,
-                _ => false,
-            };
+            // How many kills a cluster lives through is Topology::kills_lived's alone.
+            let node = matches!(t, Topology::Galera { .. } | Topology::RedisCluster { .. });
+            let lives = node && t.kills_lived() > 0;
             (!lives).then(|| format!(
                 "kills a node of a cluster that lives through it, and {t} is not one: --cluster galera:N (mysql), N of 3 or more, or --cluster redis:N --replicas R (redis), R of 1 or more"
             ))
