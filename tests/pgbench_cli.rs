@@ -327,17 +327,19 @@ fn a_rate_with_a_latency_limit_reports_skipped_and_late() {
             (450.0..=750.0).contains(&processed),
             "{tool:?}: {processed} transactions at 200/s for 3 s"
         );
-        // -P: a line a second, `progress: T s, TPS tps, lat MS ms stddev MS, N failed`.
+        // -P: a line a second, `progress: T s, TPS tps, lat MS ms stddev MS, N failed, lag MS
+        // ms, N skipped`.
         let progress: Vec<f64> = (out.lines())
             .filter_map(|l| l.strip_prefix("progress: "))
             .map(|l| {
                 let f: Vec<&str> = l.split([' ', ',']).filter(|w| !w.is_empty()).collect();
                 assert_eq!(
-                    (f[1], f[3], f[4], f[6], f[7], f[10]),
-                    ("s", "tps", "lat", "ms", "stddev", "failed"),
+                    (f[1], f[3], f[4], f[6], f[7], f[10], f[11], f[13], f[15]),
+                    ("s", "tps", "lat", "ms", "stddev", "failed", "lag", "ms", "skipped"),
                     "{tool:?}: {l}"
                 );
-                for i in [2, 5, 8, 9] {
+                assert_eq!(f.len(), 16, "{tool:?}: {l}");
+                for i in [2, 5, 8, 9, 12, 14] {
                     f[i].parse::<f64>()
                         .unwrap_or_else(|_| panic!("{tool:?}: {l}"));
                 }
@@ -523,9 +525,9 @@ fn logs_read_as_pgbench_documents_them() {
     }
 }
 
-/// `-r` lists each SQL statement of the script with its average latency in milliseconds and
-/// its failures, in pgbench's columns; both tools list the same statements in the same order
-/// (pgbench also lists its meta-commands, which hakari does not time).
+/// `-r` lists each command of the script (its meta-commands too) with its average latency in
+/// milliseconds and its failures, in pgbench's columns; both tools list the same commands in
+/// the same order.
 #[test]
 fn per_statement_latencies_list_the_scripts_statements() {
     let dir = tempfile::tempdir().unwrap();
@@ -548,14 +550,144 @@ fn per_statement_latencies_list_the_scripts_statements() {
             let failures: u64 = fields.next().unwrap().parse().unwrap();
             assert!(ms >= 0.0 && failures == 0, "{tool:?}: {line}");
             let statement = fields.collect::<Vec<_>>().join(" ");
-            if !statement.starts_with('\\') {
-                statements.push(statement.trim_end_matches(';').to_string());
-            }
+            statements.push(statement.trim_end_matches(';').to_string());
         }
         listed.push(statements);
     }
-    assert_eq!(listed[0].len(), 7, "{:?}", listed[0]);
+    assert_eq!(listed[0].len(), 11, "{:?}", listed[0]);
     assert_eq!(listed[0], listed[1], "pgbench's statements, then hakari's");
+}
+
+/// pgbench's report with each number masked and its runs of blanks made one, so that two
+/// reports of the same test compare line by line; `-r`'s commands and pgbench's "(including
+/// failures)" (there only when some failed) left out.
+fn layout(report: &str) -> Vec<String> {
+    let from = report.find("transaction type:").expect("a report");
+    let mut lines = Vec::new();
+    for line in report[from..].lines() {
+        if line.starts_with("   ") {
+            continue;
+        }
+        let line = line.replace(" (including failures)", "");
+        let mut masked = String::new();
+        for c in line
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+        {
+            let digit = c.is_ascii_digit() || (c == '.' && masked.ends_with('#'));
+            match (digit, masked.ends_with('#')) {
+                (true, true) => {}
+                (true, false) => masked.push('#'),
+                (false, _) => masked.push(c),
+            }
+        }
+        lines.push(masked);
+    }
+    lines
+}
+
+/// A script whose clients lose serialization failures: each updates one row under REPEATABLE
+/// READ, after a pause; written into `dir`, its path.
+fn serialization(dir: &Path) -> String {
+    let path = dir.join("serialization.sql");
+    std::fs::write(&path, "BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT abalance FROM pgbench_accounts WHERE aid = 1;\n\\sleep 1 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\nEND;\n").unwrap();
+    path.display().to_string()
+}
+
+/// The transactions the server rolled back in database `db` (pg_stat_database's count, which
+/// each backend adds to when it is idle or ends).
+fn rollbacks(admin: &mut postgres::Client, db: &str) -> u64 {
+    let sql = "SELECT xact_rollback FROM pg_stat_database WHERE datname = $1";
+    let n: i64 = admin.query_one(sql, &[&db]).unwrap().get(0);
+    n as u64
+}
+
+/// With two scripts by weight, retries and -r, both tools print pgbench's report line for
+/// line: the run's figures, then a section per script (its weight, transactions, failures,
+/// retries, latency and commands), whose transactions add up to the run's; but hakari has a
+/// thread per client, as the manual says. The failures and retries each report counts are the
+/// transactions the server rolled back.
+#[test]
+fn a_report_of_several_scripts_reads_as_pgbench_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let file = format!("{}@1", serialization(dir.path()));
+    let args = [
+        // The built-in script first: hakari numbers the files after the built-in ones.
+        "-c",
+        "3",
+        "-t",
+        "30",
+        "-b",
+        "select-only@2",
+        "-f",
+        &file,
+        "--max-tries",
+        "2",
+        "-r",
+        "--failures-detailed",
+    ];
+    let mut layouts = Vec::new();
+    let mut listed = Vec::new();
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let db = server.initialized(tool, dir.path());
+        let rollbacks = rollbacks(&mut server.admin, &db);
+        let o = server.run(tool, &args, &db, dir.path());
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(o.status.success(), "{tool:?}: {}", text(&o));
+        // Each lost try was rolled back once, as the server counts it.
+        let count = |prefix: &str| -> u64 {
+            (out.lines().find_map(|l| l.strip_prefix(prefix)))
+                .and_then(|rest| rest.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{tool:?}: no \"{prefix}\" in {out}"))
+        };
+        let lost = count("number of failed transactions: ") + count("total number of retries: ");
+        assert!(lost > 0, "{tool:?}: no conflict lost: {out}");
+        let mut counted = 0;
+        for _ in 0..50 {
+            counted = self::rollbacks(&mut server.admin, &db) - rollbacks;
+            if counted == lost {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert_eq!(
+            counted, lost,
+            "{tool:?}: the server's rollbacks, then the report's: {out}"
+        );
+        let mut lines = layout(&out);
+        for l in &mut lines {
+            if l.starts_with("number of threads:") {
+                *l = "number of threads: #".into();
+            }
+        }
+        // hakari's own lines (where its result went) follow pgbench's report.
+        let end = (lines.iter())
+            .rposition(|l| l.starts_with("- statement latencies"))
+            .expect("-r's lists");
+        lines.truncate(end + 1);
+        layouts.push(lines);
+        listed.push(out.lines().filter(|l| l.starts_with("   ")).count());
+        // Each script's transactions add up to the run's.
+        let total: u64 = (out.lines())
+            .filter(|l| l.starts_with(" - ") && l.contains(" transactions ("))
+            .map(|l| l[3..].split(' ').next().unwrap().parse::<u64>().unwrap())
+            .sum();
+        let processed = processed(tool, &out);
+        assert_eq!(
+            Some(total),
+            processed.split('/').next().and_then(|n| n.parse().ok()),
+            "{tool:?}: {out}"
+        );
+    }
+    assert_eq!(layouts[0], layouts[1], "pgbench's report, then hakari's");
+    assert_eq!(
+        listed[0], listed[1],
+        "-r's commands: pgbench's, then hakari's"
+    );
 }
 
 /// Bad input fails in both, with pgbench's exit code: an unknown initialization step, a
@@ -699,8 +831,8 @@ fn progress_timestamp_says_when_as_pgbench_does() {
 /// before it), each with how it came: a simple query's text, the unnamed statement's execution
 /// (the extended protocol without a prepared statement), or a named prepared statement's; each
 /// number masked (the values drawn), a trailing semicolon dropped (hakari sends a script's
-/// statement without it) and END read as COMMIT (hakari sends a script's END as the engine's
-/// commit, but under -M extended); counted.
+/// statement without it) and END read as COMMIT (under -M simple hakari sends a script's END as
+/// the engine's commit); counted.
 fn logged(log: &str) -> std::collections::BTreeMap<String, usize> {
     let mut statements = std::collections::BTreeMap::new();
     let first = log.find("BEGIN").unwrap_or(log.len());
@@ -761,12 +893,6 @@ fn each_protocol_sends_statements_as_pgbench_does() {
             "extended" => "unnamed",
             _ => "named",
         };
-        if mode == "prepared" {
-            // pgbench prepares BEGIN and END too; hakari sends them as simple queries there.
-            for s in &mut statements {
-                s.retain(|text, _| !text.ends_with(": BEGIN") && !text.ends_with(": COMMIT"));
-            }
-        }
         // Two clients, three transactions each, five statements on pgbench's tables each.
         let count: usize = (statements[0].iter())
             .filter(|(s, _)| s.starts_with(sent) && s.contains("pgbench_"))
@@ -782,26 +908,21 @@ fn each_protocol_sends_statements_as_pgbench_does() {
 
 /// With `--failures-detailed` both tools give the failed transactions by kind: one script loses
 /// serialization failures (REPEATABLE READ, every client on one row), the other deadlocks (two
-/// rows updated in either order); each report's kinds add up to its failed transactions, and
-/// each transaction log names each failure by its kind, as many of each as the report counts.
+/// rows updated in either order); each report's kinds add up to its failed transactions, -P's
+/// lines count them second by second, and each transaction log names each failure by its kind,
+/// as many of each as the report counts.
 #[test]
 fn failures_detailed_counts_each_kind_as_pgbench_does() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(dir.path());
-    let serialization = dir.path().join("serialization.sql");
-    std::fs::write(
-        &serialization,
-        "BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT abalance FROM pgbench_accounts WHERE aid = 1;\n\\sleep 1 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\nEND;\n",
-    )
-    .unwrap();
+    let s = serialization(dir.path());
     let deadlock = dir.path().join("deadlock.sql");
     std::fs::write(
         &deadlock,
         "\\set a random(1, 2)\n\\set b 3 - :a\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :a;\n\\sleep 2 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :b;\nEND;\n",
     )
     .unwrap();
-    let (s, d) = (serialization.display(), deadlock.display());
-    let (s, d) = (format!("{s}"), format!("{d}"));
+    let d = deadlock.display().to_string();
     let args = [
         "-c",
         "4",
@@ -813,6 +934,8 @@ fn failures_detailed_counts_each_kind_as_pgbench_does() {
         &d,
         "--failures-detailed",
         "-l",
+        "-P",
+        "1",
     ];
     for tool in [Tool::Pgbench, Tool::Hakari] {
         let db = server.initialized(tool, dir.path());
@@ -835,6 +958,17 @@ fn failures_detailed_counts_each_kind_as_pgbench_does() {
         );
         assert_eq!(failed, serial + dead, "{tool:?}: {report}");
         assert!(serial > 0 && dead > 0, "{tool:?}: {report}");
+        // -P's lines count the failures of each whole second (the last part of one left out).
+        let each: Vec<u64> = (report.lines())
+            .filter(|l| l.starts_with("progress: "))
+            .map(|l| {
+                let at = l.find(" failed").unwrap_or_else(|| panic!("{tool:?}: {l}"));
+                l[..at].rsplit(' ').next().unwrap().parse().unwrap()
+            })
+            .collect();
+        let seconds: u64 = each.iter().sum();
+        assert!(each.len() >= 2, "{tool:?}: {report}");
+        assert!(seconds > 0 && seconds <= failed, "{tool:?}: {report}");
         let logged = |kind: &str| {
             (logs(&out).iter().flatten())
                 .filter(|fields| fields[2] == kind)
@@ -859,13 +993,7 @@ fn failures_detailed_counts_each_kind_as_pgbench_does() {
 fn verbose_errors_say_each_lost_conflict_as_pgbench_does() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(dir.path());
-    let script = dir.path().join("serialization.sql");
-    std::fs::write(
-        &script,
-        "BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT abalance FROM pgbench_accounts WHERE aid = 1;\n\\sleep 1 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\nEND;\n",
-    )
-    .unwrap();
-    let file = script.display().to_string();
+    let file = serialization(dir.path());
     let args = [
         "-c",
         "4",

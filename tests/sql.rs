@@ -445,7 +445,7 @@ fn a_postgres_wire_flavour_is_the_engine_with_declarations_of_its_own() {
     let mut c = db.connect().unwrap();
     let can = c.capabilities();
     assert!(
-        can.delimited && can.frozen_refill && can.pipelines,
+        can.delimited && can.frozen_refill && can.extended_protocol,
         "{can:?}"
     );
     assert!(c.connection_limit().is_some_and(|n| n > 1));

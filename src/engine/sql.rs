@@ -129,8 +129,10 @@ pub struct Capabilities {
     /// `refill_delimited` writes the rows as they would be after a vacuum (PostgreSQL's COPY
     /// FREEZE), which makes refilling a whole table the fastest way to load it.
     pub frozen_refill: bool,
-    /// `send_pipeline` works (a script's `\startpipeline`).
-    pub pipelines: bool,
+    /// It speaks PostgreSQL's extended protocol to hakari: `send_pipeline` works (a script's
+    /// `\startpipeline`), so does `query_unnamed` (pgbench's -M extended), and BEGIN, COMMIT
+    /// and ROLLBACK are prepared as any statement is (pgbench's -M prepared).
+    pub extended_protocol: bool,
     /// CHAR(n) is stored blank-padded (the SQL standard's CHAR; DuckDB's and SQLite's are
     /// VARCHAR): a loader may send a filler of blanks as an empty field.
     pub pads_char: bool,
@@ -150,7 +152,7 @@ impl Capabilities {
         delimited: false,
         arrow: false,
         frozen_refill: false,
-        pipelines: false,
+        extended_protocol: false,
         pads_char: false,
         clusters_by_key: false,
         load_streams: 1,

@@ -37,6 +37,42 @@ pub struct IntervalFigure {
     pub mean_us: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stddev_us: Option<f64>,
+    /// Open loop: the mean delay of an actual start after its intended start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_mean_us: Option<f64>,
+    /// What its units met besides being done (what pgbench -P counts).
+    #[serde(default, skip_serializing_if = "Setbacks::none")]
+    pub setbacks: Setbacks,
+}
+
+/// An interval's units that failed, were skipped, or were tried more than once, as pgbench -P
+/// counts them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Setbacks {
+    /// Ended in failure (not done).
+    #[serde(default)]
+    pub failed: u64,
+    /// Skipped: already later than the latency limit at their turn.
+    #[serde(default)]
+    pub skipped: u64,
+    /// Tried more than once, and the retries all units took.
+    #[serde(default)]
+    pub retried: u64,
+    #[serde(default)]
+    pub retries: u64,
+}
+
+impl Setbacks {
+    pub fn none(&self) -> bool {
+        *self == Setbacks::default()
+    }
+
+    fn add(&mut self, other: &Setbacks) {
+        self.failed += other.failed;
+        self.skipped += other.skipped;
+        self.retried += other.retried;
+        self.retries += other.retries;
+    }
 }
 
 /// An interval's histogram in HdrHistogram's compressed form, for an interval log.
@@ -58,6 +94,8 @@ pub(super) struct Slot {
     pub ops: u64,
     pub latency: Histogram<u64>,
     pub lag_max_ns: u64,
+    pub lag_sum_ns: u64,
+    pub setbacks: Setbacks,
 }
 
 /// The clock the intervals are cut by.
@@ -95,6 +133,8 @@ impl Grid {
             ops: 0,
             latency: new_histogram(),
             lag_max_ns: 0,
+            lag_sum_ns: 0,
+            setbacks: Setbacks::default(),
         }
     }
 }
@@ -103,6 +143,8 @@ struct Pending {
     ops: u64,
     latency: Histogram<u64>,
     lag_max_ns: u64,
+    lag_sum_ns: u64,
+    setbacks: Setbacks,
 }
 
 /// Merges the workers' slots into finished intervals and the step's totals.
@@ -160,22 +202,28 @@ impl Collector {
 
     /// Takes worker `w`'s slot (and resets it); the worker is now in interval `next`.
     pub fn hand_over(&mut self, w: usize, slot: &mut Slot, next: i64) {
-        if slot.ops > 0 || !slot.latency.is_empty() {
+        if slot.ops > 0 || !slot.latency.is_empty() || !slot.setbacks.none() {
             let pool = &mut self.pool;
             let p = self.pending.entry(slot.index).or_insert_with(|| Pending {
                 ops: 0,
                 latency: pool.pop().unwrap_or_else(new_histogram),
                 lag_max_ns: 0,
+                lag_sum_ns: 0,
+                setbacks: Setbacks::default(),
             });
             p.ops += slot.ops;
             p.latency
                 .add(&slot.latency)
                 .expect("histograms of one precision merge");
             p.lag_max_ns = p.lag_max_ns.max(slot.lag_max_ns);
+            p.lag_sum_ns += slot.lag_sum_ns;
+            p.setbacks.add(&slot.setbacks);
         }
         slot.ops = 0;
         slot.latency.reset();
         slot.lag_max_ns = 0;
+        slot.lag_sum_ns = 0;
+        slot.setbacks = Setbacks::default();
         self.positions[w] = next;
     }
 
@@ -223,6 +271,8 @@ impl Collector {
             ops: 0,
             latency: self.pool.pop().unwrap_or_else(new_histogram),
             lag_max_ns: 0,
+            lag_sum_ns: 0,
+            setbacks: Setbacks::default(),
         });
         let h = &pending.latency;
         let us = |ns: u64| ns as f64 / 1000.0;
@@ -248,6 +298,9 @@ impl Collector {
             lag_max_us: self.open_loop.then(|| us(pending.lag_max_ns)),
             mean_us: (!h.is_empty()).then(|| h.mean() / 1000.0),
             stddev_us: (!h.is_empty()).then(|| h.stdev() / 1000.0),
+            lag_mean_us: (self.open_loop && !h.is_empty())
+                .then(|| us(pending.lag_sum_ns) / h.len() as f64),
+            setbacks: pending.setbacks,
         });
         if self.keep_histograms {
             let mut bytes = Vec::new();

@@ -14,6 +14,9 @@ pub fn new_histogram() -> Histogram<u64> {
 pub struct LatencySummary {
     pub count: u64,
     pub mean_us: f64,
+    /// The standard deviation (pgbench's "latency stddev").
+    #[serde(default)]
+    pub stddev_us: f64,
     pub p50_us: f64,
     pub p95_us: f64,
     pub p99_us: f64,
@@ -30,6 +33,7 @@ impl LatencySummary {
         Some(LatencySummary {
             count: h.len(),
             mean_us: h.mean() / 1000.0,
+            stddev_us: h.stdev() / 1000.0,
             p50_us: us(h.value_at_quantile(0.50)),
             p95_us: us(h.value_at_quantile(0.95)),
             p99_us: us(h.value_at_quantile(0.99)),

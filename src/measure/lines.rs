@@ -2,7 +2,7 @@
 
 use super::intervals::{Collector, IntervalFigure};
 use super::progress::Progress;
-use super::timing::{IntervalStyle, Timing};
+use super::timing::{IntervalStyle, PgbenchLine, Timing};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Steps without `--interval` print their lines once they have run this long.
@@ -44,9 +44,9 @@ impl<'a> IntervalLines<'a> {
             match self.style {
                 IntervalStyle::Hakari => self.progress.line(&interval_line(f)),
                 _ if !whole => {}
-                IntervalStyle::Pgbench => self.progress.line(&pgbench_line(f, None)),
-                IntervalStyle::PgbenchTimestamp => {
-                    self.progress.line(&pgbench_line(f, Some(self.started)))
+                IntervalStyle::Pgbench(line) => {
+                    let started = line.timestamp.then_some(self.started);
+                    self.progress.line(&pgbench_line(f, started, line))
                 }
             }
         }
@@ -56,21 +56,34 @@ impl<'a> IntervalLines<'a> {
 
 /// pgbench -P's line: the time from the start (or, given when the step `started` in seconds
 /// since the Unix epoch, the interval's end as pgbench --progress-timestamp prints it),
-/// transactions per second, the latency's mean and standard deviation in milliseconds, and the
-/// failed (hakari's series counts done operations only: 0).
-pub fn pgbench_line(f: &IntervalFigure, started: Option<f64>) -> String {
+/// transactions per second, the latency's mean and standard deviation in milliseconds, the
+/// failed; in an open loop the mean lag (and under a latency limit the skipped), and when a
+/// transaction may be tried more than once the retried and the retries.
+pub fn pgbench_line(f: &IntervalFigure, started: Option<f64>, line: PgbenchLine) -> String {
     let ms = |us: Option<f64>| us.unwrap_or(0.0) / 1000.0;
     let end = f.t_s + f.seconds;
     let time = match started {
         Some(at) => format!("{:.3}", at + end),
         None => format!("{end:.1}"),
     };
-    format!(
-        "progress: {time} s, {:.1} tps, lat {:.3} ms stddev {:.3}, 0 failed",
+    let s = &f.setbacks;
+    let mut text = format!(
+        "progress: {time} s, {:.1} tps, lat {:.3} ms stddev {:.3}, {} failed",
         f.ops_per_sec,
         ms(f.mean_us),
-        ms(f.stddev_us)
-    )
+        ms(f.stddev_us),
+        s.failed
+    );
+    if f.lag_max_us.is_some() {
+        text.push_str(&format!(", lag {:.3} ms", ms(f.lag_mean_us)));
+        if line.skipped {
+            text.push_str(&format!(", {} skipped", s.skipped));
+        }
+    }
+    if line.retries {
+        text.push_str(&format!(", {} retried, {} retries", s.retried, s.retries));
+    }
+    text
 }
 
 /// `  12.0 s   4,321 ops/s  p50 0.21 ms  p99 1.30 ms  max 3.0 s`; an interval in which nothing

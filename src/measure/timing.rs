@@ -49,11 +49,22 @@ pub enum IntervalStyle {
     /// `  12.0 s   4,321 ops/s  p50 0.21 ms  p99 1.30 ms  max 3.0 s`
     #[default]
     Hakari,
-    /// pgbench -P's: `progress: 12.0 s, 4321.0 tps, lat 0.231 ms stddev 0.102, 0 failed`
-    Pgbench,
-    /// pgbench -P's with --progress-timestamp: the interval's end as a Unix timestamp,
-    /// `progress: 1764324012.345 s, 4321.0 tps, ...`
-    PgbenchTimestamp,
+    /// pgbench -P's: `progress: 12.0 s, 4321.0 tps, lat 0.231 ms stddev 0.102, 0 failed`, then
+    /// in an open loop `, lag 0.102 ms` (and `, 0 skipped` under a latency limit), and
+    /// `, 0 retried, 0 retries` when a transaction may be tried more than once.
+    Pgbench(PgbenchLine),
+}
+
+/// What pgbench's -P line has besides its fixed part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PgbenchLine {
+    /// `--progress-timestamp`: the interval's end as a Unix timestamp, `progress:
+    /// 1764324012.345 s, ...`.
+    pub timestamp: bool,
+    /// A latency limit: the skipped after the lag.
+    pub skipped: bool,
+    /// `--max-tries` other than 1: the retried transactions and the retries.
+    pub retries: bool,
 }
 
 impl Default for Timing {

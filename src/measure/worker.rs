@@ -135,6 +135,10 @@ impl Worker<'_> {
                 if start >= self.grid.base {
                     self.skipped += 1;
                 }
+                if start >= self.slot.ends {
+                    self.move_on(start);
+                }
+                self.slot.setbacks.skipped += 1;
                 self.last = Some((intended, start, start));
                 return Ok(None);
             }
@@ -182,6 +186,7 @@ impl Worker<'_> {
         if self.pace.is_some() {
             let lag = (start - intended).as_nanos() as u64;
             self.slot.lag_max_ns = self.slot.lag_max_ns.max(lag);
+            self.slot.lag_sum_ns += lag;
         }
         if let Some((clock, seen)) = &mut self.fault {
             seen.saw(
@@ -248,6 +253,22 @@ impl Worker<'_> {
 
     pub fn retried(&mut self) {
         self.retries += 1;
+        self.slot.setbacks.retries += 1;
+    }
+
+    /// The unit just ended took `retries` retries and (`failed`) failed at its last try, not
+    /// done: counted in the step's retries and the interval's setbacks (pgbench -P's retried
+    /// and failed).
+    pub fn setback(&mut self, retries: u64, failed: bool) {
+        let now = Instant::now();
+        if now >= self.slot.ends {
+            self.move_on(now);
+        }
+        self.retries += retries;
+        let s = &mut self.slot.setbacks;
+        s.retries += retries;
+        s.retried += u64::from(retries > 0);
+        s.failed += u64::from(failed);
     }
 
     /// Whether a lost connection is lived through (the step has a fault): the runner makes the

@@ -148,17 +148,24 @@ pub fn execute(options: &Options) -> Result<i32> {
             rates: options.rate.into_iter().collect(),
             arrival: Arrival::Poisson,
             latency_limit_ms: options.latency_limit_ms,
-            interval_style: if options.progress_timestamp {
-                crate::measure::timing::IntervalStyle::PgbenchTimestamp
-            } else {
-                crate::measure::timing::IntervalStyle::Pgbench
-            },
+            interval_style: crate::measure::timing::IntervalStyle::Pgbench(
+                crate::measure::timing::PgbenchLine {
+                    timestamp: options.progress_timestamp,
+                    skipped: options.latency_limit_ms.is_some(),
+                    retries: options.max_tries != 1,
+                },
+            ),
             ..TimingOptions::default()
         },
-        terminal: Some(crate::run::TerminalView(match options.per_statement {
-            true => &view::PgbenchView { statements: true },
-            false => &view::PgbenchView { statements: false },
-        })),
+        // One view for the one run of this process.
+        terminal: Some(crate::run::TerminalView(Box::leak(Box::new(
+            view::PgbenchView {
+                statements: options.per_statement,
+                stddev: options.progress.is_some()
+                    || options.rate.is_some()
+                    || options.latency_limit_ms.is_some(),
+            },
+        )))),
         ..RunOptions::default()
     };
     let mut workload = workload;

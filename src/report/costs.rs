@@ -142,7 +142,8 @@ fn table(
     ];
     headers.extend(columns.iter().map(|d| d.label.to_string()));
     let mut t = Table::new(format!("{title}{source}"), headers, 4);
-    for m in r.measurements.iter().filter(|m| !m.figures.is_empty()) {
+    let any = |m: &&Measurement| columns.iter().any(|d| m.figure(d.name).is_some());
+    for m in r.measurements.iter().filter(any) {
         let mut row = labels(m);
         row.extend(columns.iter().map(|d| {
             m.figure(d.name)

@@ -379,6 +379,7 @@ fn merge_run(logs: &[&Vec<Logged>], tag: &str) -> Result<(RunFigure, Histogram<u
             lag_max_us: None,
             mean_us: (!h.is_empty()).then(|| h.mean() / 1e3),
             stddev_us: (!h.is_empty()).then(|| h.stdev() / 1e3),
+            ..Default::default()
         })
         .collect();
     let figure = RunFigure {

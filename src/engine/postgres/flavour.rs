@@ -43,7 +43,7 @@ pub const POSTGRESQL: Postgres = Postgres {
     capabilities: || Capabilities {
         delimited: true,
         frozen_refill: true,
-        pipelines: true,
+        extended_protocol: true,
         pads_char: true,
         ..Capabilities::server()
     },

@@ -389,7 +389,8 @@ pub const DEFINITIONS: &[Definition] = &[
         "/s",
         Made::PerSecond(&["sysbench.reconnects"], 1.0),
     ),
-    // A script's transactions that failed after their last try (pgbench's failures), by kind.
+    // A script's (or one command's) transactions that failed after their last try (pgbench's
+    // failures), by kind.
     cost(
         "script.failed",
         "failed",
@@ -407,6 +408,33 @@ pub const DEFINITIONS: &[Definition] = &[
         "deadlock failures",
         "",
         Made::Total(&["script.deadlock_failures"], 1.0),
+    ),
+    // Transactions tried more than once, and those skipped under a latency limit (by script).
+    cost(
+        "script.retried",
+        "retried",
+        "",
+        Made::Total(&["script.retried"], 1.0),
+    ),
+    cost(
+        "script.skipped",
+        "skipped",
+        "",
+        Made::Total(&["script.skipped"], 1.0),
+    ),
+    // A script run's time connecting: before the step started (its clients connecting and
+    // preparing), and under -C reconnecting during it (pgbench's connection times).
+    cost(
+        "script.initial_connection_s",
+        "initial connection",
+        "s",
+        Made::Total(&["script.initial_connection_s"], 1.0),
+    ),
+    cost(
+        "script.reconnect_s",
+        "reconnecting",
+        "s",
+        Made::Total(&["script.reconnect_s"], 1.0),
     ),
     // What a step's fault cost it (`--fault`, measure/fault.rs): the largest over its runs.
     cost(

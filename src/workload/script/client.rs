@@ -58,8 +58,11 @@ pub struct Client<'p> {
     /// Inside a pipeline: the statements sent at its next sync point, with their values.
     pipeline: Option<Vec<(String, Vec<SqlValue>)>>,
     params: Vec<SqlValue>,
-    /// (part, nanoseconds) of each statement of the last script run.
+    /// (part, nanoseconds) of each command of the last script run.
     pub part_times: Vec<(usize, u64)>,
+    /// The part each lost try of the last script run lost at, and whether it was the last try
+    /// (the transaction failed there) or one retried (pgbench's -r failures and retries).
+    pub lost: Vec<(usize, bool)>,
 }
 
 impl<'p> Client<'p> {
@@ -92,7 +95,7 @@ impl<'p> Client<'p> {
 }
 
 /// The prepared statement of each SQL step of the measured scripts on `conn`, by script and
-/// step (None: run unprepared).
+/// step (None: run unprepared, or transaction control through the engine).
 fn prepare(program: &Program, conn: &mut dyn SqlConnection) -> Result<Vec<Vec<Option<Stmt>>>> {
     let mut statements = Vec::new();
     for script in &program.scripts {
@@ -100,7 +103,7 @@ fn prepare(program: &Program, conn: &mut dyn SqlConnection) -> Result<Vec<Vec<Op
             .steps
             .iter()
             .find(|s| matches!(s.command, Command::Pipeline(_)));
-        if let (Some(step), false) = (piped, conn.capabilities().pipelines) {
+        if let (Some(step), false) = (piped, conn.capabilities().extended_protocol) {
             anyhow::bail!(
                 "{}:{}: a pipeline (\\startpipeline) needs PostgreSQL's protocol, which only \
                      the postgres engine speaks to hakari",
@@ -111,16 +114,21 @@ fn prepare(program: &Program, conn: &mut dyn SqlConnection) -> Result<Vec<Vec<Op
         let mut of = Vec::new();
         // A pipeline's statements are sent as text at its sync point, never prepared.
         let mut piped = false;
+        // Under -M simple and extended only a query whose columns `\gset` stores is prepared:
+        // the names of its columns come with the statement.
+        let simple = program.query_mode != QueryMode::Prepared;
+        // As pgbench under -M prepared: BEGIN and END prepared too, where the engine's protocol
+        // has them so (elsewhere they go through the engine's own begin and commit).
+        let control = !simple && conn.capabilities().extended_protocol;
         for step in &script.steps {
             if let Command::Pipeline(p) = step.command {
                 piped = p != Pipeline::End;
             }
-            // Under -M simple and extended only a query whose columns `\gset` stores is
-            // prepared: the names of its columns come with the statement.
-            let simple = program.query_mode != QueryMode::Prepared;
             of.push(match &step.command {
                 Command::Sql(sql)
-                    if sql.control.is_none() && !piped && (!simple || sql.store.is_some()) =>
+                    if (control || sql.control.is_none())
+                        && !piped
+                        && (!simple || sql.store.is_some()) =>
                 {
                     Some(conn.prepare(&sql.text).with_context(|| {
                         format!("{}:{}: {}", script.name, step.at.line, sql.shown)
@@ -162,6 +170,7 @@ impl<'p> Client<'p> {
             pipeline: None,
             params: Vec::new(),
             part_times: Vec::new(),
+            lost: Vec::new(),
         }
     }
 
@@ -172,6 +181,7 @@ impl<'p> Client<'p> {
         let script = &program.scripts[index];
         let saved = self.rng.clone();
         let mut retries = 0;
+        self.lost.clear();
         loop {
             self.part_times.clear();
             match self.attempt(script, Some(index)) {
@@ -182,6 +192,8 @@ impl<'p> Client<'p> {
                         return Err(e);
                     }
                     let last = retries + 1 >= max_tries;
+                    self.lost
+                        .push((program.part_of[index][self.failed_at], last));
                     if program.verbose_errors {
                         self.say_lost(index, &e, retries + 1, max_tries, last);
                     }
@@ -252,7 +264,8 @@ impl<'p> Client<'p> {
                     true => e,
                     false => e.context(format!("{}:{}", script.name, step.at.line)),
                 })?;
-            if let Some(part) = measured.and_then(|m| self.program.part_of[m][i]) {
+            if let Some(m) = measured {
+                let part = self.program.part_of[m][i];
                 self.part_times
                     .push((part, started.elapsed().as_nanos() as u64));
             }
@@ -304,12 +317,17 @@ impl<'p> Client<'p> {
         match sql.control {
             // A BEGIN inside a compound makes its implicit transaction explicit.
             Some(Control::Begin) if self.implicit => self.implicit = false,
-            // Under -M extended the script's own text goes as the unnamed statement, as pgbench
-            // sends it.
-            Some(control) if self.program.query_mode == QueryMode::Extended => {
+            // Under -M prepared and extended the script's own text goes as pgbench sends it:
+            // its prepared statement, or the unnamed statement.
+            Some(control)
+                if prepared.is_some() || self.program.query_mode == QueryMode::Extended =>
+            {
                 let opens = matches!(control, Control::Begin | Control::Open);
                 (self.in_transaction, self.implicit) = (opens, self.implicit && opens);
-                self.conn.query_unnamed(&sql.text, &[], &mut |_| {})?;
+                match prepared {
+                    Some(stmt) => self.conn.run_prepared(stmt, &[])?,
+                    None => self.conn.query_unnamed(&sql.text, &[], &mut |_| {})?,
+                };
             }
             Some(Control::Begin) => {
                 self.conn.begin()?;

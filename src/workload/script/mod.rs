@@ -37,7 +37,6 @@ use program::{Program, Source};
 use random::Seeding;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 pub use value::Value;
 
@@ -80,21 +79,112 @@ pub struct ScriptParams {
     pub verbose_errors: bool,
 }
 
-/// The step's transactions that failed after their last try, as its figures (`script.failed`
-/// and by kind); how many.
-fn with_failures(mut outcome: StepOutcome, [serial, deadlock]: [u64; 2]) -> (StepOutcome, u64) {
+/// Transactions that did not go through at their first try, as pgbench's report counts them:
+/// a script's, or (`failed` and `retries` only) those lost at one of its commands.
+#[derive(Clone, Copy, Debug, Default)]
+struct Conflicts {
+    /// Failed after their last try; `deadlocks` of them lost it to a deadlock, the others to a
+    /// serialization failure.
+    failed: u64,
+    deadlocks: u64,
+    /// Tried more than once, and the retries they took.
+    retried: u64,
+    retries: u64,
+    /// Skipped: already later than the latency limit at their turn.
+    skipped: u64,
+}
+
+/// A run's conflicts by script and by part (command), as its clients met them, and its time
+/// spent connecting (pgbench's connection times).
+#[derive(Clone, Debug)]
+struct Tally {
+    scripts: Vec<Conflicts>,
+    parts: Vec<Conflicts>,
+    /// From the call of the step to its start: the clients connecting and preparing.
+    initial_s: f64,
+    /// Under -C, the clients' reconnections during the step, summed.
+    reconnect_s: f64,
+}
+
+impl Tally {
+    fn new(program: &Program) -> Tally {
+        Tally {
+            scripts: vec![Conflicts::default(); program.scripts.len()],
+            parts: vec![Conflicts::default(); program.parts.len()],
+            initial_s: 0.0,
+            reconnect_s: 0.0,
+        }
+    }
+
+    /// Counts how transaction `ended` of script `script`, which lost its tries at `lost`
+    /// ((part, whether its last try)).
+    fn add(&mut self, script: usize, ended: &Ended, lost: &[(usize, bool)]) {
+        let s = &mut self.scripts[script];
+        let retries = match *ended {
+            Ended::Skipped => {
+                s.skipped += 1;
+                return;
+            }
+            Ended::Done { retries } => retries,
+            Ended::Failed { retries, deadlock } => {
+                s.failed += 1;
+                s.deadlocks += u64::from(deadlock);
+                retries
+            }
+        };
+        s.retried += u64::from(retries > 0);
+        s.retries += retries;
+        let deadlock = matches!(ended, Ended::Failed { deadlock: true, .. });
+        for &(part, last) in lost {
+            let p = &mut self.parts[part];
+            match last {
+                true => {
+                    p.failed += 1;
+                    p.deadlocks += u64::from(deadlock);
+                }
+                false => p.retries += 1,
+            }
+        }
+    }
+
+    /// All the scripts' together.
+    fn total(&self) -> Conflicts {
+        let mut all = Conflicts::default();
+        for c in &self.scripts {
+            all.failed += c.failed;
+            all.deadlocks += c.deadlocks;
+            all.retried += c.retried;
+            all.retries += c.retries;
+            all.skipped += c.skipped;
+        }
+        all
+    }
+}
+
+/// The step's conflicts as its figures (`script.failed`, by kind, `script.retried` and
+/// `script.skipped`): a whole run's always (but none skipped), a share's (a script's, a
+/// command's) where it met some, so that the tables show the shares that did.
+fn with_conflicts(mut outcome: StepOutcome, c: &Conflicts, whole: bool) -> StepOutcome {
+    let figures = [
+        ("script.failed", c.failed),
+        ("script.serialization_failures", c.failed - c.deadlocks),
+        ("script.deadlock_failures", c.deadlocks),
+        ("script.retried", c.retried),
+        ("script.skipped", c.skipped),
+    ];
+    if !whole && figures.iter().all(|(_, n)| *n == 0) {
+        return outcome;
+    }
     let counted = &mut outcome
         .resources
         .get_or_insert_with(Default::default)
         .counted;
-    for (name, n) in [
-        ("script.failed", serial + deadlock),
-        ("script.serialization_failures", serial),
-        ("script.deadlock_failures", deadlock),
-    ] {
-        counted.insert(name.into(), n as f64);
+    for (name, n) in figures {
+        if n > 0 || (whole && name != "script.skipped") {
+            counted.insert(name.into(), n as f64);
+        }
     }
-    (outcome, serial + deadlock)
+    outcome
 }
 
 fn source(f: &ScriptFile) -> Source {
@@ -249,10 +339,10 @@ impl ScriptParams {
                 // Run k draws as pgbench with --random-seed=seed+k-1: the first is pgbench's.
                 let seed = ctx.seed.wrapping_add(run as u64);
                 let run = Run { clients, seed };
-                let (outcome, failed, stopped) = self
+                let (outcome, tally, stopped) = self
                     .run_clients(program, db, run, &timing, &progress)
                     .with_context(|| label.clone())?;
-                outcomes.push((outcome, failed));
+                outcomes.push((outcome, tally));
                 if let Some(first) = stopped.first() {
                     // As pgbench: the figures of what ran are kept, and the run fails.
                     let others = match stopped.len() {
@@ -276,10 +366,10 @@ impl ScriptParams {
         Run { clients, seed }: Run,
         timing: &Timing,
         progress: &Progress,
-    ) -> Result<(StepOutcome, u64, Vec<String>)> {
+    ) -> Result<(StepOutcome, Tally, Vec<String>)> {
         let stopped: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        // Transactions that failed after their last try: serialization failures, deadlocks.
-        let failed = [AtomicU64::new(0), AtomicU64::new(0)];
+        let tally = Mutex::new(Tally::new(program));
+        let called = std::time::SystemTime::now();
         let total_weight = program.total_weight();
         let seeding = Seeding::new(seed, clients, program.default_seed.is_some());
         let outcome = run_step(
@@ -304,14 +394,19 @@ impl ScriptParams {
                     // that late at its turn is skipped (and counted as skipped).
                     let ran = worker.timed_as_or_skipped(script, 1, || {
                         if self.connect_each {
+                            let begun = std::time::Instant::now();
                             client.reconnect(db.connect()?)?;
+                            let spent = begun.elapsed().as_secs_f64();
+                            tally.lock().unwrap().reconnect_s += spent;
                         }
                         client.run(script, self.max_tries)
                     });
                     let ended = match ran {
                         Ok(None) => Ended::Skipped,
                         Ok(Some(retries)) => {
-                            (0..retries).for_each(|_| worker.retried());
+                            if retries > 0 {
+                                worker.setback(retries, false);
+                            }
                             for &(part, nanos) in &client.part_times {
                                 worker.part(part, nanos);
                             }
@@ -319,8 +414,7 @@ impl ScriptParams {
                         }
                         Err(e) => match e.downcast_ref::<Exhausted>() {
                             Some(x) => {
-                                (0..x.retries).for_each(|_| worker.retried());
-                                failed[usize::from(x.deadlock)].fetch_add(1, Ordering::Relaxed);
+                                worker.setback(x.retries, true);
                                 Ended::Failed {
                                     retries: x.retries,
                                     deadlock: x.deadlock,
@@ -339,6 +433,11 @@ impl ScriptParams {
                             }
                         },
                     };
+                    let plain = matches!(ended, Ended::Done { retries: 0 });
+                    if !plain {
+                        let mut tally = tally.lock().unwrap();
+                        tally.add(script, &ended, &client.lost);
+                    }
                     if let Some(log) = log.as_mut() {
                         let timed = match ended {
                             Ended::Failed { .. } => None,
@@ -354,8 +453,9 @@ impl ScriptParams {
                 }
             },
         )?;
-        let (outcome, failed) = with_failures(outcome, failed.map(AtomicU64::into_inner));
-        Ok((outcome, failed, stopped.into_inner().unwrap()))
+        let mut tally = tally.into_inner().unwrap();
+        tally.initial_s = (outcome.started.duration_since(called)).map_or(0.0, |d| d.as_secs_f64());
+        Ok((outcome, tally, stopped.into_inner().unwrap()))
     }
 
     /// Records the run over all scripts (`run`), each script when there are several
@@ -365,10 +465,10 @@ impl ScriptParams {
         program: &Program,
         config: &SqlConfig,
         clients: usize,
-        outcomes: Vec<(StepOutcome, u64)>,
+        outcomes: Vec<(StepOutcome, Tally)>,
         ctx: &mut RunContext,
     ) -> Result<()> {
-        let failed: u64 = outcomes.iter().map(|(_, f)| f).sum();
+        let failed: u64 = outcomes.iter().map(|(_, t)| t.total().failed).sum();
         if failed > 0 {
             ctx.recorder.note(format!(
                 "{} {} {clients} client(s): {failed} transaction(s) failed after {} tries \
@@ -378,7 +478,18 @@ impl ScriptParams {
                 self.max_tries
             ));
         }
-        let runs: Vec<StepOutcome> = outcomes.into_iter().map(|(o, _)| o).collect();
+        // Each share of a run (a script's, a command's) with its own conflicts.
+        let shares = |latency: &dyn Fn(&StepOutcome) -> Option<&hdrhistogram::Histogram<u64>>,
+                      conflicts: &dyn Fn(&Tally) -> Conflicts| {
+            (outcomes.iter())
+                .map(|(o, t)| {
+                    let c = conflicts(t);
+                    let mut share = with_conflicts(o.share(latency(o)), &c, false);
+                    share.retries = c.retries;
+                    share
+                })
+                .collect::<Vec<StepOutcome>>()
+        };
         // :scale as the scripts saw it (pgbench's "scaling factor").
         let scale = (program.slots.get("scale")).and_then(|&s| match &program.initial[s] {
             Some(Value::Int(n)) => Some(*n),
@@ -395,18 +506,33 @@ impl ScriptParams {
             }
             MeasurementKey::new(config.engine.name(), config.durability, clients, step, c)
         };
+        let scripts: Vec<Vec<StepOutcome>> = match program.scripts.len() {
+            1 => Vec::new(),
+            n => (0..n)
+                .map(|i| shares(&|o| o.by_kind.get(i), &|t| t.scripts[i]))
+                .collect(),
+        };
+        let parts: Vec<Vec<StepOutcome>> = (0..program.parts.len())
+            .map(|i| shares(&|o| o.by_part.get(i), &|t| t.parts[i]))
+            .collect();
+        let runs: Vec<StepOutcome> = (outcomes.into_iter())
+            .map(|(o, t)| {
+                let mut o = with_conflicts(o, &t.total(), true);
+                let counted = &mut o.resources.get_or_insert_with(Default::default).counted;
+                counted.insert("script.initial_connection_s".into(), t.initial_s);
+                if self.connect_each {
+                    counted.insert("script.reconnect_s".into(), t.reconnect_s);
+                }
+                o
+            })
+            .collect();
         ctx.measured(key("run".into(), &[]), &runs)?;
-        if program.scripts.len() > 1 {
-            for (i, s) in program.scripts.iter().enumerate() {
-                let per: Vec<StepOutcome> =
-                    runs.iter().map(|r| r.share(r.by_kind.get(i))).collect();
-                ctx.measured(key(format!("script {}", s.name), &[]), &per)?;
-            }
+        for (s, per) in program.scripts.iter().zip(&scripts) {
+            ctx.measured(key(format!("script {}", s.name), &[]), per)?;
         }
-        for (i, part) in program.parts.iter().enumerate() {
-            let per: Vec<StepOutcome> = runs.iter().map(|r| r.share(r.by_part.get(i))).collect();
+        for (part, per) in program.parts.iter().zip(&parts) {
             let step = format!("{}:{}", program.scripts[part.script].name, part.line);
-            ctx.measured(key(step, &[("statement", part.shown.clone())]), &per)?;
+            ctx.measured(key(step, &[("statement", part.shown.clone())]), per)?;
         }
         Ok(())
     }

@@ -18,9 +18,9 @@ pub struct Script {
     pub commands: Vec<usize>,
 }
 
-/// A statement timed on its own: which script, where, and how it reads.
+/// A command timed on its own (`-r` lists each): which script, where, and how it reads.
 #[derive(Clone, Debug)]
-pub struct TimedStatement {
+pub struct TimedCommand {
     pub script: usize,
     pub line: usize,
     pub shown: String,
@@ -43,9 +43,10 @@ pub struct Program {
     pub seed: u64,
     /// Each variable's slot by name (`\gset` finds its columns' variables here).
     pub slots: HashMap<String, usize>,
-    /// The SQL statements of the measured scripts, in order; `part_of[script][step]`.
-    pub parts: Vec<TimedStatement>,
-    pub part_of: Vec<Vec<Option<usize>>>,
+    /// The commands of the measured scripts, in order, meta-commands too (as pgbench's -r
+    /// lists them); `part_of[script][step]`.
+    pub parts: Vec<TimedCommand>,
+    pub part_of: Vec<Vec<usize>>,
     /// How each statement goes to the server (pgbench's `-M`).
     pub query_mode: QueryMode,
     /// pgbench's `--verbose-errors`: each lost conflict and what followed it on standard error.
@@ -119,9 +120,9 @@ impl Program {
                 commands,
             })
         };
-        let scripts: Vec<Script> = scripts.iter().map(read).collect::<Result<_, _>>()?;
+        let parsed: Vec<Script> = scripts.iter().map(read).collect::<Result<_, _>>()?;
         // As pgbench: a script with nothing to run (empty, or only comments) is refused.
-        if let Some(empty) = scripts.iter().find(|s| s.steps.is_empty()) {
+        if let Some(empty) = parsed.iter().find(|s| s.steps.is_empty()) {
             return Err(ScriptError {
                 file: empty.name.clone(),
                 at: Position { line: 1, column: 1 },
@@ -129,7 +130,7 @@ impl Program {
             });
         }
         let mut program = Program {
-            scripts,
+            scripts: parsed,
             init: init.map(read).transpose()?,
             cleanup: cleanup.map(read).transpose()?,
             names: Vec::new(),
@@ -170,7 +171,7 @@ impl Program {
         program.resolve(&mut slots);
         program.slots = slots;
         program.check()?;
-        program.list_parts();
+        program.list_parts(scripts);
         Ok(program)
     }
 
@@ -328,21 +329,25 @@ impl Program {
         Ok(())
     }
 
-    fn list_parts(&mut self) {
-        for (i, script) in self.scripts.iter().enumerate() {
+    fn list_parts(&mut self, sources: &[Source]) {
+        for (i, (script, source)) in self.scripts.iter().zip(sources).enumerate() {
+            let lines: Vec<&str> = source.text.lines().collect();
             let mut of = Vec::new();
             for step in &script.steps {
-                of.push(match &step.command {
-                    Command::Sql(sql) => {
-                        self.parts.push(TimedStatement {
-                            script: i,
-                            line: step.at.line,
-                            shown: sql.shown.clone(),
-                        });
-                        Some(self.parts.len() - 1)
-                    }
-                    _ => None,
+                let shown = match &step.command {
+                    Command::Sql(sql) => sql.shown.clone(),
+                    // A meta-command reads as its line, as pgbench shows it.
+                    _ => (lines.get(step.at.line - 1).copied())
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string(),
+                };
+                self.parts.push(TimedCommand {
+                    script: i,
+                    line: step.at.line,
+                    shown,
                 });
+                of.push(self.parts.len() - 1);
             }
             self.part_of.push(of);
         }
