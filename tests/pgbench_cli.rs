@@ -47,6 +47,16 @@ impl Server {
         db
     }
 
+    /// `tool` with `args` on a fresh database `pgbench -i` made, which must succeed; what it
+    /// printed.
+    fn report(&mut self, tool: Tool, args: &[&str], dir: &Path) -> String {
+        let db = self.initialized(tool, dir);
+        let o = self.run(tool, args, &db, dir);
+        let report = text(&o);
+        assert!(o.status.success(), "{tool:?}: {report}");
+        report
+    }
+
     fn connect(&self, db: &str) -> postgres::Client {
         let url = format!("postgres://hakari@127.0.0.1:{}/{db}", self.port);
         postgres::Client::connect(&url, postgres::NoTls).unwrap()
@@ -596,6 +606,13 @@ fn serialization(dir: &Path) -> String {
     path.display().to_string()
 }
 
+/// A script whose clients deadlock: each updates two rows in either order, a pause between.
+fn deadlock(dir: &Path) -> String {
+    let path = dir.join("deadlock.sql");
+    std::fs::write(&path, "\\set a random(1, 2)\n\\set b 3 - :a\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :a;\n\\sleep 2 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :b;\nEND;\n").unwrap();
+    path.display().to_string()
+}
+
 /// The transactions the server rolled back in database `db` (pg_stat_database's count, which
 /// each backend adds to when it is idle or ends).
 fn rollbacks(admin: &mut postgres::Client, db: &str) -> u64 {
@@ -722,6 +739,8 @@ fn bad_command_lines_fail_as_pgbench_fails() {
             "pgbench",
         ),
         (&["-T", "3", "-l", "--aggregate-interval", "2"], "pgbench"),
+        // Tries without a limit need -L or -T to end them.
+        (&["-t", "1", "--max-tries", "0"], "pgbench"),
         // A client that meets an error while running stops: exit 2.
         (&["-t", "3", "-c", "2", "-f", broken], "pgbench"),
     ];
@@ -916,13 +935,7 @@ fn failures_detailed_counts_each_kind_as_pgbench_does() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(dir.path());
     let s = serialization(dir.path());
-    let deadlock = dir.path().join("deadlock.sql");
-    std::fs::write(
-        &deadlock,
-        "\\set a random(1, 2)\n\\set b 3 - :a\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :a;\n\\sleep 2 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :b;\nEND;\n",
-    )
-    .unwrap();
-    let d = deadlock.display().to_string();
+    let d = deadlock(dir.path());
     let args = [
         "-c",
         "4",
@@ -986,6 +999,53 @@ fn failures_detailed_counts_each_kind_as_pgbench_does() {
     }
 }
 
+/// Under `-L` with tries unlimited (`--max-tries 0`), both tools say each lost deadlock with the
+/// server's whole message (its DETAIL, naming the processes) and the share of the latency limit
+/// the tries used, and their reports have no line of a maximum number of tries.
+#[test]
+fn verbose_errors_give_the_whole_message_and_the_limit_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let file = deadlock(dir.path());
+    #[rustfmt::skip]
+    let args = [
+        "-c", "4", "-T", "3", "-R", "300", "-L", "50", "-f", &file, "--max-tries", "0",
+        "--verbose-errors",
+    ];
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let report = server.report(tool, &args, dir.path());
+        assert!(
+            !report.contains("maximum number of tries"),
+            "{tool:?}: {report}"
+        );
+        let lines: Vec<&str> = report.lines().collect();
+        let detailed = (lines.windows(2)).any(|w| {
+            w[0].ends_with("; ERROR:  deadlock detected") && w[1].starts_with("DETAIL:  Process ")
+        });
+        assert!(detailed, "{tool:?}: no deadlock with its DETAIL: {report}");
+        let shares: Vec<f64> = (lines.iter())
+            .filter_map(|l| {
+                l.split_once(" transaction after the error (try ")
+                    .or(l.split_once(" the failed transaction (try "))
+            })
+            .map(|(_, rest)| {
+                let (tries, share) = rest
+                    .split_once(", ")
+                    .unwrap_or_else(|| panic!("{tool:?}: {rest}"));
+                assert!(tries.parse::<u64>().is_ok(), "{tool:?}: {rest}");
+                let share = share.strip_suffix("% of the maximum time of tries was used)");
+                share
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or_else(|| panic!("{tool:?}: {rest}"))
+            })
+            .collect();
+        assert!(
+            !shares.is_empty() && shares.iter().all(|s| *s > 0.0),
+            "{tool:?}: {report}"
+        );
+    }
+}
+
 /// With `--verbose-errors` both tools say each lost conflict (REPEATABLE READ, every client on
 /// one row, two tries each, 40 transactions a client), then whether the transaction is tried again or fails, in pgbench's
 /// words: as many failures said as the report counts, and some retries.
@@ -1006,10 +1066,7 @@ fn verbose_errors_say_each_lost_conflict_as_pgbench_does() {
         "--verbose-errors",
     ];
     for tool in [Tool::Pgbench, Tool::Hakari] {
-        let db = server.initialized(tool, dir.path());
-        let o = server.run(tool, &args, &db, dir.path());
-        let report = text(&o);
-        assert!(o.status.success(), "{tool:?}: {report}");
+        let report = server.report(tool, &args, dir.path());
         let failed: u64 = (report.lines())
             .find_map(|l| l.strip_prefix("number of failed transactions: "))
             .and_then(|rest| rest.split(' ').next()?.parse().ok())

@@ -191,8 +191,9 @@ pub struct PgbenchArgs {
         help_heading = "Benchmarking"
     )]
     report_per_command: bool,
-    /// Tries of a transaction that meets a serialization failure or deadlock (default 1).
-    #[arg(long = "max-tries", value_name = "NUM", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Benchmarking")]
+    /// Tries of a transaction that meets a serialization failure or deadlock (default 1; 0: no
+    /// limit, with -L or -T, which bound them).
+    #[arg(long = "max-tries", value_name = "NUM", value_parser = clap::value_parser!(u64), help_heading = "Benchmarking")]
     max_tries: Option<u64>,
 
     /// Report the failures by kind (serialization, deadlock) in the report and the log.
@@ -294,6 +295,9 @@ impl PgbenchArgs {
             || self.log_prefix.is_some()
             || self.aggregate_interval.is_some()
             || self.sampling_rate.is_some();
+        if self.max_tries == Some(0) && self.latency_limit.is_none() && self.time.is_none() {
+            bail!("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)");
+        }
         match self.initialize {
             true if bench_only => {
                 bail!("some of the specified options cannot be used in initialization (-i) mode")

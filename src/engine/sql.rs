@@ -45,6 +45,9 @@ pub struct ServerError {
     pub code: i64,
     pub state: String,
     pub message: String,
+    /// What follows the message in the server's words, each on a line of its own as libpq
+    /// prints it (`\nDETAIL:  ...\nHINT:  ...\nCONTEXT:  ...`); empty when there is none.
+    pub details: String,
     pub shown: String,
 }
 

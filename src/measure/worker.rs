@@ -44,6 +44,15 @@ pub struct Worker<'a> {
     fault: Option<(&'a Clock, Seen)>,
 }
 
+/// When a unit that may be skipped was meant to start (its actual start in a closed loop),
+/// and when its step ends (one that runs for a time): what a body needs to decide, as pgbench
+/// decides, whether a lost try may be tried again.
+#[derive(Clone, Copy, Debug)]
+pub struct Turn {
+    pub intended: Instant,
+    pub ends: Option<Instant>,
+}
+
 /// A unit's times: from its intended start to its end (its latency), and from its intended
 /// start to its actual start (its lag in an open loop; zero in a closed one).
 #[derive(Clone, Copy, Debug)]
@@ -81,7 +90,7 @@ impl Worker<'_> {
         ops: u64,
         unit: impl FnOnce() -> Result<T>,
     ) -> Result<T> {
-        let out = self.unit(Some(kind), false, ops, unit)?;
+        let out = self.unit(Some(kind), false, ops, |_| unit())?;
         Ok(out.expect("a unit that may not be skipped runs"))
     }
 
@@ -102,7 +111,7 @@ impl Worker<'_> {
     pub fn timed_or_skipped<T>(
         &mut self,
         ops: u64,
-        unit: impl FnOnce() -> Result<T>,
+        unit: impl FnOnce(Turn) -> Result<T>,
     ) -> Result<Option<T>> {
         self.unit(None, true, ops, unit)
     }
@@ -113,7 +122,7 @@ impl Worker<'_> {
         &mut self,
         kind: usize,
         ops: u64,
-        unit: impl FnOnce() -> Result<T>,
+        unit: impl FnOnce(Turn) -> Result<T>,
     ) -> Result<Option<T>> {
         self.unit(Some(kind), true, ops, unit)
     }
@@ -126,7 +135,7 @@ impl Worker<'_> {
         kind: Option<usize>,
         skippable: bool,
         ops: u64,
-        unit: impl FnOnce() -> Result<T>,
+        unit: impl FnOnce(Turn) -> Result<T>,
     ) -> Result<Option<T>> {
         let intended = self.next_start();
         let start = Instant::now();
@@ -143,7 +152,11 @@ impl Worker<'_> {
                 return Ok(None);
             }
         }
-        let out = unit()?;
+        let turn = Turn {
+            intended: intended.unwrap_or(start),
+            ends: self.deadline,
+        };
+        let out = unit(turn)?;
         let (intended, end) = (intended.unwrap_or(start), Instant::now());
         self.last = Some((intended, start, end));
         self.done(ops, intended, start, end);

@@ -179,10 +179,11 @@ fn head(run: &RunResult, m: &Measurement, scripts: &[(&str, u64)]) -> String {
     ));
     line(format!("number of clients: {}", m.threads));
     line(format!("number of threads: {} (one per client)", m.threads));
-    line(format!(
-        "maximum number of tries: {}",
-        p["max_tries"].as_u64().unwrap_or(1)
-    ));
+    // As pgbench: no line for tries without a limit (0).
+    match p["max_tries"].as_u64().unwrap_or(1) {
+        0 => {}
+        n => line(format!("maximum number of tries: {n}")),
+    }
     let ops: u64 = m.runs.iter().map(|r| r.ops).sum();
     match p["transactions"].as_u64() {
         Some(n) => {

@@ -321,6 +321,7 @@ fn classify(e: mysql::Error) -> anyhow::Error {
         code: m.code as i64,
         state: m.state.clone(),
         message: m.message.clone(),
+        details: String::new(),
         shown: format!("MySQL error {}: {}", m.code, m.message),
     };
     // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT

@@ -324,6 +324,14 @@ fn classify(e: postgres::Error) -> anyhow::Error {
         code: 0,
         state: db.code().code().to_string(),
         message: db.message().to_string(),
+        details: [
+            ("DETAIL", db.detail()),
+            ("HINT", db.hint()),
+            ("CONTEXT", db.where_()),
+        ]
+        .iter()
+        .filter_map(|(label, text)| text.map(|t| format!("\n{label}:  {t}")))
+        .collect(),
         shown: format!("PostgreSQL: {}", db.message()),
     };
     let c = db.code();

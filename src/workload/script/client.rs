@@ -10,6 +10,7 @@ use super::random::{Prng, Seeding};
 use super::value::Value;
 use crate::engine::kv::is_conflict;
 use crate::engine::sql::{SqlConnection, SqlValue, Stmt};
+use crate::measure::runner::Turn;
 use anyhow::{anyhow, Context, Result};
 use std::time::{Duration, Instant};
 
@@ -29,6 +30,40 @@ impl std::fmt::Display for Exhausted {
 }
 
 impl std::error::Error for Exhausted {}
+
+/// When a lost conflict may be tried again, as pgbench decides: fewer tries than `max_tries`
+/// (0: no limit), within the latency limit from the transaction's intended start, before the
+/// run's end.
+pub struct Retry {
+    pub max_tries: u64,
+    pub latency_limit: Option<Duration>,
+    pub turn: Turn,
+}
+
+impl Retry {
+    fn allows(&self, tries: u64) -> bool {
+        let now = Instant::now();
+        (self.max_tries == 0 || tries < self.max_tries)
+            && (self.latency_limit).is_none_or(|l| now - self.turn.intended <= l)
+            && self.turn.ends.is_none_or(|end| now < end)
+    }
+
+    /// pgbench's `try 2/3`, with the share of the latency limit used under one.
+    fn said(&self, tries: u64) -> String {
+        let mut text = format!("try {tries}");
+        if self.max_tries > 0 {
+            text.push_str(&format!("/{}", self.max_tries));
+        }
+        if let Some(limit) = self.latency_limit {
+            let used = self.turn.intended.elapsed().as_secs_f64() / limit.as_secs_f64();
+            text.push_str(&format!(
+                ", {:.3}% of the maximum time of tries was used",
+                100.0 * used
+            ));
+        }
+        text
+    }
+}
 
 /// Whether a lost conflict was a deadlock: PostgreSQL's SQLSTATE 40P01, MariaDB/MySQL's error
 /// 1213.
@@ -174,9 +209,9 @@ impl<'p> Client<'p> {
         }
     }
 
-    /// Runs measured script `index` to its end, retrying it whole (up to `max_tries` tries in
-    /// all) when it loses a conflict; returns the retries, or [`Exhausted`].
-    pub fn run(&mut self, index: usize, max_tries: u64) -> Result<u64> {
+    /// Runs measured script `index` to its end, retrying it whole when it loses a conflict, as
+    /// long as `retry` allows; returns the retries, or [`Exhausted`].
+    pub fn run(&mut self, index: usize, retry: &Retry) -> Result<u64> {
         let program = self.program;
         let script = &program.scripts[index];
         let saved = self.rng.clone();
@@ -191,11 +226,11 @@ impl<'p> Client<'p> {
                     if !is_conflict(&e) {
                         return Err(e);
                     }
-                    let last = retries + 1 >= max_tries;
+                    let last = !retry.allows(retries + 1);
                     self.lost
                         .push((program.part_of[index][self.failed_at], last));
                     if program.verbose_errors {
-                        self.say_lost(index, &e, retries + 1, max_tries, last);
+                        self.say_lost(index, &e, &retry.said(retries + 1), last);
                     }
                     if last {
                         let deadlock = deadlocked(&e);
@@ -209,10 +244,10 @@ impl<'p> Client<'p> {
         }
     }
 
-    /// pgbench's `--verbose-errors` lines for a conflict lost at try `tries` of `max_tries`.
-    fn say_lost(&self, script: usize, e: &anyhow::Error, tries: u64, max_tries: u64, last: bool) {
+    /// pgbench's `--verbose-errors` lines for a conflict lost at try `tried` (`try 2/3`).
+    fn say_lost(&self, script: usize, e: &anyhow::Error, tried: &str, last: bool) {
         let said = match e.downcast_ref::<crate::engine::sql::ServerError>() {
-            Some(s) => format!("ERROR:  {}", s.message),
+            Some(s) => format!("ERROR:  {}{}", s.message, s.details),
             None => format!("{e:#}"),
         };
         let (id, command) = (self.id, self.failed_at);
@@ -222,7 +257,7 @@ impl<'p> Client<'p> {
         };
         eprintln!(
             "pgbench: client {id} got an error in command {command} (SQL) of script {script}; {said}\n\
-             pgbench: client {id} {next} (try {tries}/{max_tries})"
+             pgbench: client {id} {next} ({tried})"
         );
     }
 

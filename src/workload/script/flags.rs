@@ -43,8 +43,8 @@ pub struct ScriptFlags {
     #[arg(long, value_name = "N", conflicts_with = "duration")]
     pub transactions: Option<u64>,
     /// Tries of a transaction that meets a serialization failure or a deadlock, the first
-    /// included (default 10); one that fails them all is counted as failed, and its client
-    /// goes on.
+    /// included (default 10; 0: no limit but the run's end and --latency-limit); one that
+    /// fails them all is counted as failed, and its client goes on.
     #[arg(long, value_name = "N")]
     pub max_tries: Option<u64>,
     /// How the statements go to the server, as pgbench's -M: prepared (once per client, the

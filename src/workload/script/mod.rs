@@ -24,7 +24,7 @@ use crate::durability::Durability;
 use crate::engine::sql::{Dialect, SqlDatabase, SqlValue};
 use crate::engine::{Engine, Takes};
 use crate::measure::progress::Progress;
-use crate::measure::runner::{run_step, StepOutcome, Worker};
+use crate::measure::runner::{run_step, StepOutcome, Turn, Worker};
 use crate::measure::timing::Timing;
 use crate::results::MeasurementKey;
 use crate::workload::{sql_at_sync, Plan, RunContext, SqlConfig, StepLength, Workload};
@@ -272,9 +272,6 @@ impl Workload for ScriptParams {
         if self.transactions.is_none() && self.duration_secs <= 0.0 {
             bail!("--duration must be more than 0 seconds");
         }
-        if self.max_tries == 0 {
-            bail!("--max-tries must be at least 1");
-        }
         let postgres =
             |e: &&Engine| matches!(e, Engine::Sql(s) if s.dialect() == Some(Dialect::Postgres));
         if let Some(e) = engines.iter().find(|e| !postgres(e)) {
@@ -287,6 +284,14 @@ impl Workload for ScriptParams {
     }
 
     fn run_config(&mut self, config: &SqlConfig, ctx: &mut RunContext) -> Result<()> {
+        // As pgbench: tries without a limit, but not without an end.
+        let bounded = self.transactions.is_none() || ctx.timing.latency_limit.is_some();
+        if self.max_tries == 0 && !bounded {
+            bail!(
+                "--max-tries 0 (no limit on a transaction's tries) needs a duration or a \
+                 --latency-limit to bound them"
+            );
+        }
         let clients = self.clients.iter().copied().max().unwrap_or(1);
         let (_dir, db) = ctx.open_given(config, clients)?;
         let program = self.program(ctx.seed, self.tables_scale(db.as_ref())?)?;
@@ -392,14 +397,8 @@ impl ScriptParams {
                     };
                     // As pgbench: in an open loop with a latency limit, a transaction already
                     // that late at its turn is skipped (and counted as skipped).
-                    let ran = worker.timed_as_or_skipped(script, 1, || {
-                        if self.connect_each {
-                            let begun = std::time::Instant::now();
-                            client.reconnect(db.connect()?)?;
-                            let spent = begun.elapsed().as_secs_f64();
-                            tally.lock().unwrap().reconnect_s += spent;
-                        }
-                        client.run(script, self.max_tries)
+                    let ran = worker.timed_as_or_skipped(script, 1, |turn| {
+                        self.transaction(client, db, script, turn, timing, &tally)
                     });
                     let ended = match ran {
                         Ok(None) => Ended::Skipped,
@@ -456,6 +455,31 @@ impl ScriptParams {
         let mut tally = tally.into_inner().unwrap();
         tally.initial_s = (outcome.started.duration_since(called)).map_or(0.0, |d| d.as_secs_f64());
         Ok((outcome, tally, stopped.into_inner().unwrap()))
+    }
+
+    /// One transaction of script `script` on `client`, its tries as pgbench allows them (under
+    /// -C on a new connection); its retries.
+    fn transaction(
+        &self,
+        client: &mut Client,
+        db: &dyn SqlDatabase,
+        script: usize,
+        turn: Turn,
+        timing: &Timing,
+        tally: &Mutex<Tally>,
+    ) -> Result<u64> {
+        if self.connect_each {
+            let begun = std::time::Instant::now();
+            client.reconnect(db.connect()?)?;
+            let spent = begun.elapsed().as_secs_f64();
+            tally.lock().unwrap().reconnect_s += spent;
+        }
+        let retry = client::Retry {
+            max_tries: self.max_tries,
+            latency_limit: timing.latency_limit,
+            turn,
+        };
+        client.run(script, &retry)
     }
 
     /// Records the run over all scripts (`run`), each script when there are several

@@ -489,7 +489,7 @@ fn run_clients(
             while worker.more() && params.transactions.is_none_or(|n| done < n) {
                 let choice = Choice::draw(params, &tellers, &mut client.rng);
                 // Each transaction is drawn on its own: one already late may be skipped.
-                let ran = worker.timed_or_skipped(1, || transaction(client, test, &choice))?;
+                let ran = worker.timed_or_skipped(1, |_| transaction(client, test, &choice))?;
                 for _ in 0..ran.unwrap_or(0) {
                     worker.retried();
                 }
