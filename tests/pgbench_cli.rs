@@ -631,19 +631,10 @@ fn a_report_of_several_scripts_reads_as_pgbench_s() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(dir.path());
     let file = format!("{}@1", serialization(dir.path()));
+    // The file first: both number the scripts in the command line's order.
+    #[rustfmt::skip]
     let args = [
-        // The built-in script first: hakari numbers the files after the built-in ones.
-        "-c",
-        "3",
-        "-t",
-        "30",
-        "-b",
-        "select-only@2",
-        "-f",
-        &file,
-        "--max-tries",
-        "2",
-        "-r",
+        "-c", "3", "-t", "30", "-f", &file, "-b", "select-only@2", "--max-tries", "2", "-r",
         "--failures-detailed",
     ];
     let mut layouts = Vec::new();

@@ -450,15 +450,15 @@ Workloads: {}.\n\nStart with `hakari run` (a short tour), `hakari engines`, or \
 pub fn main() -> i32 {
     let parsed = cli_command()
         .try_get_matches()
-        .and_then(|m| Cli::from_arg_matches(&m));
-    let cli = match parsed {
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() { EXIT_USAGE } else { 0 };
         }
     };
-    match dispatch(cli.command) {
+    match dispatch(cli.command, &matches) {
         Ok(code) => code,
         Err(e) => {
             if e.downcast_ref::<Interrupted>().is_some() {
@@ -474,7 +474,8 @@ pub fn main() -> i32 {
     }
 }
 
-fn dispatch(command: Command) -> Result<i32> {
+/// Runs `command`; `matches` is clap's reading of the command line (where each option stood).
+fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<i32> {
     match command {
         Command::Run(run) => match run.workload {
             None => workloads::tour(),
@@ -486,7 +487,10 @@ fn dispatch(command: Command) -> Result<i32> {
                 (w.run)(&chosen.matches, &shared.shared(), &shared.options()?)
             }
         },
-        Command::Pgbench(args) => crate::pgbench::execute(&args.options()?),
+        Command::Pgbench(args) => {
+            let at = matches.subcommand_matches("pgbench").unwrap_or(matches);
+            crate::pgbench::execute(&args.options(at)?)
+        }
         Command::Engines { format } => commands::engines(format),
         Command::Show { file, format } => commands::show(&file, format),
         Command::Export {

@@ -1,7 +1,7 @@
 //! `hakari pgbench`: pgbench's own options, letter for letter, parsed into `pgbench::Options`.
 //! `-h` is the host, as in pgbench; help is `-?` or `--help`.
 
-use crate::pgbench::{Connection, Init, Options, Partitioning, Scripts};
+use crate::pgbench::{Connection, Init, Options, Partitioning, Script};
 use crate::workload::script::{LogSpec, QueryMode};
 use anyhow::{bail, Result};
 use clap::{ArgAction, Args};
@@ -310,7 +310,34 @@ impl PgbenchArgs {
         Ok(())
     }
 
-    pub(super) fn options(&self) -> Result<Options> {
+    /// The scripts -b, -S, -N and -f name, in the command line's order (`matches`: where clap
+    /// found each, which it keeps apart by option); pgbench's tpcb-like when none is named.
+    fn scripts(&self, matches: &clap::ArgMatches) -> Vec<Script> {
+        let at = |id: &str| matches.indices_of(id).into_iter().flatten();
+        let mut scripts: Vec<(usize, Script)> = Vec::new();
+        for (i, name) in at("builtin").zip(&self.builtin) {
+            scripts.push((i, Script::Builtin(name.clone())));
+        }
+        for (i, path) in at("file").zip(&self.file) {
+            scripts.push((i, Script::File(path.clone())));
+        }
+        for (id, name) in [
+            ("skip_some_updates", "simple-update"),
+            ("select_only", "select-only"),
+        ] {
+            if let (Some(i), true) = (matches.index_of(id), matches.get_flag(id)) {
+                scripts.push((i, Script::Builtin(name.into())));
+            }
+        }
+        scripts.sort_by_key(|(i, _)| *i);
+        match scripts.is_empty() {
+            true => vec![Script::Builtin("tpcb-like".into())],
+            false => scripts.into_iter().map(|(_, s)| s).collect(),
+        }
+    }
+
+    /// What the command line asks, `matches` being clap's reading of it.
+    pub(super) fn options(&self, matches: &clap::ArgMatches) -> Result<Options> {
         self.check()?;
         let log = self.log_spec()?;
         let connection = Connection {
@@ -340,23 +367,11 @@ impl PgbenchArgs {
             tablespace: self.tablespace.clone(),
             index_tablespace: self.index_tablespace.clone(),
         });
-        let mut builtin = self.builtin.clone();
-        if self.skip_some_updates {
-            builtin.push("simple-update".into());
-        }
-        if self.select_only {
-            builtin.push("select-only".into());
-        }
-        if builtin.is_empty() && self.file.is_empty() {
-            builtin.push("tpcb-like".into());
-        }
+        let scripts = self.scripts(matches);
         Ok(Options {
             connection,
             init,
-            scripts: Scripts {
-                builtin,
-                files: self.file.clone(),
-            },
+            scripts,
             clients: self.clients.unwrap_or(1) as usize,
             defines: self.define.clone(),
             transactions: self.transactions,

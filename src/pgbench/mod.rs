@@ -52,11 +52,11 @@ impl Connection {
     }
 }
 
-/// The scripts of a test, as -b (and -S, -N) and -f name them.
-#[derive(Clone, Debug, Default)]
-pub struct Scripts {
-    pub builtin: Vec<String>,
-    pub files: Vec<String>,
+/// A script of a test, as -b (and -S, -N) or -f names it.
+#[derive(Clone, Debug)]
+pub enum Script {
+    Builtin(String),
+    File(String),
 }
 
 /// What a pgbench command line asks for.
@@ -65,7 +65,8 @@ pub struct Options {
     pub connection: Connection,
     /// `-i`: initialize, and nothing else.
     pub init: Option<Init>,
-    pub scripts: Scripts,
+    /// In the command line's order, which numbers them.
+    pub scripts: Vec<Script>,
     pub clients: usize,
     pub defines: Vec<String>,
     pub transactions: Option<u64>,
@@ -179,15 +180,15 @@ pub fn execute(options: &Options) -> Result<i32> {
 /// The script workload's parameters for a test.
 fn params(options: &Options) -> Result<ScriptParams> {
     let mut scripts = Vec::new();
-    for b in &options.scripts.builtin {
-        scripts.push(builtin_script(b)?);
-    }
-    for f in &options.scripts.files {
-        scripts.push(crate::workload::script::flags::script_file(f)?);
+    for script in &options.scripts {
+        scripts.push(match script {
+            Script::Builtin(name) => builtin_script(name)?,
+            Script::File(path) => crate::workload::script::flags::script_file(path)?,
+        });
     }
     let mut set = crate::workload::script::flags::variables("-D", &options.defines)?;
     // As pgbench: -s gives a file's scripts :scale (a built-in one reads it from the tables).
-    let builtin = !options.scripts.builtin.is_empty();
+    let builtin = (options.scripts.iter()).any(|s| matches!(s, Script::Builtin(_)));
     if let (Some(scale), false) = (options.scale, builtin) {
         if !set.iter().any(|(name, _)| name == "scale") {
             set.push(("scale".into(), scale.to_string()));
