@@ -841,8 +841,7 @@ fn progress_timestamp_says_when_as_pgbench_does() {
 /// before it), each with how it came: a simple query's text, the unnamed statement's execution
 /// (the extended protocol without a prepared statement), or a named prepared statement's; each
 /// number masked (the values drawn), a trailing semicolon dropped (hakari sends a script's
-/// statement without it) and END read as COMMIT (under -M simple hakari sends a script's END as
-/// the engine's commit); counted.
+/// statement without it); counted.
 fn logged(log: &str) -> std::collections::BTreeMap<String, usize> {
     let mut statements = std::collections::BTreeMap::new();
     let first = log.find("BEGIN").unwrap_or(log.len());
@@ -858,11 +857,8 @@ fn logged(log: &str) -> std::collections::BTreeMap<String, usize> {
         } else {
             continue;
         };
-        let text = match text.trim_end_matches(';') {
-            "END" => "COMMIT",
-            text => text,
-        };
-        if !text.contains("pgbench_") && text != "BEGIN" && text != "COMMIT" {
+        let text = text.trim_end_matches(';');
+        if !text.contains("pgbench_") && text != "BEGIN" && text != "END" {
             continue;
         }
         let mut masked = format!("{kind}: ");

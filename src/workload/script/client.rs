@@ -352,16 +352,18 @@ impl<'p> Client<'p> {
         match sql.control {
             // A BEGIN inside a compound makes its implicit transaction explicit.
             Some(Control::Begin) if self.implicit => self.implicit = false,
-            // Under -M prepared and extended the script's own text goes as pgbench sends it:
-            // its prepared statement, or the unnamed statement.
-            Some(control)
-                if prepared.is_some() || self.program.query_mode == QueryMode::Extended =>
-            {
+            // To a server of PostgreSQL's protocol the script's own text goes as pgbench sends
+            // it: its prepared statement (-M prepared), the unnamed statement (-M extended), a
+            // simple query (-M simple). Elsewhere through the engine's begin and commit.
+            Some(control) if prepared.is_some() || self.conn.capabilities().extended_protocol => {
                 let opens = matches!(control, Control::Begin | Control::Open);
                 (self.in_transaction, self.implicit) = (opens, self.implicit && opens);
-                match prepared {
-                    Some(stmt) => self.conn.run_prepared(stmt, &[])?,
-                    None => self.conn.query_unnamed(&sql.text, &[], &mut |_| {})?,
+                match (prepared, self.program.query_mode) {
+                    (Some(stmt), _) => self.conn.run_prepared(stmt, &[])?,
+                    (None, QueryMode::Extended) => {
+                        self.conn.query_unnamed(&sql.text, &[], &mut |_| {})?
+                    }
+                    (None, _) => self.conn.execute(&sql.text)?,
                 };
             }
             Some(Control::Begin) => {
