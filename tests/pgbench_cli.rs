@@ -625,12 +625,13 @@ fn rollbacks(admin: &mut postgres::Client, db: &str) -> u64 {
 /// line: the run's figures, then a section per script (its weight, transactions, failures,
 /// retries, latency and commands), whose transactions add up to the run's; but hakari has a
 /// thread per client, as the manual says. The failures and retries each report counts are the
-/// transactions the server rolled back.
+/// transactions the server rolled back; hakari times each command in every try, as pgbench.
 #[test]
 fn a_report_of_several_scripts_reads_as_pgbench_s() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(dir.path());
-    let file = format!("{}@1", serialization(dir.path()));
+    let path = serialization(dir.path());
+    let file = format!("{path}@1");
     // The file first: both number the scripts in the command line's order.
     #[rustfmt::skip]
     let args = [
@@ -695,6 +696,35 @@ fn a_report_of_several_scripts_reads_as_pgbench_s() {
     assert_eq!(
         listed[0], listed[1],
         "-r's commands: pgbench's, then hakari's"
+    );
+    // As pgbench, hakari times each command in every try that ran it: the script's first ran
+    // in each transaction done, each failed, and each retry.
+    let result = (std::fs::read_dir(dir.path()).unwrap().flatten())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("hakari's result file");
+    let result: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(result).unwrap()).unwrap();
+    let step = |name: String| {
+        (result["measurements"].as_array().unwrap().iter())
+            .find(|m| m["step"].as_str() == Some(name.as_str()))
+            .unwrap_or_else(|| panic!("no step {name}"))
+            .clone()
+    };
+    let script = step(format!("script {path}"));
+    let done: u64 = (script["runs"].as_array().unwrap().iter())
+        .map(|r| r["ops"].as_u64().unwrap())
+        .sum();
+    let failed = (script["figures"].as_array().unwrap().iter())
+        .find(|f| f["name"] == "script.failed")
+        .map_or(0, |f| f["value"].as_f64().unwrap() as u64);
+    let retries = script["retries"].as_u64().unwrap();
+    let first = step(format!("{path}:1"));
+    assert!(failed + retries > 0, "{script}");
+    assert_eq!(
+        first["latency"]["count"].as_u64(),
+        Some(done + failed + retries),
+        "{first}"
     );
 }
 

@@ -251,7 +251,7 @@ fn latency(l: &LatencySummary, prefix: &str) -> String {
 
 /// `-r`'s list for script `file`: each command's average latency in milliseconds, the
 /// transactions that failed at it and (with more than one try) the retries it caused, in script
-/// order; a failed transaction's commands are not timed.
+/// order; each command timed in every try that ran it.
 fn statements(run: &RunResult, file: &str, several: bool) -> String {
     let retries = run.parameters["max_tries"].as_u64() != Some(1);
     let mut out = format!(

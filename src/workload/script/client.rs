@@ -93,7 +93,8 @@ pub struct Client<'p> {
     /// Inside a pipeline: the statements sent at its next sync point, with their values.
     pipeline: Option<Vec<(String, Vec<SqlValue>)>>,
     params: Vec<SqlValue>,
-    /// (part, nanoseconds) of each command of the last script run.
+    /// (part, nanoseconds) of each command the last script run ran, in all its tries (as
+    /// pgbench's -r times them).
     pub part_times: Vec<(usize, u64)>,
     /// The part each lost try of the last script run lost at, and whether it was the last try
     /// (the transaction failed there) or one retried (pgbench's -r failures and retries).
@@ -217,8 +218,8 @@ impl<'p> Client<'p> {
         let saved = self.rng.clone();
         let mut retries = 0;
         self.lost.clear();
+        self.part_times.clear();
         loop {
-            self.part_times.clear();
             match self.attempt(script, Some(index)) {
                 Ok(()) => return Ok(retries),
                 Err(e) => {

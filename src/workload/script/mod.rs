@@ -406,14 +406,13 @@ impl ScriptParams {
                             if retries > 0 {
                                 worker.setback(retries, false);
                             }
-                            for &(part, nanos) in &client.part_times {
-                                worker.part(part, nanos);
-                            }
+                            timed_parts(worker, client);
                             Ended::Done { retries }
                         }
                         Err(e) => match e.downcast_ref::<Exhausted>() {
                             Some(x) => {
                                 worker.setback(x.retries, true);
+                                timed_parts(worker, client);
                                 Ended::Failed {
                                     retries: x.retries,
                                     deadlock: x.deadlock,
@@ -559,6 +558,13 @@ impl ScriptParams {
             ctx.measured(key(step, &[("statement", part.shown.clone())]), per)?;
         }
         Ok(())
+    }
+}
+
+/// The times of the commands the client's last transaction ran, its failed tries' too.
+fn timed_parts(worker: &mut Worker, client: &Client) {
+    for &(part, nanos) in &client.part_times {
+        worker.part(part, nanos);
     }
 }
 
