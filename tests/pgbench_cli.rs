@@ -1063,6 +1063,31 @@ fn verbose_errors_give_the_whole_message_and_the_limit_used() {
     }
 }
 
+/// With tries unlimited over a duration (`--max-tries 0 -T`), both tools retry every lost
+/// conflict until it goes through: some retried, none failed, the transaction in flight at the
+/// end left uncounted.
+#[test]
+fn unlimited_tries_fail_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let file = serialization(dir.path());
+    let args = ["-c", "4", "-T", "3", "-f", &file, "--max-tries", "0"];
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let report = server.report(tool, &args, dir.path());
+        let count = |prefix: &str| -> u64 {
+            (report.lines().find_map(|l| l.strip_prefix(prefix)))
+                .and_then(|rest| rest.split(' ').next()?.parse().ok())
+                .unwrap_or_else(|| panic!("{tool:?}: no \"{prefix}\" in {report}"))
+        };
+        assert_eq!(
+            count("number of failed transactions: "),
+            0,
+            "{tool:?}: {report}"
+        );
+        assert!(count("total number of retries: ") > 0, "{tool:?}: {report}");
+    }
+}
+
 /// With `--verbose-errors` both tools say each lost conflict (REPEATABLE READ, every client on
 /// one row, two tries each, 40 transactions a client), then whether the transaction is tried again or fails, in pgbench's
 /// words: as many failures said as the report counts, and some retries.

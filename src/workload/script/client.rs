@@ -33,7 +33,7 @@ impl std::error::Error for Exhausted {}
 
 /// When a lost conflict may be tried again, as pgbench decides: fewer tries than `max_tries`
 /// (0: no limit), within the latency limit from the transaction's intended start, before the
-/// run's end.
+/// run's end (after it, the transaction is [`Abandoned`]).
 pub struct Retry {
     pub max_tries: u64,
     pub latency_limit: Option<Duration>,
@@ -45,7 +45,11 @@ impl Retry {
         let now = Instant::now();
         (self.max_tries == 0 || tries < self.max_tries)
             && (self.latency_limit).is_none_or(|l| now - self.turn.intended <= l)
-            && self.turn.ends.is_none_or(|end| now < end)
+    }
+
+    /// The run has ended: a transaction in flight is left, as pgbench leaves it.
+    fn over(&self) -> bool {
+        self.turn.ends.is_some_and(|end| Instant::now() >= end)
     }
 
     /// pgbench's `try 2/3`, with the share of the latency limit used under one.
@@ -64,6 +68,19 @@ impl Retry {
         text
     }
 }
+
+/// A transaction that lost a try after the run's end: neither done nor failed, as pgbench,
+/// which stops at the end, leaves one in flight.
+#[derive(Debug)]
+pub struct Abandoned;
+
+impl std::fmt::Display for Abandoned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("lost a try after the run's end")
+    }
+}
+
+impl std::error::Error for Abandoned {}
 
 /// Whether a lost conflict was a deadlock: PostgreSQL's SQLSTATE 40P01, MariaDB/MySQL's error
 /// 1213.
@@ -226,6 +243,9 @@ impl<'p> Client<'p> {
                     self.end_failed_transaction();
                     if !is_conflict(&e) {
                         return Err(e);
+                    }
+                    if retry.over() {
+                        return Err(Abandoned.into());
                     }
                     let last = !retry.allows(retries + 1);
                     self.lost

@@ -29,7 +29,7 @@ use crate::measure::timing::Timing;
 use crate::results::MeasurementKey;
 use crate::workload::{sql_at_sync, Plan, RunContext, SqlConfig, StepLength, Workload};
 use anyhow::{bail, Context, Result};
-use client::{Client, Exhausted};
+use client::{Abandoned, Client, Exhausted};
 pub use log::LogSpec;
 use log::{Ended, TxnLog};
 pub use program::QueryMode;
@@ -423,6 +423,8 @@ impl ScriptParams {
                             {
                                 return Err(e);
                             }
+                            // The run is over; its last transaction is not counted.
+                            None if e.is::<Abandoned>() => break,
                             None => {
                                 // This client stops; the others go on, as in pgbench.
                                 let message = format!("client {} stopped: {e:#}", worker.index);
