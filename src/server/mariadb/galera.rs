@@ -34,16 +34,30 @@ pub fn start(
     let mut launched: Vec<Launched> = Vec::new();
     for (i, &port) in gcomm.iter().enumerate() {
         let node_dir = dir.join(format!("node{}", i + 1));
-        std::fs::create_dir_all(&node_dir)?;
-        init_data(&node_dir, owner_root)?;
-        let mut extra = node_options(i + 1, port, &address)?;
-        if i == 0 {
-            extra.push("--wsrep-new-cluster".into());
-        }
-        let (process, socket) = launch(&node_dir, options, owner_root, &extra)
-            .with_context(|| format!("cannot start Galera node {}", i + 1))?;
-        wait_synced(&socket, i + 1)
-            .with_context(|| format!("Galera node {} did not join", i + 1))?;
+        let start = || -> Result<_> {
+            std::fs::create_dir_all(&node_dir)?;
+            init_data(&node_dir, owner_root)?;
+            let mut extra = node_options(i + 1, port, &address)?;
+            if i == 0 {
+                extra.push("--wsrep-new-cluster".into());
+            }
+            let (process, socket) = launch(&node_dir, options, owner_root, &extra)
+                .with_context(|| format!("cannot start Galera node {}", i + 1))?;
+            wait_synced(&socket, i + 1)
+                .with_context(|| format!("Galera node {} did not join", i + 1))?;
+            Ok((process, socket))
+        };
+        // A joiner's state transfer now and then fails for good ("State wait was interrupted",
+        // the node aborts): it is started once more, from an empty data directory and on
+        // fresh transfer ports.
+        let (process, socket) = match start() {
+            Err(e) if i > 0 => {
+                eprintln!("note: {}; starting it again", crate::errors::sentence(&e));
+                std::fs::remove_dir_all(&node_dir)?;
+                start()?
+            }
+            started => started?,
+        };
         let mut admin = mysql::Conn::new(socket_opts(&socket, None))?;
         if i == 0 {
             admin.query_drop("CREATE DATABASE hakari")?;
