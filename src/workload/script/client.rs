@@ -96,6 +96,8 @@ pub struct Client<'p> {
     /// The command of the script the last try failed at (pgbench's command number).
     failed_at: usize,
     conn: Box<dyn SqlConnection>,
+    /// Its connection speaks PostgreSQL's protocol (read once, not per statement).
+    extended_protocol: bool,
     /// The prepared statement of each SQL step, by script and step (None: run unprepared).
     statements: Vec<Vec<Option<Stmt>>>,
     vars: Vec<Option<Value>>,
@@ -142,6 +144,7 @@ impl<'p> Client<'p> {
     /// per transaction); the variables and random draws go on as they were.
     pub fn reconnect(&mut self, mut conn: Box<dyn SqlConnection>) -> Result<()> {
         self.statements = prepare(self.program, conn.as_mut())?;
+        self.extended_protocol = conn.capabilities().extended_protocol;
         self.conn = conn;
         Ok(())
     }
@@ -212,6 +215,7 @@ impl<'p> Client<'p> {
             program,
             id,
             failed_at: 0,
+            extended_protocol: conn.capabilities().extended_protocol,
             conn,
             statements,
             vars,
@@ -376,7 +380,7 @@ impl<'p> Client<'p> {
             // To a server of PostgreSQL's protocol the script's own text goes as pgbench sends
             // it: its prepared statement (-M prepared), the unnamed statement (-M extended), a
             // simple query (-M simple). Elsewhere through the engine's begin and commit.
-            Some(control) if prepared.is_some() || self.conn.capabilities().extended_protocol => {
+            Some(control) if prepared.is_some() || self.extended_protocol => {
                 let opens = matches!(control, Control::Begin | Control::Open);
                 (self.in_transaction, self.implicit) = (opens, self.implicit && opens);
                 match (prepared, self.program.query_mode) {
