@@ -2,8 +2,10 @@
 # `hakari pgbench` beside `pgbench`: the same command line (pgbench's options, unchanged) on the
 # same private PostgreSQL and wire (PGSSLMODE, default disable: plain), the two tools
 # alternating which goes first, ROUNDS rounds per client count. Prints each tool's TPS (the
-# "tps = " line each prints) and the ratio hakari / pgbench per round and its median.
-#   ROUNDS=4 MODE=prepared bench/pgbench_cli.sh [SECONDS] [SCALE] [CLIENT COUNTS...]
+# "tps = " line each prints) and the ratio hakari / pgbench per round and its median. With
+# OLD=path/to/an/earlier/hakari, that binary takes its turn too (the three rotating which goes
+# first) and its ratios are printed beside.
+#   ROUNDS=4 MODE=prepared [OLD=...] bench/pgbench_cli.sh [SECONDS] [SCALE] [CLIENT COUNTS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -22,24 +24,35 @@ for c in "${counts[@]}"; do
   j=$(( c < cores ? c : cores ))
   args=(-c "$c" -j "$j" -T "$secs" -M "$mode")
   for r in $(seq "$rounds"); do
-    if [ $((r % 2)) = 1 ]; then order="pgbench hakari"; else order="hakari pgbench"; fi
+    if [ -n "${OLD:-}" ]; then
+      case $((r % 3)) in 1) order="pgbench hakari old" ;; 2) order="hakari old pgbench" ;; *) order="old pgbench hakari" ;; esac
+    elif [ $((r % 2)) = 1 ]; then order="pgbench hakari"; else order="hakari pgbench"; fi
+    old=""
     for tool in $order; do
       case $tool in
         pgbench) pg=$("$pg_bin/pgbench" "${args[@]}" "${conn[@]}" hakari_bench 2>/dev/null | tps) ;;
         hakari) hk=$("$HAKARI_BIN" pgbench "${args[@]}" --out "$work/hk" "${conn[@]}" hakari_bench 2>/dev/null | tps) ;;
+        old) old=$("$OLD" pgbench "${args[@]}" --out "$work/old" "${conn[@]}" hakari_bench 2>/dev/null | tps) ;;
       esac
     done
-    echo "$c $r $pg $hk" | tee -a "$work/figures.txt"
+    echo "$c $r $pg $hk $old" | tee -a "$work/figures.txt"
   done
 done
 python3 - "$work/figures.txt" "$secs" "$scale" "$mode" "$PGSSLMODE" <<'PY'
 import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
 print(f"\nscale {sys.argv[3]}, {sys.argv[2]} s per run, -M {sys.argv[4]}, sslmode={sys.argv[5]}; medians over rounds (TPS)")
-print("clients   pgbench    hakari  hakari/pgbench  rounds")
+old = all(len(r) == 5 for r in rows)
+print("clients   pgbench    hakari  hakari/pgbench  rounds" + ("     old  old/pgbench  hakari/old  rounds" if old else ""))
 for c in dict.fromkeys(r[0] for r in rows):
     rs = [r for r in rows if r[0] == c]
     ratios = [float(r[3]) / float(r[2]) for r in rs]
     pg, hk = (st.median(float(r[i]) for r in rs) for i in (2, 3))
-    print(f"{c:>7}  {pg:8.1f}  {hk:8.1f}  {st.median(ratios):14.3f}  {' '.join(f'{x:.3f}' for x in ratios)}")
+    line = f"{c:>7}  {pg:8.1f}  {hk:8.1f}  {st.median(ratios):14.3f}  {' '.join(f'{x:.3f}' for x in ratios)}"
+    if old:
+        by_old = [float(r[3]) / float(r[4]) for r in rs]
+        od = st.median(float(r[4]) for r in rs)
+        of_pg = st.median(float(r[4]) / float(r[2]) for r in rs)
+        line += f"  {od:8.1f}  {of_pg:11.3f}  {st.median(by_old):10.3f}  {' '.join(f'{x:.3f}' for x in by_old)}"
+    print(line)
 PY

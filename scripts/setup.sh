@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what hakari needs on a Debian/Ubuntu machine, when it is missing: a C/C++ toolchain and
-# libclang (RocksDB and bindgen), Berkeley DB 5.3 (the bdb and bdb-sql engines), unixODBC (the
-# odbc engine links its driver manager), fuse3 (the
+# libclang (RocksDB and bindgen), libpq (the tools' PostgreSQL clients link it), Berkeley DB 5.3
+# (the bdb and bdb-sql engines), unixODBC (the odbc engine links its driver manager), fuse3 (the
 # power-loss crash test mounts its FUSE layer with it), nftables (`--fault partition` cuts the
 # network with it), and the prebuilt DuckDB library the
 # duckdb engine links (scripts/setup-duckdb.sh: fetched from its registry package, checksum
@@ -15,7 +15,7 @@
 # it installs only what is not there.
 set -euo pipefail
 
-packages=(build-essential pkg-config clang libclang-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 nftables curl ca-certificates openssl)
+packages=(build-essential pkg-config clang libclang-dev libpq-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 nftables curl ca-certificates openssl)
 if [ "${1:-}" = "--with-test-tools" ]; then
   packages+=(chromium sysbench tcpdump slurm-wlm munge ansible-core)
 fi

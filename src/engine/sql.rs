@@ -266,6 +266,12 @@ pub trait SqlEngine: Sync {
 pub trait SqlDatabase: Send + Sync {
     /// A new connection (one per client thread).
     fn connect(&self) -> Result<Box<dyn SqlConnection>>;
+    /// A connection for a tool's own client (pgbench's, sysbench's): through the client
+    /// library the tool links where the engine has it (PostgreSQL's libpq), so the client
+    /// costs what the tool's costs; else [`SqlDatabase::connect`]'s.
+    fn connect_tool(&self) -> Result<Box<dyn SqlConnection>> {
+        self.connect()
+    }
     /// The server's or library's version, as it reports it.
     fn version(&self) -> String;
     /// Effective settings (durability knobs as set, cache), recorded with the results.
@@ -299,6 +305,11 @@ impl<T> Prepared<T> {
     pub fn add(&mut self, statement: T) -> Stmt {
         self.0.push(statement);
         Stmt(self.0.len() - 1)
+    }
+
+    /// How many statements it holds.
+    pub fn count(&self) -> usize {
+        self.0.len()
     }
 
     pub fn get(&self, stmt: Stmt) -> Result<&T> {

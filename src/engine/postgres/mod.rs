@@ -3,8 +3,10 @@
 //! a private server (src/server/postgres/) configured for the durability level. A database that
 //! speaks PostgreSQL's protocol is a flavour of this engine (`flavour.rs`), not a copy of it.
 
+mod copy;
 mod credentials;
 pub mod flavour;
+mod libpq;
 mod statistics;
 mod values;
 pub mod wire;
@@ -20,12 +22,12 @@ use crate::server::postgres as server;
 use crate::server::topology::Topology;
 use crate::server::Launched;
 use anyhow::{bail, Context, Result};
+use copy::{copy_delimited, copy_in, copy_row};
 pub use flavour::{Postgres, POSTGRESQL};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::Type;
 use postgres::{Client, SimpleQueryMessage};
-use std::io::Write;
-use values::{copy_text, to_param, Param};
+use values::{to_param, Param};
 use wire::Wire;
 
 /// The schema hakari owns inside a database reached by URL.
@@ -195,6 +197,18 @@ impl SqlDatabase for PostgresDatabase {
             capabilities: (self.flavour.capabilities)(),
         }))
     }
+    fn connect_tool(&self) -> Result<Box<dyn SqlConnection>> {
+        let mut setup = format!("SET synchronous_commit = {}", self.synchronous_commit);
+        if let Some(schema) = self.schema {
+            setup = format!("SET search_path = {schema}; {setup}");
+        }
+        let capabilities = (self.flavour.capabilities)();
+        Ok(Box::new(libpq::Connection::open(
+            &self.url,
+            &setup,
+            capabilities,
+        )?))
+    }
     fn version(&self) -> String {
         (self.wire.connect().ok())
             .and_then(|mut c| show(&mut c, "server_version").ok())
@@ -286,6 +300,16 @@ fn replace_placeholders(sql: &str, mut put: impl FnMut(usize, &mut String)) -> S
         }
     }
     out
+}
+
+/// A pipeline's statements as one simple-protocol query string, their values as literals.
+fn pipeline_text(batch: &[(String, Vec<SqlValue>)]) -> Result<String> {
+    let mut text = String::new();
+    for (sql, values) in batch {
+        text.push_str(&with_literals(sql, values)?);
+        text.push_str(";\n");
+    }
+    Ok(text)
 }
 
 /// `sql` with each placeholder replaced by its value as a quoted literal of unknown type,
@@ -460,26 +484,13 @@ impl SqlConnection for PostgresConnection {
     /// trip and one implicit transaction, what an extended-protocol pipeline up to its sync
     /// gives (the postgres crate sends no pipeline of prepared statements).
     fn send_pipeline(&mut self, batch: &[(String, Vec<SqlValue>)]) -> Result<()> {
-        let mut text = String::new();
-        for (sql, values) in batch {
-            text.push_str(&with_literals(sql, values)?);
-            text.push_str(";\n");
-        }
+        let text = pipeline_text(batch)?;
         self.client.batch_execute(&text).map_err(classify)
     }
     /// COPY ... FROM STDIN in text format: PostgreSQL's fast path.
     fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
         let sql = format!("COPY {table} ({}) FROM STDIN", columns.join(", "));
-        copy_in(&mut self.client, &sql, rows, |row, buf| {
-            for (i, v) in row.iter().enumerate() {
-                if i > 0 {
-                    buf.push(b'\t');
-                }
-                copy_text(v, buf);
-            }
-            buf.push(b'\n');
-            1
-        })
+        copy_in(&mut self.client, &sql, rows, copy_row)
     }
 
     fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
@@ -496,70 +507,9 @@ impl SqlConnection for PostgresConnection {
     }
 }
 
-/// COPY ... FROM STDIN of '|'-delimited lines, with COPY's `options` after the delimiter.
-fn copy_delimited(
-    client: &mut impl postgres::GenericClient,
-    table: &str,
-    columns: &[&str],
-    lines: Lines,
-    options: &str,
-) -> Result<u64> {
-    let columns = columns.join(", ");
-    let sql = format!("COPY {table} ({columns}) FROM STDIN WITH (DELIMITER '|'{options})");
-    copy_in(client, &sql, lines, |batch, buf| {
-        without_line_end_delimiters(batch.as_bytes(), buf)
-    })
-}
-
-/// Runs a COPY ... FROM STDIN, `write` putting each item into the buffer (and saying how many
-/// rows it held); the buffer goes to the server in pieces of about 64 KiB. Returns the rows.
-fn copy_in<T>(
-    client: &mut impl postgres::GenericClient,
-    sql: &str,
-    items: impl Iterator<Item = T>,
-    mut write: impl FnMut(T, &mut Vec<u8>) -> u64,
-) -> Result<u64> {
-    let mut w = client.copy_in(sql).map_err(classify)?;
-    let mut buf = Vec::with_capacity(1 << 17);
-    let mut n = 0;
-    for item in items {
-        n += write(item, &mut buf);
-        if buf.len() >= 1 << 16 {
-            w.write_all(&buf)?;
-            buf.clear();
-        }
-    }
-    w.write_all(&buf)?;
-    w.finish().map_err(classify)?;
-    Ok(n)
-}
-
-/// Appends `text` to `out` without the '|' that ends each line (COPY would read it as one more,
-/// empty, column); returns the lines.
-fn without_line_end_delimiters(text: &[u8], out: &mut Vec<u8>) -> u64 {
-    let mut lines = 0;
-    for line in text.split_inclusive(|b| *b == b'\n') {
-        let body = line.strip_suffix(b"\n").unwrap_or(line);
-        out.extend_from_slice(body.strip_suffix(b"|").unwrap_or(body));
-        out.push(b'\n');
-        lines += 1;
-    }
-    lines
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_end_delimiters_are_dropped() {
-        let mut out = Vec::new();
-        assert_eq!(
-            without_line_end_delimiters(b"1|a b|2.5|\n2|c|3|\n", &mut out),
-            2
-        );
-        assert_eq!(out, b"1|a b|2.5\n2|c|3\n");
-    }
 
     #[test]
     fn placeholders_are_numbered_outside_quotes() {
@@ -582,12 +532,5 @@ mod tests {
             "SELECT '-5', '?', 'it''s', NULL"
         );
         assert!(with_literals("SELECT ?", &values).is_err());
-    }
-
-    #[test]
-    fn copy_text_escapes() {
-        let mut out = Vec::new();
-        copy_text(&SqlValue::Text("a\tb\\c\n".into()), &mut out);
-        assert_eq!(out, b"a\\tb\\\\c\\n");
     }
 }

@@ -382,7 +382,7 @@ impl ScriptParams {
             timing,
             progress,
             |i| {
-                let client = Client::new(program, db.connect()?, i, &seeding)?;
+                let client = Client::new(program, db.connect_tool()?, i, &seeding)?;
                 let log = (self.log.as_ref())
                     .map(|spec| TxnLog::open(spec, i))
                     .transpose()?;
@@ -471,7 +471,7 @@ impl ScriptParams {
     ) -> Result<u64> {
         if self.connect_each {
             let begun = std::time::Instant::now();
-            client.reconnect(db.connect()?)?;
+            client.reconnect(db.connect_tool()?)?;
             let spent = begun.elapsed().as_secs_f64();
             tally.lock().unwrap().reconnect_s += spent;
         }

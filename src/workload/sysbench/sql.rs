@@ -130,7 +130,7 @@ fn returns_rows(sql: &str) -> bool {
 
 impl Connection {
     pub fn open(local: Rc<Local>) -> anyhow::Result<Connection> {
-        let conn = database(&local)?.connect()?;
+        let conn = database(&local)?.connect_tool()?;
         Ok(Connection {
             conn: Rc::new(RefCell::new(Some(conn))),
             local,
@@ -386,7 +386,7 @@ impl UserData for Connection {
             Ok(())
         });
         methods.add_method("reconnect", |_, this, ()| {
-            let fresh = (database(&this.local).and_then(|db| db.connect()))
+            let fresh = (database(&this.local).and_then(|db| db.connect_tool()))
                 .map_err(mlua::Error::external)?;
             *this.conn.borrow_mut() = Some(fresh);
             bump(&this.local.counts.reconnects);

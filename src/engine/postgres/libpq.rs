@@ -1,0 +1,516 @@
+//! A connection through PostgreSQL's own client library, libpq, as pgbench and sysbench's
+//! `pgsql` driver make theirs: the tools' clients run on it ([`SqlDatabase::connect_tool`]),
+//! so that their client costs what the tool's own costs. libpq reads the URL, the environment
+//! (`PGPASSWORD`, `PGSSLMODE`, ...), `~/.pgpass` and service files itself. Values go as text
+//! (bytes in binary) and come back as text, typed by the column's type.
+//!
+//! [`SqlDatabase::connect_tool`]: crate::engine::sql::SqlDatabase::connect_tool
+
+use super::copy::{copy_row, delimited_copy, without_line_end_delimiters};
+use super::{numbered_placeholders, pipeline_text};
+use crate::engine::kv::Conflict;
+use crate::engine::sql::{
+    Capabilities, Dialect, Lines, Prepared, Row, Rows, ServerError, SqlConnection, SqlValue, Stmt,
+    Visit,
+};
+use crate::measure::fault::ConnectionLost;
+use crate::results::redact::redact;
+use anyhow::{anyhow, bail, Result};
+use pq_sys as pq;
+use pq_sys::ExecStatusType as Exec;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+
+/// Type OIDs of the columns read as numbers or bytes (the rest are text).
+const INT2: u32 = 21;
+const INT4: u32 = 23;
+const INT8: u32 = 20;
+const FLOAT4: u32 = 700;
+const FLOAT8: u32 = 701;
+const BYTEA: u32 = 17;
+
+/// libpq's connection, finished when dropped.
+struct Conn(*mut pq::PGconn);
+
+// SAFETY: libpq allows a connection to move between threads; one thread uses it at a time.
+unsafe impl Send for Conn {}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from PQconnectdb and is finished once.
+        unsafe { pq::PQfinish(self.0) }
+    }
+}
+
+/// A command's result, cleared when dropped. libpq's accessors take a null result (out of
+/// memory, nothing sent) as a failed one.
+struct Res(*mut pq::PGresult);
+
+impl Drop for Res {
+    fn drop(&mut self) {
+        // SAFETY: the result is cleared once; PQclear takes null.
+        unsafe { pq::PQclear(self.0) }
+    }
+}
+
+/// `text` owned, or None for null (libpq's strings live as long as their result).
+fn string(text: *const c_char) -> Option<String> {
+    // SAFETY: libpq gives null or a NUL-ended string that outlives this call.
+    (!text.is_null()).then(|| {
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    })
+}
+
+impl Res {
+    fn status(&self) -> Exec {
+        // SAFETY (for each accessor below): `self.0` is a live result or null, which libpq takes.
+        unsafe { pq::PQresultStatus(self.0) }
+    }
+    fn field(&self, code: u8) -> Option<String> {
+        string(unsafe { pq::PQresultErrorField(self.0, code as c_int) })
+    }
+    fn rows(&self) -> usize {
+        unsafe { pq::PQntuples(self.0) }.max(0) as usize
+    }
+    fn columns(&self) -> usize {
+        unsafe { pq::PQnfields(self.0) }.max(0) as usize
+    }
+    fn column_type(&self, i: usize) -> u32 {
+        unsafe { pq::PQftype(self.0, i as c_int) }
+    }
+    fn column_name(&self, i: usize) -> String {
+        string(unsafe { pq::PQfname(self.0, i as c_int) }).unwrap_or_default()
+    }
+    /// The value at row `r`, column `i` (in range), None if null.
+    fn value(&self, r: usize, i: usize) -> Option<&[u8]> {
+        let (r, i) = (r as c_int, i as c_int);
+        if unsafe { pq::PQgetisnull(self.0, r, i) } != 0 {
+            return None;
+        }
+        let (at, len) = unsafe { (pq::PQgetvalue(self.0, r, i), pq::PQgetlength(self.0, r, i)) };
+        // SAFETY: libpq's value is `len` bytes that live as long as the result.
+        Some(unsafe { std::slice::from_raw_parts(at as *const u8, len.max(0) as usize) })
+    }
+    /// The rows the server changed or returned, as its command tag says (0 for BEGIN and the
+    /// like).
+    fn count(&self) -> u64 {
+        let tag = string(unsafe { pq::PQcmdTuples(self.0) });
+        tag.and_then(|t| t.parse().ok()).unwrap_or(0)
+    }
+}
+
+/// Parameters as libpq takes them: pointers, lengths and formats (0 text, 1 binary).
+struct Params {
+    values: Vec<*const c_char>,
+    lengths: Vec<c_int>,
+    formats: Vec<c_int>,
+}
+
+pub struct Connection {
+    conn: Conn,
+    statements: Prepared<Statement>,
+    capabilities: Capabilities,
+    /// Each parameter's text, NUL-ended as libpq takes it (kept to reuse its buffers).
+    texts: Vec<Vec<u8>>,
+}
+
+/// A statement prepared on the server under `name`; its columns' names asked once, when needed.
+struct Statement {
+    name: CString,
+    columns: Option<Vec<String>>,
+}
+
+/// libpq prints the server's notices on standard error; hakari's runs keep them out of their
+/// output, as sysbench's driver does.
+unsafe extern "C" fn quiet(_: *mut c_void, _: *const c_char) {}
+
+/// `text` for libpq (which reads up to a NUL).
+fn c_text(text: &str) -> Result<CString> {
+    CString::new(text).map_err(|_| anyhow!("a statement with a NUL character in it"))
+}
+
+impl Connection {
+    /// Connects to `url` and runs `setup` (the session's settings) there.
+    pub fn open(url: &str, setup: &str, capabilities: Capabilities) -> Result<Connection> {
+        let target = c_text(url)?;
+        // SAFETY: PQconnectdb takes a NUL-ended string and gives a connection to finish.
+        let conn = Conn(unsafe { pq::PQconnectdb(target.as_ptr()) });
+        if conn.0.is_null() || unsafe { pq::PQstatus(conn.0) } == pq::ConnStatusType::CONNECTION_BAD
+        {
+            let said = string(unsafe { pq::PQerrorMessage(conn.0) }).unwrap_or_default();
+            bail!(
+                "cannot connect to PostgreSQL at {} (libpq): {}",
+                redact(url),
+                said.trim_end()
+            );
+        }
+        // SAFETY: `quiet` keeps no state and ignores its arguments.
+        unsafe { pq::PQsetNoticeProcessor(conn.0, Some(quiet), std::ptr::null_mut()) };
+        let mut c = Connection {
+            conn,
+            statements: Prepared::default(),
+            capabilities,
+            texts: Vec::new(),
+        };
+        c.execute(setup)?;
+        Ok(c)
+    }
+
+    /// The result when it is not an error, else the error as hakari's other PostgreSQL
+    /// connection classifies it (a conflict, a lost connection, the server's error).
+    fn checked(&self, result: Res) -> Result<Res> {
+        match result.status() {
+            Exec::PGRES_COMMAND_OK
+            | Exec::PGRES_TUPLES_OK
+            | Exec::PGRES_EMPTY_QUERY
+            | Exec::PGRES_COPY_IN => Ok(result),
+            _ => Err(self.error(&result)),
+        }
+    }
+
+    fn error(&self, result: &Res) -> anyhow::Error {
+        // SAFETY: the connection is live.
+        let lost = unsafe { pq::PQstatus(self.conn.0) } == pq::ConnStatusType::CONNECTION_BAD;
+        let Some(state) = result.field(pq::PG_DIAG_SQLSTATE) else {
+            let said = string(unsafe { pq::PQresultErrorMessage(result.0) })
+                .filter(|s| !s.is_empty())
+                .or_else(|| string(unsafe { pq::PQerrorMessage(self.conn.0) }))
+                .unwrap_or_else(|| "no result from the server".into());
+            let e = anyhow!("{}", said.trim_end());
+            return if lost { e.context(ConnectionLost) } else { e };
+        };
+        let message = result
+            .field(pq::PG_DIAG_MESSAGE_PRIMARY)
+            .unwrap_or_default();
+        let details = [
+            ("DETAIL", pq::PG_DIAG_MESSAGE_DETAIL),
+            ("HINT", pq::PG_DIAG_MESSAGE_HINT),
+            ("CONTEXT", pq::PG_DIAG_CONTEXT),
+        ];
+        let server = ServerError {
+            code: 0,
+            state: state.clone(),
+            details: (details.iter())
+                .filter_map(|(label, f)| result.field(*f).map(|t| format!("\n{label}:  {t}")))
+                .collect(),
+            shown: format!("PostgreSQL: {message}"),
+            message,
+        };
+        match state.as_str() {
+            // Serialization failure, deadlock.
+            "40001" | "40P01" => {
+                let said = server.message.clone();
+                anyhow::Error::new(server).context(Conflict(said))
+            }
+            // Class 57P: the server shutting down or starting up; class 08: the connection's own.
+            s if lost || s.starts_with("57P") || s.starts_with("08") => {
+                anyhow::Error::new(server).context(ConnectionLost)
+            }
+            _ => server.into(),
+        }
+    }
+
+    /// `values` as libpq takes them: text, NUL-ended, in buffers kept between calls; bytes as
+    /// they are, in binary (for `bytea` the raw bytes, for text its bytes). The pointers live
+    /// as long as `texts` and `values` are untouched.
+    fn params(texts: &mut Vec<Vec<u8>>, values: &[SqlValue]) -> Params {
+        if texts.len() < values.len() {
+            texts.resize_with(values.len(), Vec::new);
+        }
+        let mut p = Params {
+            values: Vec::with_capacity(values.len()),
+            lengths: Vec::with_capacity(values.len()),
+            formats: Vec::with_capacity(values.len()),
+        };
+        for (buf, v) in texts.iter_mut().zip(values) {
+            buf.clear();
+            match v {
+                // The most common parameter, written without the formatting machinery.
+                SqlValue::Int(i) => {
+                    buf.extend_from_slice(itoa::Buffer::new().format(*i).as_bytes())
+                }
+                SqlValue::Float(f) => buf.extend_from_slice(format!("{f:?}").as_bytes()),
+                SqlValue::Text(t) => buf.extend_from_slice(t.as_bytes()),
+                SqlValue::Null | SqlValue::Bytes(_) => {}
+            }
+            buf.push(0);
+            let (at, len, format) = match v {
+                SqlValue::Null => (std::ptr::null(), 0, 0),
+                SqlValue::Bytes(b) => (b.as_ptr(), b.len(), 1),
+                _ => (buf.as_ptr(), buf.len() - 1, 0),
+            };
+            p.values.push(at as *const c_char);
+            p.lengths.push(len as c_int);
+            p.formats.push(format);
+        }
+        p
+    }
+
+    fn run(&mut self, stmt: Stmt, values: &[SqlValue]) -> Result<Res> {
+        let name = self.statements.get(stmt)?.name.as_ptr();
+        let p = Self::params(&mut self.texts, values);
+        // SAFETY: the name and the parameters' buffers outlive the call; the counts match.
+        let result = Res(unsafe {
+            pq::PQexecPrepared(
+                self.conn.0,
+                name,
+                p.values.len() as c_int,
+                p.values.as_ptr(),
+                p.lengths.as_ptr(),
+                p.formats.as_ptr(),
+                0,
+            )
+        });
+        self.checked(result)
+    }
+
+    /// `sql` through the simple protocol (PQexec): one round trip, as pgbench's simple mode.
+    fn exec(&self, sql: &str) -> Result<Res> {
+        let sql = c_text(sql)?;
+        // SAFETY: the connection is live and the text NUL-ended.
+        self.checked(Res(unsafe { pq::PQexec(self.conn.0, sql.as_ptr()) }))
+    }
+}
+
+/// Each row of `result` to `visit`, its values typed by their columns' types.
+fn each_row(result: &Res, visit: &mut Visit) -> Result<u64> {
+    let types: Vec<u32> = (0..result.columns())
+        .map(|i| result.column_type(i))
+        .collect();
+    let mut row = Row::with_capacity(types.len());
+    for r in 0..result.rows() {
+        row.clear();
+        for (i, ty) in types.iter().enumerate() {
+            row.push(match result.value(r, i) {
+                None => SqlValue::Null,
+                Some(text) => typed(*ty, text)?,
+            });
+        }
+        visit(&mut row);
+    }
+    Ok(result.rows() as u64)
+}
+
+/// A value of type `ty` from its text: integers and floats as numbers, `bytea` from its hex
+/// form, the rest as the server wrote them (booleans `t`/`f`, numerics exactly).
+fn typed(ty: u32, text: &[u8]) -> Result<SqlValue> {
+    let s = std::str::from_utf8(text).map_err(|_| anyhow!("a value that is not UTF-8"))?;
+    Ok(match ty {
+        INT2 | INT4 | INT8 => SqlValue::Int(s.parse()?),
+        FLOAT4 | FLOAT8 => SqlValue::Float(s.parse()?),
+        BYTEA => {
+            let Some(hex) = s.strip_prefix("\\x").filter(|h| h.len() % 2 == 0) else {
+                bail!("a bytea value not in hex form: {s:.20}");
+            };
+            let digit = |i: usize| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16);
+            SqlValue::Bytes((0..hex.len() / 2).map(digit).collect::<Result<_, _>>()?)
+        }
+        _ => SqlValue::Text(s.to_string()),
+    })
+}
+
+impl SqlConnection for Connection {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+    fn execute(&mut self, sql: &str) -> Result<u64> {
+        Ok(self.exec(sql)?.count())
+    }
+    fn query(&mut self, sql: &str) -> Result<Vec<Row>> {
+        let result = self.exec(sql)?;
+        let value = |r, i| match result.value(r, i) {
+            None => SqlValue::Null,
+            Some(t) => SqlValue::from_text(&String::from_utf8_lossy(t)),
+        };
+        let columns = result.columns();
+        Ok((0..result.rows())
+            .map(|r| (0..columns).map(|i| value(r, i)).collect())
+            .collect())
+    }
+    fn prepare(&mut self, sql: &str) -> Result<Stmt> {
+        let name = c_text(&format!("hakari_{}", self.statements.count()))?;
+        let sql = c_text(&numbered_placeholders(sql))?;
+        // SAFETY: the connection is live and both texts NUL-ended; no types given.
+        let result = Res(unsafe {
+            pq::PQprepare(
+                self.conn.0,
+                name.as_ptr(),
+                sql.as_ptr(),
+                0,
+                std::ptr::null(),
+            )
+        });
+        self.checked(result)?;
+        Ok(self.statements.add(Statement {
+            name,
+            columns: None,
+        }))
+    }
+    fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        Ok(self.run(stmt, params)?.count())
+    }
+    fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
+        let result = self.run(stmt, args)?;
+        each_row(&result, visit)
+    }
+    fn query_unnamed(&mut self, sql: &str, params: &[SqlValue], visit: &mut Visit) -> Result<u64> {
+        // Every value as text of a type the server infers, as pgbench's -M extended sends it.
+        let sql = c_text(&numbered_placeholders(sql))?;
+        let p = Self::params(&mut self.texts, params);
+        // SAFETY: the text and the parameters' buffers outlive the call; the counts match.
+        let result = Res(unsafe {
+            pq::PQexecParams(
+                self.conn.0,
+                sql.as_ptr(),
+                p.values.len() as c_int,
+                std::ptr::null(),
+                p.values.as_ptr(),
+                p.lengths.as_ptr(),
+                p.formats.as_ptr(),
+                0,
+            )
+        });
+        let result = self.checked(result)?;
+        each_row(&result, visit)?;
+        Ok(result.count())
+    }
+    fn columns(&mut self, stmt: Stmt) -> Result<Vec<String>> {
+        let statement = self.statements.get(stmt)?;
+        if let Some(columns) = &statement.columns {
+            return Ok(columns.clone());
+        }
+        // SAFETY: the connection is live and the name NUL-ended.
+        let described =
+            Res(unsafe { pq::PQdescribePrepared(self.conn.0, statement.name.as_ptr()) });
+        let described = self.checked(described)?;
+        let columns: Vec<String> = (0..described.columns())
+            .map(|i| described.column_name(i))
+            .collect();
+        self.statements.get_mut(stmt)?.columns = Some(columns.clone());
+        Ok(columns)
+    }
+    fn begin(&mut self) -> Result<()> {
+        self.exec("BEGIN").map(drop)
+    }
+    fn commit(&mut self) -> Result<()> {
+        self.exec("COMMIT").map(drop)
+    }
+    fn rollback(&mut self) -> Result<()> {
+        self.exec("ROLLBACK").map(drop)
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.capabilities
+    }
+    /// The batch as one simple-protocol query string, as the other PostgreSQL connection sends
+    /// it.
+    fn send_pipeline(&mut self, batch: &[(String, Vec<SqlValue>)]) -> Result<()> {
+        self.exec(&pipeline_text(batch)?).map(drop)
+    }
+    /// COPY ... FROM STDIN in text format.
+    fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
+        let sql = format!("COPY {table} ({}) FROM STDIN", columns.join(", "));
+        self.copy_in(&sql, rows, copy_row)
+    }
+    fn bulk_load_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
+        let sql = delimited_copy(table, columns, "");
+        self.copy_in(&sql, lines, |batch, buf| {
+            without_line_end_delimiters(batch.as_bytes(), buf)
+        })
+    }
+    /// TRUNCATE, then COPY ... FREEZE, in one transaction, as the other PostgreSQL connection.
+    fn refill_delimited(&mut self, table: &str, columns: &[&str], lines: Lines) -> Result<u64> {
+        self.begin()?;
+        let sql = delimited_copy(table, columns, ", FREEZE");
+        let loaded = (self.execute(&format!("TRUNCATE {table}"))).and_then(|_| {
+            self.copy_in(&sql, lines, |batch, buf| {
+                without_line_end_delimiters(batch.as_bytes(), buf)
+            })
+        });
+        match loaded {
+            Ok(n) => self.commit().map(|()| n),
+            Err(e) => {
+                let _ = self.rollback();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Connection {
+    /// Runs a COPY ... FROM STDIN, `write` putting each item into the buffer (and saying how
+    /// many rows it held); the buffer goes to the server in pieces of about 64 KiB.
+    fn copy_in<T>(
+        &mut self,
+        sql: &str,
+        items: impl Iterator<Item = T>,
+        mut write: impl FnMut(T, &mut Vec<u8>) -> u64,
+    ) -> Result<u64> {
+        self.exec(sql)?;
+        let conn = self.conn.0;
+        let said = || string(unsafe { pq::PQerrorMessage(conn) }).unwrap_or_default();
+        // SAFETY: the connection is live and in COPY IN; the buffer outlives the call.
+        let put = |buf: &[u8]| match unsafe {
+            pq::PQputCopyData(conn, buf.as_ptr() as *const c_char, buf.len() as c_int)
+        } {
+            1 => Ok(()),
+            _ => Err(anyhow!("{sql}: {}", said().trim_end())),
+        };
+        let (mut buf, mut n) = (Vec::with_capacity(1 << 17), 0);
+        for item in items {
+            n += write(item, &mut buf);
+            if buf.len() >= 1 << 16 {
+                put(&buf)?;
+                buf.clear();
+            }
+        }
+        put(&buf)?;
+        // SAFETY: as above; then each result of the COPY is read and cleared.
+        if unsafe { pq::PQputCopyEnd(conn, std::ptr::null()) } != 1 {
+            bail!("{sql}: {}", said().trim_end());
+        }
+        loop {
+            let result = Res(unsafe { pq::PQgetResult(conn) });
+            if result.0.is_null() {
+                return Ok(n);
+            }
+            self.checked(result)?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_typed_by_their_columns() {
+        assert_eq!(typed(INT8, b"-42").unwrap(), SqlValue::Int(-42));
+        assert_eq!(typed(FLOAT8, b"2.5").unwrap(), SqlValue::Float(2.5));
+        assert_eq!(
+            typed(BYTEA, b"\\x00ff").unwrap(),
+            SqlValue::Bytes(vec![0, 255])
+        );
+        assert_eq!(typed(16, b"t").unwrap(), SqlValue::Text("t".into()));
+        assert!(typed(INT4, b"x").is_err());
+        assert!(typed(BYTEA, b"\\x0").is_err());
+    }
+
+    #[test]
+    fn parameters_are_text_and_bytes_binary() {
+        let mut texts = Vec::new();
+        let values = [
+            SqlValue::Int(7),
+            SqlValue::Null,
+            SqlValue::Bytes(vec![1, 2]),
+            SqlValue::Text("ab".into()),
+        ];
+        let p = Connection::params(&mut texts, &values);
+        assert_eq!(p.lengths, [1, 0, 2, 2]);
+        assert_eq!(p.formats, [0, 0, 1, 0]);
+        assert!(p.values[1].is_null());
+        // SAFETY: the texts are NUL-ended and live in `texts`.
+        let first = unsafe { CStr::from_ptr(p.values[0]) };
+        assert_eq!(first.to_str().unwrap(), "7");
+    }
+}
