@@ -7,11 +7,9 @@
 //! [`SqlDatabase::connect_tool`]: crate::engine::sql::SqlDatabase::connect_tool
 
 use super::copy::{copy_row, delimited_copy, without_line_end_delimiters};
-use super::{numbered_placeholders, pipeline_text};
-use crate::engine::kv::Conflict;
+use super::{by_state, numbered_placeholders, pipeline_text, server_error};
 use crate::engine::sql::{
-    Capabilities, Dialect, Lines, Prepared, Row, Rows, ServerError, SqlConnection, SqlValue, Stmt,
-    Visit,
+    Capabilities, Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlValue, Stmt, Visit,
 };
 use crate::measure::fault::ConnectionLost;
 use crate::results::redact::redact;
@@ -183,32 +181,17 @@ impl Connection {
         let message = result
             .field(pq::PG_DIAG_MESSAGE_PRIMARY)
             .unwrap_or_default();
-        let details = [
-            ("DETAIL", pq::PG_DIAG_MESSAGE_DETAIL),
-            ("HINT", pq::PG_DIAG_MESSAGE_HINT),
-            ("CONTEXT", pq::PG_DIAG_CONTEXT),
-        ];
-        let server = ServerError {
-            code: 0,
-            state: state.clone(),
-            details: (details.iter())
-                .filter_map(|(label, f)| result.field(*f).map(|t| format!("\n{label}:  {t}")))
-                .collect(),
-            shown: format!("PostgreSQL: {message}"),
-            message,
-        };
-        match state.as_str() {
-            // Serialization failure, deadlock.
-            "40001" | "40P01" => {
-                let said = server.message.clone();
-                anyhow::Error::new(server).context(Conflict(said))
-            }
-            // Class 57P: the server shutting down or starting up; class 08: the connection's own.
-            s if lost || s.starts_with("57P") || s.starts_with("08") => {
-                anyhow::Error::new(server).context(ConnectionLost)
-            }
-            _ => server.into(),
-        }
+        let more = [
+            pq::PG_DIAG_MESSAGE_DETAIL,
+            pq::PG_DIAG_MESSAGE_HINT,
+            pq::PG_DIAG_CONTEXT,
+        ]
+        .map(|f| result.field(f));
+        by_state(
+            server_error(state, message, more),
+            |s| s.message.clone(),
+            lost,
+        )
     }
 
     /// `values` as libpq takes them: text, NUL-ended, in buffers kept between calls; bytes as

@@ -181,16 +181,22 @@ struct PostgresDatabase {
     _statistics: Option<crate::measure::resources::Registration>,
 }
 
+impl PostgresDatabase {
+    /// What each session sets first: hakari's schema (when it has one) and the level's
+    /// `synchronous_commit`.
+    fn session_setup(&self) -> String {
+        let commit = format!("SET synchronous_commit = {}", self.synchronous_commit);
+        match self.schema {
+            Some(schema) => format!("SET search_path = {schema}; {commit}"),
+            None => commit,
+        }
+    }
+}
+
 impl SqlDatabase for PostgresDatabase {
     fn connect(&self) -> Result<Box<dyn SqlConnection>> {
         let mut client = self.wire.open()?;
-        if let Some(schema) = self.schema {
-            client.batch_execute(&format!("SET search_path = {schema}"))?;
-        }
-        client.batch_execute(&format!(
-            "SET synchronous_commit = {}",
-            self.synchronous_commit
-        ))?;
+        client.batch_execute(&self.session_setup())?;
         Ok(Box::new(PostgresConnection {
             client,
             statements: Prepared::default(),
@@ -198,11 +204,8 @@ impl SqlDatabase for PostgresDatabase {
         }))
     }
     fn connect_tool(&self) -> Result<Box<dyn SqlConnection>> {
-        let mut setup = format!("SET synchronous_commit = {}", self.synchronous_commit);
-        if let Some(schema) = self.schema {
-            setup = format!("SET search_path = {schema}; {setup}");
-        }
         let capabilities = (self.flavour.capabilities)();
+        let setup = self.session_setup();
         Ok(Box::new(libpq::Connection::open(
             &self.url,
             &setup,
@@ -336,7 +339,6 @@ fn with_literals(sql: &str, values: &[SqlValue]) -> Result<String> {
 }
 
 fn classify(e: postgres::Error) -> anyhow::Error {
-    use postgres::error::SqlState;
     let Some(db) = e.as_db_error() else {
         let io = std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>());
         if e.is_closed() || io {
@@ -344,26 +346,42 @@ fn classify(e: postgres::Error) -> anyhow::Error {
         }
         return e.into();
     };
-    let server = ServerError {
+    let server = server_error(
+        db.code().code().to_string(),
+        db.message().to_string(),
+        [db.detail(), db.hint(), db.where_()].map(|t| t.map(str::to_string)),
+    );
+    by_state(server, |_| e.to_string(), false)
+}
+
+/// The server's error: its SQLSTATE, its message, and the DETAIL, HINT and CONTEXT it gave.
+fn server_error(state: String, message: String, more: [Option<String>; 3]) -> ServerError {
+    let labels = ["DETAIL", "HINT", "CONTEXT"];
+    ServerError {
         code: 0,
-        state: db.code().code().to_string(),
-        message: db.message().to_string(),
-        details: [
-            ("DETAIL", db.detail()),
-            ("HINT", db.hint()),
-            ("CONTEXT", db.where_()),
-        ]
-        .iter()
-        .filter_map(|(label, text)| text.map(|t| format!("\n{label}:  {t}")))
-        .collect(),
-        shown: format!("PostgreSQL: {}", db.message()),
-    };
-    let c = db.code();
-    if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED {
-        return anyhow::Error::new(server).context(Conflict(e.to_string()));
+        state,
+        details: (labels.iter().zip(more))
+            .filter_map(|(label, text)| text.map(|t| format!("\n{label}:  {t}")))
+            .collect(),
+        shown: format!("PostgreSQL: {message}"),
+        message,
     }
-    // Class 57P: the server shutting down or starting up; class 08: the connection's own.
-    if c.code().starts_with("57P") || c.code().starts_with("08") {
+}
+
+/// The server's error as both PostgreSQL connections classify it: a serialization failure or
+/// deadlock is a [`Conflict`] (`conflict` says it), the server shutting down or starting up
+/// (class 57P), the connection's own class (08) or a connection `lost` is a lost connection.
+fn by_state(
+    server: ServerError,
+    conflict: impl FnOnce(&ServerError) -> String,
+    lost: bool,
+) -> anyhow::Error {
+    let state = server.state.as_str();
+    if state == "40001" || state == "40P01" {
+        let said = conflict(&server);
+        return anyhow::Error::new(server).context(Conflict(said));
+    }
+    if lost || state.starts_with("57P") || state.starts_with("08") {
         return anyhow::Error::new(server).context(crate::measure::fault::ConnectionLost);
     }
     server.into()
