@@ -244,6 +244,7 @@ fn plan_script(text: String) -> Result<(), String> {
         log: None,
         failures_detailed: false,
         verbose_errors: false,
+        threads: None,
     };
     params
         .plan(&[], None)

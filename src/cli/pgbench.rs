@@ -97,8 +97,8 @@ pub struct PgbenchArgs {
     /// Concurrent clients, each on its own connection (default 1).
     #[arg(short = 'c', long = "client", value_name = "NUM", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Benchmarking")]
     clients: Option<u32>,
-    /// Worker threads (default 1): accepted, but hakari runs a thread per client, and the
-    /// report says so.
+    /// Worker threads (default 1), each driving its share of the clients' connections as
+    /// pgbench's do.
     #[arg(short = 'j', long = "jobs", value_name = "NUM", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Benchmarking")]
     jobs: Option<u32>,
     /// A variable for the scripts, NAME=VALUE.
@@ -373,6 +373,7 @@ impl PgbenchArgs {
             init,
             scripts,
             clients: self.clients.unwrap_or(1) as usize,
+            threads: self.jobs.unwrap_or(1) as usize,
             defines: self.define.clone(),
             transactions: self.transactions,
             seconds: self.time,

@@ -1,5 +1,6 @@
-//! The engine-agnostic timing core: worker threads released together, per-worker latency
-//! histograms merged after, summary statistics over repeated runs, progress display.
+//! The engine-agnostic timing core: worker threads released together (or several workers to a
+//! thread, `multiplex.rs`), per-worker latency histograms merged after, summary statistics over
+//! repeated runs, progress display.
 //!
 //! Nothing here knows a workload or an engine.
 
@@ -8,6 +9,7 @@ pub mod fsync_probe;
 pub mod intervals;
 pub mod latency;
 mod lines;
+pub mod multiplex;
 pub mod outcome;
 pub mod progress;
 mod readings;

@@ -9,6 +9,7 @@ use super::fault::{self, FaultOutcome};
 use super::intervals::{Collector, Grid};
 use super::latency::new_histogram;
 use super::lines::IntervalLines;
+use super::multiplex;
 pub use super::outcome::{OpenLoopOutcome, StepOutcome};
 use super::progress::Progress;
 use super::readings::Readings;
@@ -20,6 +21,7 @@ pub use super::worker::{Turn, Worker};
 use super::{interrupted, Interrupted};
 use anyhow::{anyhow, bail, Result};
 use hdrhistogram::Histogram;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
@@ -39,11 +41,12 @@ where
     Body: Fn(&mut S, &mut Worker) -> Result<()> + Sync,
 {
     assert!(threads > 0, "a step needs at least one worker");
+    let carriers = multiplex::deal(threads, timing.threads);
     let step = Step {
         threads,
         timing,
         progress,
-        barrier: Barrier::new(threads + 1),
+        barrier: Barrier::new(carriers.len() + 1),
         stop: AtomicBool::new(false),
         first_error: Mutex::new(None),
         clock: OnceLock::new(),
@@ -52,10 +55,10 @@ where
         over: AtomicBool::new(false),
     };
     let (done, readings, injected, end) = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|index| {
+        let handles: Vec<_> = (carriers.iter().cloned())
+            .map(|indices| {
                 let (step, setup, body) = (&step, &setup, &body);
-                scope.spawn(move || step.worker(index, setup, body))
+                scope.spawn(move || step.carry(indices, setup, body))
             })
             .collect();
         step.release();
@@ -63,8 +66,7 @@ where
         let injector = (timing.fault.as_ref())
             .zip(step.fault.as_ref())
             .map(|(f, c)| {
-                let (t0, over) = (clock.grid.t0, &step.over);
-                let read = timing.resources;
+                let (t0, over, read) = (clock.grid.t0, &step.over, timing.resources);
                 scope.spawn(move || fault::inject(f, c, t0, over, read))
             });
         let mut lines = IntervalLines::new(timing, progress, clock.started);
@@ -75,9 +77,11 @@ where
             lines.print_new(&mut collector.lock().unwrap());
             readings.on_boundary();
         }
-        let results: Vec<Option<Done>> = handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Some(Done::panicked())))
+        let results: Vec<Option<Done>> = (handles.into_iter().zip(&carriers))
+            .flat_map(|(h, indices)| {
+                let panicked = || indices.clone().map(|_| Some(Done::panicked())).collect();
+                h.join().unwrap_or_else(|_| panicked())
+            })
             .collect();
         let end = clock.grid.t0.elapsed();
         step.over.store(true, Ordering::SeqCst);
@@ -193,18 +197,45 @@ impl Step<'_> {
         self.barrier.wait();
     }
 
-    /// Worker `index`'s thread: its setup (untimed), the release, its timed body.
+    /// A thread carrying workers `indices`: their setups (untimed), the release, their timed
+    /// bodies, each worker's [`Done`] in order. Several workers on one thread run together,
+    /// each giving way where it would block (`multiplex.rs`).
+    fn carry<S>(
+        &self,
+        indices: Range<usize>,
+        setup: &(dyn Fn(usize) -> Result<S> + Sync),
+        body: &(dyn Fn(&mut S, &mut Worker) -> Result<()> + Sync),
+    ) -> Vec<Option<Done>> {
+        // Every thread reaches both barriers, even one whose setups failed, so that no thread
+        // waits forever.
+        let mut states: Vec<Result<S>> = indices.clone().map(setup).collect();
+        self.barrier.wait();
+        self.barrier.wait(); // the clock is set
+        if states.len() == 1 {
+            let state = states.pop().expect("one state");
+            return vec![self.worker(indices.start, state, setup, body)];
+        }
+        let mut done: Vec<Option<Done>> = indices.clone().map(|_| None).collect();
+        let bodies = (done.iter_mut().zip(indices).zip(states))
+            .map(|((slot, index), state)| {
+                Box::new(move || *slot = self.worker(index, state, setup, body))
+                    as Box<dyn FnOnce() + '_>
+            })
+            .collect();
+        if let Err(e) = multiplex::run_together(bodies) {
+            self.fail(anyhow!("cannot make the workers' stacks: {e}"));
+        }
+        done
+    }
+
+    /// Worker `index`'s timed part, from its state (or the error its setup met).
     fn worker<S>(
         &self,
         index: usize,
+        state: Result<S>,
         setup: &(dyn Fn(usize) -> Result<S> + Sync),
         body: &(dyn Fn(&mut S, &mut Worker) -> Result<()> + Sync),
     ) -> Option<Done> {
-        // Everyone reaches both barriers, even a worker whose setup failed, so that no thread
-        // waits forever.
-        let state = setup(index);
-        self.barrier.wait();
-        self.barrier.wait(); // the clock is set
         let state = match state {
             Ok(s) => s,
             Err(e) => {
@@ -238,7 +269,7 @@ impl Step<'_> {
                 Err(e) if self.fault.is_some() && fault::is_connection_lost(&e) => {
                     worker.lost();
                     state = None;
-                    match reconnect(index, setup, &mut worker) {
+                    match super::worker::reconnect(index, setup, &mut worker) {
                         Ok(Some(s)) => state = Some(s),
                         Ok(None) => break Ok(()),
                         Err(e) => break Err(e),
@@ -257,35 +288,6 @@ impl Step<'_> {
             }
         }
     }
-}
-
-/// How long a worker tries to reconnect before the step fails.
-const RECONNECT_FOR: Duration = Duration::from_secs(60);
-
-/// A worker's state made anew after its connection was lost: tried again with a backoff that
-/// doubles from 5 ms to 100 ms (so that a server back is found within 0.1 s), until the step
-/// ends (None) or `RECONNECT_FOR` has passed.
-fn reconnect<S>(
-    index: usize,
-    setup: &(dyn Fn(usize) -> Result<S> + Sync),
-    worker: &mut Worker,
-) -> Result<Option<S>> {
-    let (since, mut wait) = (Instant::now(), Duration::from_millis(5));
-    while worker.more() {
-        match setup(index) {
-            Ok(s) => return Ok(Some(s)),
-            Err(e) if since.elapsed() > RECONNECT_FOR => {
-                return Err(e.context(format!(
-                    "worker {index} could not reconnect within {} s",
-                    RECONNECT_FOR.as_secs()
-                )))
-            }
-            Err(_) => worker.refused(),
-        }
-        std::thread::sleep(wait);
-        wait = (wait * 2).min(Duration::from_millis(100));
-    }
-    Ok(None)
 }
 
 /// How often the calling thread merges finished intervals.

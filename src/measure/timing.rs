@@ -41,6 +41,9 @@ pub struct Timing {
     pub engine_statistics: bool,
     /// `--fault`: put into each step at its instant on the step's clock.
     pub fault: Option<super::fault::Fault>,
+    /// The threads that carry a step's workers, several to a thread where there are fewer
+    /// (pgbench's -j; `multiplex.rs`); None: a thread each.
+    pub threads: Option<usize>,
 }
 
 /// How each interval's line reads.
@@ -82,6 +85,7 @@ impl Default for Timing {
             resources: false,
             engine_statistics: false,
             fault: None,
+            threads: None,
         }
     }
 }
@@ -185,8 +189,12 @@ pub(super) fn wait_until(at: Instant, stop: impl Fn() -> bool) {
             return;
         }
         let left = at - now;
-        if left > SPIN {
-            std::thread::sleep((left - SPIN).min(NAP));
+        // Alone on its thread a worker sleeps to SPIN short of the instant and spins the rest
+        // (a sleep overshoots); sharing one it sleeps to the instant (a spin holds the others).
+        let shared = super::multiplex::shared();
+        if left > SPIN || shared {
+            let nap = if shared { left } else { left - SPIN };
+            super::multiplex::sleep(nap.min(NAP));
             if stop() {
                 return;
             }

@@ -404,3 +404,32 @@ impl Done {
         }
     }
 }
+
+/// How long a worker tries to reconnect before the step fails.
+const RECONNECT_FOR: Duration = Duration::from_secs(60);
+
+/// A worker's state made anew after its connection was lost: tried again with a backoff that
+/// doubles from 5 ms to 100 ms (so that a server back is found within 0.1 s), until the step
+/// ends (None) or `RECONNECT_FOR` has passed.
+pub(super) fn reconnect<S>(
+    index: usize,
+    setup: &(dyn Fn(usize) -> Result<S> + Sync),
+    worker: &mut Worker,
+) -> Result<Option<S>> {
+    let (since, mut wait) = (Instant::now(), Duration::from_millis(5));
+    while worker.more() {
+        match setup(index) {
+            Ok(s) => return Ok(Some(s)),
+            Err(e) if since.elapsed() > RECONNECT_FOR => {
+                return Err(e.context(format!(
+                    "worker {index} could not reconnect within {} s",
+                    RECONNECT_FOR.as_secs()
+                )))
+            }
+            Err(_) => worker.refused(),
+        }
+        super::multiplex::sleep(wait);
+        wait = (wait * 2).min(Duration::from_millis(100));
+    }
+    Ok(None)
+}

@@ -68,6 +68,8 @@ pub struct Options {
     /// In the command line's order, which numbers them.
     pub scripts: Vec<Script>,
     pub clients: usize,
+    /// `-j`: the threads that drive the clients (pgbench's default 1).
+    pub threads: usize,
     pub defines: Vec<String>,
     pub transactions: Option<u64>,
     pub seconds: Option<u64>,
@@ -216,6 +218,8 @@ fn params(options: &Options) -> Result<ScriptParams> {
         log: options.log.clone(),
         failures_detailed: options.failures_detailed,
         verbose_errors: options.verbose_errors,
+        // As pgbench: no more threads than clients.
+        threads: Some(options.threads.min(options.clients)),
     })
 }
 

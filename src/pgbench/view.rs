@@ -178,7 +178,8 @@ fn head(run: &RunResult, m: &Measurement, scripts: &[(&str, u64)]) -> String {
         p["query_mode"].as_str().unwrap_or("prepared")
     ));
     line(format!("number of clients: {}", m.threads));
-    line(format!("number of threads: {} (one per client)", m.threads));
+    let threads = p["threads"].as_u64().unwrap_or(m.threads as u64);
+    line(format!("number of threads: {threads}"));
     // As pgbench: no line for tries without a limit (0).
     match p["max_tries"].as_u64().unwrap_or(1) {
         0 => {}

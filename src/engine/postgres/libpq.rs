@@ -2,7 +2,9 @@
 //! `pgsql` driver make theirs: the tools' clients run on it ([`SqlDatabase::connect_tool`]),
 //! so that their client costs what the tool's own costs. libpq reads the URL, the environment
 //! (`PGPASSWORD`, `PGSSLMODE`, ...), `~/.pgpass` and service files itself. Values go as text
-//! (bytes in binary) and come back as text, typed by the column's type.
+//! (bytes in binary) and come back as text, typed by the column's type. Each command is sent,
+//! then its answer awaited through `measure::multiplex`, so that several clients can share a
+//! thread as pgbench's `-j` threads share theirs.
 //!
 //! [`SqlDatabase::connect_tool`]: crate::engine::sql::SqlDatabase::connect_tool
 
@@ -12,6 +14,7 @@ use crate::engine::sql::{
     Capabilities, Dialect, Lines, Prepared, Row, Rows, SqlConnection, SqlValue, Stmt, Visit,
 };
 use crate::measure::fault::ConnectionLost;
+use crate::measure::multiplex;
 use crate::results::redact::redact;
 use anyhow::{anyhow, bail, Result};
 use pq_sys as pq;
@@ -234,8 +237,8 @@ impl Connection {
         let name = self.statements.get(stmt)?.name.as_ptr();
         let p = Self::params(&mut self.texts, values);
         // SAFETY: the name and the parameters' buffers outlive the call; the counts match.
-        let result = Res(unsafe {
-            pq::PQexecPrepared(
+        let sent = unsafe {
+            pq::PQsendQueryPrepared(
                 self.conn.0,
                 name,
                 p.values.len() as c_int,
@@ -244,15 +247,72 @@ impl Connection {
                 p.formats.as_ptr(),
                 0,
             )
-        });
-        self.checked(result)
+        };
+        self.checked(self.answer(sent))
     }
 
-    /// `sql` through the simple protocol (PQexec): one round trip, as pgbench's simple mode.
+    /// `sql` through the simple protocol: one round trip, as pgbench's simple mode.
     fn exec(&self, sql: &str) -> Result<Res> {
         let sql = c_text(sql)?;
         // SAFETY: the connection is live and the text NUL-ended.
-        self.checked(Res(unsafe { pq::PQexec(self.conn.0, sql.as_ptr()) }))
+        let sent = unsafe { pq::PQsendQuery(self.conn.0, sql.as_ptr()) };
+        self.checked(self.answer(sent))
+    }
+
+    /// The answer to what was just sent (`sent`: what the PQsend call returned) as PQexec
+    /// gives it (the last result, or the first error; a COPY's start), waiting through
+    /// `multiplex::readable`: a client that shares its thread gives way to the others while
+    /// the server works. A null result when nothing was sent or nothing came.
+    fn answer(&self, sent: c_int) -> Res {
+        let conn = self.conn.0;
+        let mut kept: Option<Res> = None;
+        if sent == 1 {
+            loop {
+                // A client that shares its thread reads what has come before it waits, as
+                // pgbench's clients do: on a loopback wire the server has often answered by
+                // the time its query is sent, and a read that finds it saves a poll. Alone on
+                // its thread a client waits first, as PQexec does: with many threads to the
+                // cores the answer is seldom there, and the read would be one call more. A lost
+                // connection: PQgetResult reports it.
+                let mut read_first = multiplex::shared();
+                // SAFETY (each call): the connection is live; libpq reads its socket itself.
+                while unsafe { pq::PQisBusy(conn) } != 0 {
+                    let socket = unsafe { pq::PQsocket(conn) };
+                    if socket < 0 {
+                        break;
+                    }
+                    if !std::mem::take(&mut read_first) {
+                        multiplex::readable(socket);
+                    }
+                    if unsafe { pq::PQconsumeInput(conn) } == 0 {
+                        break;
+                    }
+                }
+                let next = Res(unsafe { pq::PQgetResult(conn) });
+                if next.0.is_null() {
+                    break;
+                }
+                let status = next.status();
+                let failed = |r: &Res| {
+                    matches!(
+                        r.status(),
+                        Exec::PGRES_FATAL_ERROR | Exec::PGRES_BAD_RESPONSE
+                    )
+                };
+                if !kept.as_ref().is_some_and(failed) {
+                    kept = Some(next);
+                }
+                let copying = matches!(
+                    status,
+                    Exec::PGRES_COPY_IN | Exec::PGRES_COPY_OUT | Exec::PGRES_COPY_BOTH
+                );
+                let lost = unsafe { pq::PQstatus(conn) } == pq::ConnStatusType::CONNECTION_BAD;
+                if copying || lost {
+                    break;
+                }
+            }
+        }
+        kept.unwrap_or(Res(std::ptr::null_mut()))
     }
 }
 
@@ -315,16 +375,16 @@ impl SqlConnection for Connection {
         let name = c_text(&format!("hakari_{}", self.statements.count()))?;
         let sql = c_text(&numbered_placeholders(sql))?;
         // SAFETY: the connection is live and both texts NUL-ended; no types given.
-        let result = Res(unsafe {
-            pq::PQprepare(
+        let sent = unsafe {
+            pq::PQsendPrepare(
                 self.conn.0,
                 name.as_ptr(),
                 sql.as_ptr(),
                 0,
                 std::ptr::null(),
             )
-        });
-        self.checked(result)?;
+        };
+        self.checked(self.answer(sent))?;
         Ok(self.statements.add(Statement {
             name,
             columns: None,
@@ -342,8 +402,8 @@ impl SqlConnection for Connection {
         let sql = c_text(&numbered_placeholders(sql))?;
         let p = Self::params(&mut self.texts, params);
         // SAFETY: the text and the parameters' buffers outlive the call; the counts match.
-        let result = Res(unsafe {
-            pq::PQexecParams(
+        let sent = unsafe {
+            pq::PQsendQueryParams(
                 self.conn.0,
                 sql.as_ptr(),
                 p.values.len() as c_int,
@@ -353,8 +413,8 @@ impl SqlConnection for Connection {
                 p.formats.as_ptr(),
                 0,
             )
-        });
-        let result = self.checked(result)?;
+        };
+        let result = self.checked(self.answer(sent))?;
         each_row(&result, visit)?;
         Ok(result.count())
     }
@@ -364,9 +424,8 @@ impl SqlConnection for Connection {
             return Ok(columns.clone());
         }
         // SAFETY: the connection is live and the name NUL-ended.
-        let described =
-            Res(unsafe { pq::PQdescribePrepared(self.conn.0, statement.name.as_ptr()) });
-        let described = self.checked(described)?;
+        let sent = unsafe { pq::PQsendDescribePrepared(self.conn.0, statement.name.as_ptr()) };
+        let described = self.checked(self.answer(sent))?;
         let columns: Vec<String> = (0..described.columns())
             .map(|i| described.column_name(i))
             .collect();

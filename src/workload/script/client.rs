@@ -10,6 +10,7 @@ use super::random::{Prng, Seeding};
 use super::value::Value;
 use crate::engine::kv::is_conflict;
 use crate::engine::sql::{SqlConnection, SqlValue, Stmt};
+use crate::measure::multiplex;
 use crate::measure::runner::Turn;
 use anyhow::{anyhow, Context, Result};
 use std::time::{Duration, Instant};
@@ -351,7 +352,7 @@ impl<'p> Client<'p> {
                         _ => anyhow::bail!("\\sleep :{} is not a whole number", v.name),
                     },
                 };
-                std::thread::sleep(Duration::from_micros(n.max(0) as u64 * micros));
+                multiplex::sleep(Duration::from_micros(n.max(0) as u64 * micros));
             }
             // Conditionals are stepped through in `attempt`.
             Command::Branch(_) => {}
@@ -592,9 +593,8 @@ fn literal(text: &str, params: &[VarRef], vars: &[Option<Value>]) -> String {
 
 /// Waits a little before a retry, longer after each: the lock's holder may need the core.
 fn back_off(retries: u64) {
-    if retries < 3 {
-        std::thread::yield_now();
-    } else {
-        std::thread::sleep(Duration::from_micros((retries * 100).min(10_000)));
+    match retries {
+        0..3 => multiplex::yield_now(),
+        _ => multiplex::sleep(Duration::from_micros((retries * 100).min(10_000))),
     }
 }

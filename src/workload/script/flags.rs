@@ -180,6 +180,7 @@ impl Flags for ScriptFlags {
             log: None,
             failures_detailed: false,
             verbose_errors: false,
+            threads: None,
             runs: shared.runs.unwrap_or(1),
         })
     }

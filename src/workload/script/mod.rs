@@ -77,6 +77,9 @@ pub struct ScriptParams {
     pub failures_detailed: bool,
     /// `--verbose-errors`: each lost conflict said as pgbench says it.
     pub verbose_errors: bool,
+    /// pgbench's -j: the threads that carry the clients, several to a thread, each giving way
+    /// while its connection waits for the server; None: a thread per client.
+    pub threads: Option<usize>,
 }
 
 /// Transactions that did not go through at their first try, as pgbench's report counts them:
@@ -377,6 +380,10 @@ impl ScriptParams {
         let called = std::time::SystemTime::now();
         let total_weight = program.total_weight();
         let seeding = Seeding::new(seed, clients, program.default_seed.is_some());
+        let timing = &Timing {
+            threads: self.threads,
+            ..timing.clone()
+        };
         let outcome = run_step(
             clients,
             timing,
