@@ -68,6 +68,13 @@ impl Res {
         // SAFETY (for each accessor below): `self.0` is a live result or null, which libpq takes.
         unsafe { pq::PQresultStatus(self.0) }
     }
+    /// The command failed (a result kept over those that follow it, as PQexec keeps it).
+    fn failed(&self) -> bool {
+        matches!(
+            self.status(),
+            Exec::PGRES_FATAL_ERROR | Exec::PGRES_BAD_RESPONSE
+        )
+    }
     fn field(&self, code: u8) -> Option<String> {
         string(unsafe { pq::PQresultErrorField(self.0, code as c_int) })
     }
@@ -292,20 +299,13 @@ impl Connection {
                 if next.0.is_null() {
                     break;
                 }
-                let status = next.status();
-                let failed = |r: &Res| {
-                    matches!(
-                        r.status(),
-                        Exec::PGRES_FATAL_ERROR | Exec::PGRES_BAD_RESPONSE
-                    )
-                };
-                if !kept.as_ref().is_some_and(failed) {
-                    kept = Some(next);
-                }
                 let copying = matches!(
-                    status,
+                    next.status(),
                     Exec::PGRES_COPY_IN | Exec::PGRES_COPY_OUT | Exec::PGRES_COPY_BOTH
                 );
+                if !kept.as_ref().is_some_and(Res::failed) {
+                    kept = Some(next);
+                }
                 let lost = unsafe { pq::PQstatus(conn) } == pq::ConnStatusType::CONNECTION_BAD;
                 if copying || lost {
                     break;
