@@ -453,9 +453,10 @@ fn aggregate_line(fields: &[String]) -> (u64, u64) {
 }
 
 /// `-l` writes logs that a reader of pgbench's documented formats reads the same from both
-/// tools: a line per transaction (with the lag under -R and the retries when more than one try
-/// is allowed), and with `--aggregate-interval` a line per interval whose counts add up to the
-/// transactions of the whole intervals.
+/// tools: a file per thread (four clients on two threads), a line per transaction (with the lag
+/// under -R and the retries when more than one try is allowed) numbered by its client, and with
+/// `--aggregate-interval` a line per interval whose counts add up to the transactions of the
+/// whole intervals.
 #[test]
 fn logs_read_as_pgbench_documents_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -473,7 +474,7 @@ fn logs_read_as_pgbench_documents_them() {
         let started = epoch();
         let args = [
             "-c",
-            "2",
+            "4",
             "-j",
             "2",
             "-t",
@@ -488,11 +489,13 @@ fn logs_read_as_pgbench_documents_them() {
         let o = server.run(tool, &args, &db, each.path());
         assert!(o.status.success(), "{tool:?}: {}", text(&o));
         let window = (started, epoch());
-        let mut seen: Vec<(u64, u64)> = (logs(each.path()).iter().flatten())
+        let files = logs(each.path());
+        assert_eq!(files.len(), 2, "{tool:?}: a file per thread");
+        let mut seen: Vec<(u64, u64)> = (files.iter().flatten())
             .map(|line| transaction_line(line, true, true, window))
             .collect();
         seen.sort();
-        let wanted: Vec<(u64, u64)> = (0..2).flat_map(|c| (1..=5).map(move |t| (c, t))).collect();
+        let wanted: Vec<(u64, u64)> = (0..4).flat_map(|c| (1..=5).map(move |t| (c, t))).collect();
         assert_eq!(
             seen, wanted,
             "{tool:?}: each client's transactions, numbered"
@@ -501,7 +504,7 @@ fn logs_read_as_pgbench_documents_them() {
         let aggregated = tempfile::tempdir().unwrap();
         let args = [
             "-c",
-            "2",
+            "4",
             "-j",
             "2",
             "-T",

@@ -1,17 +1,21 @@
-//! pgbench's transaction log (`-l`), written as pgbench 15 writes it: a file per client
-//! (`PREFIX.PID`, then `PREFIX.PID.1`... where pgbench has one per thread: hakari's clients are
-//! its threads), a line per transaction (`client_id transaction_no time script_no time_epoch
+//! pgbench's transaction log (`-l`), written as pgbench 15 writes it: a file per thread
+//! (`PREFIX.PID`, then `PREFIX.PID.1`...), shared by the clients the thread carries, a line per
+//! transaction (`client_id transaction_no time script_no time_epoch
 //! time_us [schedule_lag] [retries]`, `time` being `skipped` or `failed` for those), or with
 //! `--aggregate-interval` a line per interval (`interval_start num_transactions sum_latency
 //! sum_latency_2 min_latency max_latency sum_lag sum_lag_2 min_lag max_lag skipped retried
 //! retries serialization_failures deadlock_failures`), all in microseconds.
 
+use crate::measure::multiplex;
 use crate::measure::worker::Timed;
 use anyhow::{Context, Result};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::io::Write;
+use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What `-l` and its options asked for.
@@ -46,12 +50,66 @@ pub enum Ended {
     },
 }
 
-/// One client's log.
+/// A run's logs: one per thread (pgbench's -j, dealt as the runner deals the clients), each
+/// client numbering its own transactions; none without -l.
+pub struct Logs {
+    files: Vec<Mutex<TxnLog>>,
+    dealt: Vec<Range<usize>>,
+    counts: Vec<AtomicU64>,
+}
+
+impl Logs {
+    pub fn open(spec: Option<&LogSpec>, clients: usize, threads: Option<usize>) -> Result<Logs> {
+        let dealt = multiplex::deal(clients, threads);
+        let files = match spec {
+            Some(spec) => (0..dealt.len())
+                .map(|t| TxnLog::open(spec, t).map(Mutex::new))
+                .collect::<Result<_>>()?,
+            None => Vec::new(),
+        };
+        let counts = (0..clients).map(|_| AtomicU64::new(0)).collect();
+        Ok(Logs {
+            files,
+            dealt,
+            counts,
+        })
+    }
+
+    /// Whether the run writes logs.
+    pub fn wanted(&self) -> bool {
+        !self.files.is_empty()
+    }
+
+    /// Logs a transaction of `client` (see [`TxnLog::add`]) in its thread's file.
+    pub fn add(
+        &self,
+        client: usize,
+        script: usize,
+        timed: Option<Timed>,
+        ended: Ended,
+    ) -> Result<()> {
+        let thread = self.dealt.iter().position(|r| r.contains(&client));
+        let Some(file) = thread.and_then(|t| self.files.get(t)) else {
+            return Ok(());
+        };
+        let count = self.counts[client].fetch_add(1, Ordering::Relaxed) + 1;
+        let logged = file
+            .lock()
+            .unwrap()
+            .add((client, count), script, timed, ended);
+        logged
+    }
+
+    /// Writes what is buffered in each file.
+    pub fn finish(self) -> Result<()> {
+        (self.files.into_iter()).try_for_each(|f| f.into_inner().unwrap().finish())
+    }
+}
+
+/// One thread's log, written by each client it carries.
 pub struct TxnLog {
     out: std::io::BufWriter<std::fs::File>,
     spec: LogSpec,
-    client: usize,
-    count: u64,
     sample: rand::rngs::SmallRng,
     interval: Option<Interval>,
 }
@@ -101,12 +159,12 @@ fn now() -> (u64, u32) {
 }
 
 impl TxnLog {
-    /// The log of client `client` of this process.
-    pub fn open(spec: &LogSpec, client: usize) -> Result<TxnLog> {
+    /// The log of thread `thread` of this process.
+    pub fn open(spec: &LogSpec, thread: usize) -> Result<TxnLog> {
         let mut name = spec.prefix.clone().into_os_string();
         name.push(format!(".{}", std::process::id()));
-        if client > 0 {
-            name.push(format!(".{client}"));
+        if thread > 0 {
+            name.push(format!(".{thread}"));
         }
         let path = PathBuf::from(name);
         let file = std::fs::File::create(&path)
@@ -114,8 +172,6 @@ impl TxnLog {
         Ok(TxnLog {
             out: std::io::BufWriter::new(file),
             spec: spec.clone(),
-            client,
-            count: 0,
             sample: rand::rngs::SmallRng::from_os_rng(),
             interval: spec.aggregate.map(|_| Interval {
                 start: now().0,
@@ -124,9 +180,15 @@ impl TxnLog {
         })
     }
 
-    /// Logs a transaction of script `script` that ended as `ended`, timed as `timed`.
-    pub fn add(&mut self, script: usize, timed: Option<Timed>, ended: Ended) -> Result<()> {
-        self.count += 1;
+    /// Logs transaction `count` (numbered from 1) of client `client`, of script `script`,
+    /// that ended as `ended`, timed as `timed`.
+    pub fn add(
+        &mut self,
+        (client, count): (usize, u64),
+        script: usize,
+        timed: Option<Timed>,
+        ended: Ended,
+    ) -> Result<()> {
         let (secs, micros) = now();
         let latency = timed.map_or(0.0, |t| t.latency.as_micros() as f64);
         let lag = timed.map_or(0.0, |t| t.lag.as_micros() as f64);
@@ -182,10 +244,7 @@ impl TxnLog {
                 (kind.to_string(), retries)
             }
         };
-        let mut line = format!(
-            "{} {} {time} {script} {secs} {micros}",
-            self.client, self.count
-        );
+        let mut line = format!("{client} {count} {time} {script} {secs} {micros}");
         if self.spec.lag {
             line.push_str(&format!(" {lag:.0}"));
         }

@@ -31,7 +31,7 @@ use crate::workload::{sql_at_sync, Plan, RunContext, SqlConfig, StepLength, Work
 use anyhow::{bail, Context, Result};
 use client::{Abandoned, Client, Exhausted};
 pub use log::LogSpec;
-use log::{Ended, TxnLog};
+use log::{Ended, Logs};
 pub use program::QueryMode;
 use program::{Program, Source};
 use random::Seeding;
@@ -384,18 +384,13 @@ impl ScriptParams {
             threads: self.threads,
             ..timing.clone()
         };
+        let logs = Logs::open(self.log.as_ref(), clients, timing.threads)?;
         let outcome = run_step(
             clients,
             timing,
             progress,
-            |i| {
-                let client = Client::new(program, db.connect_tool()?, i, &seeding)?;
-                let log = (self.log.as_ref())
-                    .map(|spec| TxnLog::open(spec, i))
-                    .transpose()?;
-                Ok((client, log))
-            },
-            |(client, log): &mut (Client, Option<TxnLog>), worker: &mut Worker| {
+            |i| Client::new(program, db.connect_tool()?, i, &seeding),
+            |client: &mut Client, worker: &mut Worker| {
                 let mut done = 0u64;
                 while worker.more() && self.transactions.is_none_or(|n| done < n) {
                     let script = match program.scripts.len() {
@@ -445,21 +440,19 @@ impl ScriptParams {
                         let mut tally = tally.lock().unwrap();
                         tally.add(script, &ended, &client.lost);
                     }
-                    if let Some(log) = log.as_mut() {
+                    if logs.wanted() {
                         let timed = match ended {
                             Ended::Failed { .. } => None,
                             _ => worker.last(),
                         };
-                        log.add(script, timed, ended)?;
+                        logs.add(worker.index, script, timed, ended)?;
                     }
                     done += 1;
                 }
-                match log.take() {
-                    Some(log) => log.finish(),
-                    None => Ok(()),
-                }
+                Ok(())
             },
         )?;
+        logs.finish()?;
         let mut tally = tally.into_inner().unwrap();
         tally.initial_s = (outcome.started.duration_since(called)).map_or(0.0, |d| d.as_secs_f64());
         Ok((outcome, tally, stopped.into_inner().unwrap()))
