@@ -38,6 +38,15 @@ our_pid() {
   echo "$pid"
 }
 
+# True when pid file $1 names no live process of ours twice, 0.2 s apart: a daemon rewrites the
+# file spawn wrote (SlurmctldPidFile, SlurmdPidFile), and a read between its truncation and its
+# write finds it empty (seen once in CI: "slurmctld exited" with the daemon just starting).
+gone() {
+  our_pid "$1" >/dev/null && return 1
+  sleep 0.2
+  ! our_pid "$1" >/dev/null
+}
+
 # True while pid $1 exists and is not a zombie (a zombie is dead, only not yet reaped).
 alive() {
   local st
@@ -309,8 +318,8 @@ EOF
 
   local state="" deadline=$((SECONDS + 30))
   while [ $SECONDS -lt $deadline ]; do
-    our_pid "$DIR/run/slurmctld.pid" >/dev/null || fail "slurmctld exited"
-    our_pid "$DIR/run/slurmd.pid" >/dev/null || fail "slurmd exited"
+    gone "$DIR/run/slurmctld.pid" && fail "slurmctld exited"
+    gone "$DIR/run/slurmd.pid" && fail "slurmd exited"
     state=$(SLURM_CONF="$DIR/slurm.conf" timeout 5 sinfo -h -N -n "$host" -o '%t' 2>/dev/null || true)
     case "$state" in idle | mix | alloc) break ;; esac
     sleep 0.1
