@@ -12,7 +12,6 @@ use anyhow::{Context, Result};
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::io::Write;
-use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -54,8 +53,8 @@ pub enum Ended {
 /// client numbering its own transactions; none without -l.
 pub struct Logs {
     files: Vec<Mutex<TxnLog>>,
-    dealt: Vec<Range<usize>>,
-    counts: Vec<AtomicU64>,
+    /// Each client's thread (its file) and the transactions it has logged.
+    clients: Vec<(usize, AtomicU64)>,
 }
 
 impl Logs {
@@ -67,12 +66,10 @@ impl Logs {
                 .collect::<Result<_>>()?,
             None => Vec::new(),
         };
-        let counts = (0..clients).map(|_| AtomicU64::new(0)).collect();
-        Ok(Logs {
-            files,
-            dealt,
-            counts,
-        })
+        let clients = (dealt.iter().enumerate())
+            .flat_map(|(t, r)| r.clone().map(move |_| (t, AtomicU64::new(0))))
+            .collect();
+        Ok(Logs { files, clients })
     }
 
     /// Whether the run writes logs.
@@ -88,16 +85,13 @@ impl Logs {
         timed: Option<Timed>,
         ended: Ended,
     ) -> Result<()> {
-        let thread = self.dealt.iter().position(|r| r.contains(&client));
-        let Some(file) = thread.and_then(|t| self.files.get(t)) else {
+        let (thread, logged) = &self.clients[client];
+        let Some(file) = self.files.get(*thread) else {
             return Ok(());
         };
-        let count = self.counts[client].fetch_add(1, Ordering::Relaxed) + 1;
-        let logged = file
-            .lock()
-            .unwrap()
-            .add((client, count), script, timed, ended);
-        logged
+        let count = logged.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut file = file.lock().unwrap();
+        file.add((client, count), script, timed, ended)
     }
 
     /// Writes what is buffered in each file.
