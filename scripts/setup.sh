@@ -15,7 +15,7 @@
 # it installs only what is not there.
 set -euo pipefail
 
-packages=(build-essential pkg-config clang libclang-dev libpq-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 nftables curl ca-certificates openssl)
+packages=(build-essential pkg-config clang libclang-dev libpq-dev libmariadb-dev libdb5.3-dev libdb5.3-sql-dev unixodbc-dev fuse3 nftables curl ca-certificates openssl)
 if [ "${1:-}" = "--with-test-tools" ]; then
   packages+=(chromium sysbench tcpdump slurm-wlm munge ansible-core)
 fi

@@ -291,8 +291,7 @@ fn every_script_on_mariadb_matches_sysbench() {
         a
     };
     // What hakari sends of its own to connect and describe the server, from a script that
-    // connects one thread as the scripts do and sends nothing: taken off hakari's counts (the
-    // mysql crate asks the server for @@max_allowed_packet on each connection).
+    // connects one thread as the scripts do and sends nothing: taken off hakari's counts.
     let quiet = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/sysbench/draws.lua"
@@ -355,6 +354,26 @@ fn every_script_on_mariadb_matches_sysbench() {
         assert_eq!(s.2, h.2, "{script}: read/write/other per transaction");
         assert!(s.1.values().any(|&n| n >= 40), "{script}: {:?}", s.1);
     }
+
+    // The values a script reads, through a prepared statement and a plain query: text as the
+    // server sent it ('007' stays '007', '1e5' a string), numbers, NULL.
+    let values = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sysbench/values.lua"
+    );
+    admin.query_drop("CREATE DATABASE hk_values").unwrap();
+    let mut args = with("hk_values", &["--events=1", "run"]);
+    args.retain(|a| !SIZE.contains(&a.as_str()));
+    let shown = |tool| {
+        let out = run_ok(tool, values, &args, dir.path());
+        (out.lines())
+            .filter(|l| l.starts_with("prepared") || l.starts_with("query") || l.contains('|'))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let theirs = shown(Tool::Sysbench);
+    assert!(theirs.iter().any(|l| l.contains("|007|1e5|")), "{theirs:?}");
+    assert_eq!(shown(Tool::Hakari), theirs, "the values a script reads");
 }
 
 fn postgres_tables(c: &mut postgres::Client) -> Vec<Table> {

@@ -1,8 +1,10 @@
-//! `mysql`: MariaDB or MySQL through the `mysql` crate. With `--url`, hakari works in the URL's
+//! `mysql`: MariaDB or MySQL through the `mysql` crate, and the tools' clients through
+//! MariaDB's own client library (`libmariadb.rs`). With `--url`, hakari works in the URL's
 //! database only if it is empty or marked as hakari's (`hakari_owner`); without one it starts a
 //! private server (src/server/mariadb/) configured for the durability level.
 
 mod credentials;
+mod libmariadb;
 mod statistics;
 pub mod wire;
 
@@ -126,16 +128,20 @@ fn open(options: &SqlOptions, claim: bool) -> Result<Box<dyn SqlDatabase>> {
             None => Wire::parse(&url_of(&options.url, &server))?,
         }],
     };
-    let tls = wire.describe(&mut admin);
+    let (tls, encrypted) = wire.describe(&mut admin);
     let statistics = (resources::enabled().then(|| wire.connect().ok()).flatten()).map(|c| {
         let again = wire.clone();
         let reopen: statistics::Reopen = Box::new(move || again.connect().ok());
         resources::register(Box::new(statistics::Statistics::new(c, reopen)))
     });
+    // The tools' clients through libmariadb where they reach one server in plaintext.
+    let tool_library =
+        !encrypted && nodes.len() == 1 && server.as_ref().is_none_or(|s| s.others.is_empty());
     Ok(Box::new(MysqlDatabase {
         _statistics: statistics,
         wire,
         tls,
+        tool_library,
         nodes,
         spread,
         next_node: AtomicUsize::new(0),
@@ -178,6 +184,9 @@ struct MysqlDatabase {
     wire: Wire,
     /// How the connections reach the server ([`Wire::describe`]).
     tls: String,
+    /// The tools' clients connect through libmariadb: in plaintext, to one server (TLS and
+    /// clusters stay with the crate).
+    tool_library: bool,
     /// The nodes new connections go to (one but for a Galera cluster).
     nodes: Vec<Wire>,
     /// Each new connection to the next node in turn; otherwise to the first that accepts.
@@ -223,6 +232,14 @@ impl SqlDatabase for MysqlDatabase {
             in_transaction: false,
             local_infile: self.local_infile,
         }))
+    }
+    fn connect_tool(&self) -> Result<Box<dyn SqlConnection>> {
+        match self.tool_library {
+            true => Ok(Box::new(libmariadb::Connection::open(
+                self.nodes[0].opts(),
+            )?)),
+            false => self.connect(),
+        }
     }
     fn version(&self) -> String {
         (self.wire.connect().ok())
@@ -309,27 +326,34 @@ struct MysqlConnection {
 fn classify(e: mysql::Error) -> anyhow::Error {
     let lost =
         |e: mysql::Error| anyhow::Error::new(e).context(crate::measure::fault::ConnectionLost);
-    let m = match &e {
-        mysql::Error::MySqlError(m) => m,
-        mysql::Error::IoError(_) | mysql::Error::CodecError(_) => return lost(e),
+    match e {
+        mysql::Error::MySqlError(m) => server_error(m.code as u32, m.state, m.message),
+        mysql::Error::IoError(_) | mysql::Error::CodecError(_) => lost(e),
         mysql::Error::DriverError(
             mysql::DriverError::CouldNotConnect(_) | mysql::DriverError::ConnectTimeout,
-        ) => return lost(e),
-        _ => return e.into(),
-    };
+        ) => lost(e),
+        _ => e.into(),
+    }
+}
+
+/// An error the server (or the client library) reported, as hakari classifies it: a conflict
+/// to retry, a lost connection, or the statement's own failure.
+fn server_error(code: u32, state: String, message: String) -> anyhow::Error {
     let server = ServerError {
-        code: m.code as i64,
-        state: m.state.clone(),
-        message: m.message.clone(),
+        code: code as i64,
+        shown: format!("MySQL error {code}: {message}"),
+        state,
+        message,
         details: String::new(),
-        shown: format!("MySQL error {}: {}", m.code, m.message),
     };
     // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
-    if m.code == 1213 || m.code == 1205 {
-        return anyhow::Error::new(server).context(Conflict(m.message.clone()));
+    if code == 1213 || code == 1205 {
+        let said = server.message.clone();
+        return anyhow::Error::new(server).context(Conflict(said));
     }
-    // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED, CR_SERVER_GONE_ERROR, CR_SERVER_LOST
-    if matches!(m.code, 1053 | 1927 | 2006 | 2013) {
+    // ER_SERVER_SHUTDOWN, ER_CONNECTION_KILLED; the client's CR_CONNECTION_ERROR,
+    // CR_CONN_HOST_ERROR, CR_SERVER_GONE_ERROR, CR_SERVER_LOST, CR_SERVER_LOST_EXTENDED
+    if matches!(code, 1053 | 1927 | 2002 | 2003 | 2006 | 2013 | 2055) {
         return anyhow::Error::new(server).context(crate::measure::fault::ConnectionLost);
     }
     server.into()
@@ -504,37 +528,51 @@ impl SqlConnection for MysqlConnection {
     }
     /// Multi-row INSERTs of up to ~1MB each, in one transaction (the caller's, when one is open).
     fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
-        let head = format!("INSERT INTO {table} ({}) VALUES ", columns.join(", "));
-        let mut sql = String::with_capacity(1 << 20);
-        let mut n = 0;
         let own = !self.in_transaction;
         if own {
             self.begin()?;
         }
-        for row in rows {
-            sql.push_str(if sql.is_empty() { &head } else { "," });
-            sql.push('(');
-            for (i, v) in row.iter().enumerate() {
-                if i > 0 {
-                    sql.push(',');
-                }
-                literal(v, &mut sql);
-            }
-            sql.push(')');
-            n += 1;
-            if sql.len() >= 1 << 20 {
-                self.conn.query_drop(&sql).map_err(classify)?;
-                sql.clear();
-            }
-        }
-        if !sql.is_empty() {
-            self.conn.query_drop(&sql).map_err(classify)?;
-        }
+        let conn = &mut self.conn;
+        let n = insert_rows(table, columns, rows, &mut |sql| {
+            conn.query_drop(sql).map_err(classify)
+        })?;
         if own {
             self.commit()?;
         }
         Ok(n)
     }
+}
+
+/// `rows` as multi-row INSERTs of up to ~1MB each, each handed to `send`.
+fn insert_rows(
+    table: &str,
+    columns: &[&str],
+    rows: &mut Rows,
+    send: &mut dyn FnMut(&str) -> Result<()>,
+) -> Result<u64> {
+    let head = format!("INSERT INTO {table} ({}) VALUES ", columns.join(", "));
+    let mut sql = String::with_capacity(1 << 20);
+    let mut n = 0;
+    for row in rows {
+        sql.push_str(if sql.is_empty() { &head } else { "," });
+        sql.push('(');
+        for (i, v) in row.iter().enumerate() {
+            if i > 0 {
+                sql.push(',');
+            }
+            literal(v, &mut sql);
+        }
+        sql.push(')');
+        n += 1;
+        if sql.len() >= 1 << 20 {
+            send(&sql)?;
+            sql.clear();
+        }
+    }
+    if !sql.is_empty() {
+        send(&sql)?;
+    }
+    Ok(n)
 }
 
 #[cfg(test)]

@@ -189,8 +189,9 @@ impl Wire {
     }
 
     /// How a connection reaches the server, from the server's own view of it:
-    /// "TLSv1.3, TLS_AES_256_GCM_SHA384 (ssl-mode=PREFERRED)" or "none (ssl-mode=...)".
-    pub fn describe(&self, c: &mut Conn) -> String {
+    /// "TLSv1.3, TLS_AES_256_GCM_SHA384 (ssl-mode=PREFERRED)" or "none (ssl-mode=...)", and
+    /// whether that is TLS.
+    pub fn describe(&self, c: &mut Conn) -> (String, bool) {
         use mysql::prelude::Queryable;
         let mut status = |name: &str| -> Option<String> {
             let row: Option<(String, String)> = c
@@ -200,8 +201,8 @@ impl Wire {
         };
         let mode = self.mode.name();
         match (status("Ssl_version"), status("Ssl_cipher")) {
-            (Some(v), Some(c)) => format!("{v}, {c} (ssl-mode={mode})"),
-            _ => format!("none (ssl-mode={mode})"),
+            (Some(v), Some(c)) => (format!("{v}, {c} (ssl-mode={mode})"), true),
+            _ => (format!("none (ssl-mode={mode})"), false),
         }
     }
 }

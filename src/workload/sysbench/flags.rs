@@ -113,9 +113,11 @@ fn url(given: &Given, driver: &str) -> Result<Option<String>> {
                     percent_encoding::utf8_percent_encode(path, percent_encoding::NON_ALPHANUMERIC);
                 query.push(format!("socket={encoded}"));
             }
-            if given.flag("mysql-ssl")? {
-                query.push("ssl-mode=REQUIRED".to_string());
-            }
+            // sysbench's --mysql-ssl: off (its default) is no TLS at all.
+            query.push(match given.flag("mysql-ssl")? {
+                true => "ssl-mode=REQUIRED".to_string(),
+                false => "ssl-mode=DISABLED".to_string(),
+            });
             if text("host").contains(',') || text("port").contains(',') {
                 bail!("--mysql-host and --mysql-port with several values: hakari connects every thread to one server (give one)");
             }

@@ -246,7 +246,10 @@ fn describe(lua: &Lua, e: &anyhow::Error, local: &Local) -> mlua::Result<Table> 
 /// What a statement returned: rows for a read, the rows changed for anything else.
 #[derive(Default)]
 pub struct Results {
+    /// The rows read, then rows kept from longer reads for their allocations.
     rows: Vec<Row>,
+    /// How many of `rows` the last statement read.
+    filled: usize,
     next: usize,
     nrows: u64,
     nfields: usize,
@@ -254,13 +257,39 @@ pub struct Results {
 
 impl Results {
     fn changed(&mut self, n: u64) {
-        self.rows.clear();
-        (self.next, self.nrows, self.nfields) = (0, n, 0);
+        (self.next, self.filled, self.nrows, self.nfields) = (0, 0, n, 0);
     }
 
     fn read(&mut self, rows: Vec<Row>) {
         self.nfields = rows.first().map_or(0, Vec::len);
-        (self.next, self.nrows, self.rows) = (0, rows.len() as u64, rows);
+        (self.next, self.filled, self.nrows) = (0, rows.len(), rows.len() as u64);
+        self.rows = rows;
+    }
+
+    /// Starts a read whose rows come one by one ([`Results::row`]): the last read's rows are
+    /// written over, so that a statement run again allocates nothing new for them.
+    fn start(&mut self) {
+        (self.next, self.filled, self.nrows, self.nfields) = (0, 0, 0, 0);
+    }
+
+    fn row(&mut self, row: &Row) {
+        let n = self.filled;
+        if n == self.rows.len() {
+            self.rows.push(Row::with_capacity(row.len()));
+        }
+        let kept = &mut self.rows[n];
+        kept.truncate(row.len());
+        for (i, value) in row.iter().enumerate() {
+            match (kept.get_mut(i), value) {
+                (Some(SqlValue::Text(k)), SqlValue::Text(v)) => {
+                    k.clear();
+                    k.push_str(v);
+                }
+                (Some(k), v) => *k = v.clone(),
+                (None, v) => kept.push(v.clone()),
+            }
+        }
+        (self.filled, self.nrows, self.nfields) = (n + 1, self.nrows + 1, row.len());
     }
 }
 
@@ -287,7 +316,8 @@ impl UserData for ResultSet {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method("fetch_row", |lua, this, ()| {
             let mut results = this.0.borrow_mut();
-            let Some(row) = results.rows.get(results.next) else {
+            let Some(row) = (results.next < results.filled).then(|| &results.rows[results.next])
+            else {
                 return Ok(None);
             };
             let t = lua.create_table()?;
@@ -298,7 +328,7 @@ impl UserData for ResultSet {
             Ok(Some(t))
         });
         methods.add_method("free", |_, this, ()| {
-            this.0.borrow_mut().rows.clear();
+            this.0.borrow_mut().filled = 0;
             Ok(())
         });
     }
@@ -431,9 +461,8 @@ impl Statement {
         let outcome = with(&self.conn, &self.local, lua, |c| match stmt {
             None => c.execute(sql).map(|n| results.changed(n)),
             Some(s) if reads => {
-                let mut rows = Vec::new();
-                c.query_prepared(s, values, &mut |r| rows.push(std::mem::take(r)))?;
-                results.read(rows);
+                results.start();
+                c.query_prepared(s, values, &mut |r| results.row(r))?;
                 Ok(())
             }
             Some(s) => c.exec_prepared(s, values).map(|n| results.changed(n)),

@@ -1,0 +1,540 @@
+//! A connection through MariaDB's own client library (Connector/C, libmariadb), as sysbench's
+//! `mysql` driver makes its: the tools' clients run on it ([`SqlDatabase::connect_tool`]) so
+//! that their client costs what the tool's own costs (the `mysql` crate builds a value per
+//! column and reads every statement's column definitions again at each execution). Prepared
+//! statements go through the binary protocol with parameters bound in place and results fetched
+//! row by row into buffers kept with the statement; plain statements through the text protocol.
+//! It carries plaintext connections to one server: TLS and clusters stay with the crate.
+//!
+//! [`SqlDatabase::connect_tool`]: crate::engine::sql::SqlDatabase::connect_tool
+
+use super::{insert_rows, server_error};
+use crate::engine::sql::{Capabilities, Dialect, Prepared, Row, Rows, SqlConnection, SqlValue};
+use crate::engine::sql::{Stmt, Visit};
+use crate::results::redact::redact;
+use anyhow::{anyhow, Result};
+use my::enum_field_types as Type;
+use mysqlclient_sys as my;
+use std::ffi::{c_char, c_uint, c_ulong, c_void, CStr, CString};
+
+/// A column's flag: its integers are unsigned.
+const UNSIGNED: c_uint = 32;
+/// The first size of a text column's buffer; a longer value grows it.
+const TEXT_BUFFER: usize = 256;
+
+/// The library's connection handle, closed when dropped.
+struct Handle(*mut my::MYSQL);
+
+// SAFETY: a handle may move between threads; one thread uses it at a time (Connector/C's rule).
+unsafe impl Send for Handle {}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from mysql_init and is closed once.
+        unsafe { my::mysql_close(self.0) }
+    }
+}
+
+/// A C string the library gave: empty for null.
+fn text(s: *const c_char) -> String {
+    if s.is_null() {
+        return String::new();
+    }
+    // SAFETY: the library gives NUL-ended strings that outlive this call.
+    unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned()
+}
+
+fn c_text(s: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| anyhow!("a MySQL statement or setting holds a NUL byte"))
+}
+
+/// A zeroed bind: the library's own initial state (null pointers, no type).
+fn unbound() -> my::MYSQL_BIND {
+    // SAFETY: MYSQL_BIND is plain C data for which all-zero bytes are its documented reset.
+    unsafe { std::mem::zeroed() }
+}
+
+/// How a result column is fetched.
+#[derive(Clone, Copy, PartialEq)]
+enum Fetch {
+    Int {
+        unsigned: bool,
+    },
+    Float,
+    /// DECIMAL: read as text, kept as the number it is.
+    Decimal,
+    Text,
+}
+
+/// What a result column's value is read into, one buffer per column, kept between executions.
+struct Outputs {
+    binds: Vec<my::MYSQL_BIND>,
+    fetch: Vec<Fetch>,
+    ints: Vec<i64>,
+    floats: Vec<f64>,
+    texts: Vec<Vec<u8>>,
+    lengths: Vec<c_ulong>,
+    nulls: Vec<my::my_bool>,
+    errors: Vec<my::my_bool>,
+}
+
+impl Outputs {
+    fn new(fetch: Vec<Fetch>, sizes: Vec<usize>) -> Outputs {
+        let n = fetch.len();
+        Outputs {
+            binds: (0..n).map(|_| unbound()).collect(),
+            ints: vec![0; n],
+            floats: vec![0.0; n],
+            texts: sizes.into_iter().map(|s| vec![0; s]).collect(),
+            lengths: vec![0; n],
+            nulls: vec![my::FALSE; n],
+            errors: vec![my::FALSE; n],
+            fetch,
+        }
+    }
+
+    /// Points column `i`'s bind at its buffers (after a buffer grew, or before a fetch).
+    fn point(&mut self, i: usize) {
+        let b = &mut self.binds[i];
+        *b = unbound();
+        b.length = &mut self.lengths[i];
+        b.is_null = &mut self.nulls[i];
+        b.error = &mut self.errors[i];
+        match self.fetch[i] {
+            Fetch::Int { unsigned } => {
+                b.buffer_type = Type::MYSQL_TYPE_LONGLONG;
+                b.buffer = (&mut self.ints[i] as *mut i64).cast();
+                b.is_unsigned = if unsigned { my::TRUE } else { my::FALSE };
+            }
+            Fetch::Float => {
+                b.buffer_type = Type::MYSQL_TYPE_DOUBLE;
+                b.buffer = (&mut self.floats[i] as *mut f64).cast();
+            }
+            Fetch::Decimal | Fetch::Text => {
+                b.buffer_type = Type::MYSQL_TYPE_STRING;
+                b.buffer = self.texts[i].as_mut_ptr().cast();
+                b.buffer_length = self.texts[i].len() as c_ulong;
+            }
+        }
+    }
+
+    /// Column `i` of the row just fetched, written over `slot` (a text slot keeps its
+    /// allocation): numbers as numbers, DECIMAL as the number its text reads, the rest as text
+    /// as the server sent it (bytes when it is not UTF-8).
+    fn read(&self, i: usize, slot: &mut SqlValue) {
+        if self.nulls[i] != my::FALSE {
+            *slot = SqlValue::Null;
+            return;
+        }
+        *slot = match self.fetch[i] {
+            Fetch::Int { unsigned: false } => SqlValue::Int(self.ints[i]),
+            Fetch::Int { unsigned: true } => {
+                let u = self.ints[i] as u64;
+                i64::try_from(u).map_or(SqlValue::Float(u as f64), SqlValue::Int)
+            }
+            Fetch::Float => SqlValue::Float(self.floats[i]),
+            Fetch::Decimal | Fetch::Text => {
+                let bytes = &self.texts[i][..self.lengths[i] as usize];
+                match (std::str::from_utf8(bytes), self.fetch[i], &mut *slot) {
+                    (Ok(t), Fetch::Text, SqlValue::Text(kept)) => {
+                        kept.clear();
+                        kept.push_str(t);
+                        return;
+                    }
+                    _ => text_value(self.fetch[i], bytes),
+                }
+            }
+        };
+    }
+}
+
+/// A value the server sent as text, as a column fetched as `fetch` holds it: numbers parsed,
+/// text kept as it came (bytes when it is not UTF-8).
+fn text_value(fetch: Fetch, bytes: &[u8]) -> SqlValue {
+    let Ok(t) = std::str::from_utf8(bytes) else {
+        return SqlValue::Bytes(bytes.to_vec());
+    };
+    match fetch {
+        Fetch::Int { .. } | Fetch::Float | Fetch::Decimal => SqlValue::from_text(t),
+        Fetch::Text => SqlValue::Text(t.to_string()),
+    }
+}
+
+/// A prepared statement with the buffers its results are read into; closed when dropped.
+struct Statement {
+    stmt: *mut my::MYSQL_STMT,
+    names: Vec<String>,
+    outputs: Outputs,
+}
+
+// SAFETY: as the handle it belongs to.
+unsafe impl Send for Statement {}
+
+impl Drop for Statement {
+    fn drop(&mut self) {
+        // SAFETY: the statement came from mysql_stmt_init and is closed once, before its
+        // connection (the connection's statements are dropped first).
+        unsafe { my::mysql_stmt_close(self.stmt) };
+    }
+}
+
+/// How a column is fetched: integers and floats as numbers, the rest as text.
+fn fetch_of(field: &my::MYSQL_FIELD) -> Fetch {
+    match field.type_ {
+        Type::MYSQL_TYPE_TINY
+        | Type::MYSQL_TYPE_SHORT
+        | Type::MYSQL_TYPE_LONG
+        | Type::MYSQL_TYPE_INT24
+        | Type::MYSQL_TYPE_LONGLONG
+        | Type::MYSQL_TYPE_YEAR => Fetch::Int {
+            unsigned: field.flags & UNSIGNED != 0,
+        },
+        Type::MYSQL_TYPE_FLOAT | Type::MYSQL_TYPE_DOUBLE => Fetch::Float,
+        Type::MYSQL_TYPE_DECIMAL | Type::MYSQL_TYPE_NEWDECIMAL => Fetch::Decimal,
+        _ => Fetch::Text,
+    }
+}
+
+/// The parameters' values as the library takes them: bound where they lie (text and bytes)
+/// or copied into `numbers`; the pointers live as long as `values` and `numbers` are untouched.
+fn bind_params(values: &[SqlValue], numbers: &mut Vec<[u8; 8]>) -> Vec<my::MYSQL_BIND> {
+    numbers.clear();
+    numbers.extend(values.iter().map(|v| match v {
+        SqlValue::Int(i) => i.to_ne_bytes(),
+        SqlValue::Float(f) => f.to_ne_bytes(),
+        _ => [0; 8],
+    }));
+    (values.iter().zip(numbers.iter_mut()))
+        .map(|(v, number)| {
+            let mut b = unbound();
+            let (kind, at, len): (Type, *mut c_void, usize) = match v {
+                SqlValue::Null => (Type::MYSQL_TYPE_NULL, std::ptr::null_mut(), 0),
+                SqlValue::Int(_) => (Type::MYSQL_TYPE_LONGLONG, number.as_mut_ptr().cast(), 8),
+                SqlValue::Float(_) => (Type::MYSQL_TYPE_DOUBLE, number.as_mut_ptr().cast(), 8),
+                SqlValue::Text(t) => (Type::MYSQL_TYPE_STRING, t.as_ptr() as *mut c_void, t.len()),
+                SqlValue::Bytes(x) => (Type::MYSQL_TYPE_BLOB, x.as_ptr() as *mut c_void, x.len()),
+            };
+            b.buffer_type = kind;
+            b.buffer = at;
+            b.buffer_length = len as c_ulong;
+            b
+        })
+        .collect()
+}
+
+/// A connection through libmariadb.
+pub struct Connection {
+    /// Dropped (closed) before the handle they belong to.
+    statements: Prepared<Statement>,
+    handle: Handle,
+    in_transaction: bool,
+    /// The numbers of the parameters being sent.
+    numbers: Vec<[u8; 8]>,
+}
+
+static INIT: std::sync::Once = std::sync::Once::new();
+
+impl Connection {
+    /// Connects as `opts` says: over its Unix socket when it names one, else over TCP.
+    pub fn open(opts: &mysql::Opts) -> Result<Connection> {
+        // The library's global state, made once before any thread connects (mysql_init would
+        // make it too, but not safely from several threads at once).
+        // SAFETY: no arguments; called once.
+        INIT.call_once(|| unsafe {
+            my::mysql_server_init(0, std::ptr::null_mut(), std::ptr::null_mut());
+        });
+        // SAFETY: a null argument asks the library for a new handle.
+        let handle = Handle(unsafe { my::mysql_init(std::ptr::null_mut()) });
+        if handle.0.is_null() {
+            return Err(anyhow!("cannot connect to MySQL: out of memory"));
+        }
+        let host = c_text(&opts.get_ip_or_hostname())?;
+        let socket = opts.get_socket().map(c_text).transpose()?;
+        let user = opts.get_user().map(c_text).transpose()?;
+        let pass = opts.get_pass().map(c_text).transpose()?;
+        let db = opts.get_db_name().map(c_text).transpose()?;
+        let protocol = match socket {
+            Some(_) => my::mysql_protocol_type::MYSQL_PROTOCOL_SOCKET,
+            None => my::mysql_protocol_type::MYSQL_PROTOCOL_TCP,
+        } as c_uint;
+        let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        // SAFETY: the handle is live; each option's argument is what the option takes, and
+        // every string outlives the calls.
+        let connected = unsafe {
+            use my::mysql_option as opt;
+            my::mysql_options(
+                handle.0,
+                opt::MYSQL_SET_CHARSET_NAME,
+                c"utf8mb4".as_ptr().cast(),
+            );
+            my::mysql_options(
+                handle.0,
+                opt::MYSQL_OPT_PROTOCOL,
+                (&protocol as *const c_uint).cast(),
+            );
+            my::mysql_real_connect(
+                handle.0,
+                host.as_ptr(),
+                ptr(&user),
+                ptr(&pass),
+                ptr(&db),
+                c_uint::from(opts.get_tcp_port()),
+                ptr(&socket),
+                0,
+            )
+        };
+        if connected.is_null() {
+            // SAFETY: the handle is live.
+            let said = text(unsafe { my::mysql_error(handle.0) });
+            return Err(anyhow!("cannot connect to MySQL: {}", redact(&said)));
+        }
+        Ok(Connection {
+            statements: Prepared::default(),
+            handle,
+            in_transaction: false,
+            numbers: Vec::new(),
+        })
+    }
+
+    /// The connection's last error.
+    fn failed(&self) -> anyhow::Error {
+        let h = self.handle.0;
+        // SAFETY: the handle is live; the strings live until its next call.
+        let (code, state, message) = unsafe {
+            (
+                my::mysql_errno(h),
+                text(my::mysql_sqlstate(h)),
+                text(my::mysql_error(h)),
+            )
+        };
+        server_error(code, state, message)
+    }
+
+    /// A statement's last error.
+    fn stmt_failed(stmt: *mut my::MYSQL_STMT) -> anyhow::Error {
+        // SAFETY: the statement is live; the strings live until its next call.
+        let (code, state, message) = unsafe {
+            (
+                my::mysql_stmt_errno(stmt),
+                text(my::mysql_stmt_sqlstate(stmt)),
+                text(my::mysql_stmt_error(stmt)),
+            )
+        };
+        server_error(code, state, message)
+    }
+
+    /// `sql` through the text protocol; each row's values typed by their columns as the
+    /// binary protocol's are ([`text_value`]), or None when the statement returns no rows
+    /// (then the rows it changed are in `mysql_affected_rows`).
+    fn text_query(&mut self, sql: &str) -> Result<Option<Vec<Row>>> {
+        let h = self.handle.0;
+        // SAFETY (each call): the handle is live; a result and its rows are read while it is,
+        // and it is freed once.
+        if unsafe { my::mysql_real_query(h, sql.as_ptr().cast(), sql.len() as c_ulong) } != 0 {
+            return Err(self.failed());
+        }
+        let result = unsafe { my::mysql_store_result(h) };
+        if result.is_null() {
+            return match unsafe { my::mysql_field_count(h) } {
+                0 => Ok(None),
+                _ => Err(self.failed()),
+            };
+        }
+        let n = unsafe { my::mysql_num_fields(result) } as usize;
+        let fields = unsafe { std::slice::from_raw_parts(my::mysql_fetch_fields(result), n) };
+        let fetch: Vec<Fetch> = fields.iter().map(fetch_of).collect();
+        let mut rows = Vec::new();
+        loop {
+            let row = unsafe { my::mysql_fetch_row(result) };
+            if row.is_null() {
+                break;
+            }
+            let lengths = unsafe { std::slice::from_raw_parts(my::mysql_fetch_lengths(result), n) };
+            let cells = unsafe { std::slice::from_raw_parts(row, n) };
+            let values = (cells.iter().zip(lengths).zip(&fetch)).map(|((&cell, &len), &f)| {
+                match cell.is_null() {
+                    true => SqlValue::Null,
+                    // SAFETY: a cell of the current row, `len` bytes long.
+                    false => text_value(f, unsafe {
+                        std::slice::from_raw_parts(cell as *const u8, len as usize)
+                    }),
+                }
+            });
+            rows.push(values.collect());
+        }
+        unsafe { my::mysql_free_result(result) };
+        Ok(Some(rows))
+    }
+
+    /// Executes a prepared statement with `params`, then hands each row to `visit`; the rows
+    /// it returned, or the rows it changed when it returns none.
+    fn run(&mut self, stmt: Stmt, params: &[SqlValue], visit: &mut Visit) -> Result<u64> {
+        let mut binds = bind_params(params, &mut self.numbers);
+        let s = self.statements.get_mut(stmt)?;
+        let raw = s.stmt;
+        // SAFETY (each call): the statement is live; the binds point at `params`, `numbers` and
+        // the statement's own buffers, all untouched until the rows have been read.
+        unsafe {
+            if (!binds.is_empty()
+                && my::mysql_stmt_bind_param(raw, binds.as_mut_ptr()) != my::FALSE)
+                || my::mysql_stmt_execute(raw) != 0
+            {
+                return Err(Self::stmt_failed(raw));
+            }
+            if s.names.is_empty() {
+                return Ok(my::mysql_stmt_affected_rows(raw));
+            }
+        }
+        let out = &mut s.outputs;
+        for i in 0..out.binds.len() {
+            out.point(i);
+        }
+        // SAFETY: as above.
+        if unsafe { my::mysql_stmt_bind_result(raw, out.binds.as_mut_ptr()) } != my::FALSE {
+            return Err(Self::stmt_failed(raw));
+        }
+        let mut n = 0;
+        let mut row = Row::with_capacity(out.binds.len());
+        loop {
+            // SAFETY: as above.
+            match unsafe { my::mysql_stmt_fetch(raw) } as u32 {
+                0 => {}
+                my::MYSQL_NO_DATA => break,
+                my::MYSQL_DATA_TRUNCATED => grow(raw, out)?,
+                _ => {
+                    let e = Self::stmt_failed(raw);
+                    // SAFETY: as above; what is left of the result is dropped.
+                    unsafe { my::mysql_stmt_free_result(raw) };
+                    return Err(e);
+                }
+            }
+            // The row is written over the last (a visitor that keeps rows takes them).
+            row.resize(out.binds.len(), SqlValue::Null);
+            for (i, slot) in row.iter_mut().enumerate() {
+                out.read(i, slot);
+            }
+            visit(&mut row);
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+/// Gives each column whose value was longer than its buffer a buffer that holds it, and reads
+/// the value again.
+fn grow(stmt: *mut my::MYSQL_STMT, out: &mut Outputs) -> Result<()> {
+    for i in 0..out.binds.len() {
+        let needed = out.lengths[i] as usize;
+        if matches!(out.fetch[i], Fetch::Int { .. } | Fetch::Float) || needed <= out.texts[i].len()
+        {
+            continue;
+        }
+        out.texts[i].resize(needed, 0);
+        out.point(i);
+        // SAFETY: the statement is live and its current row holds column i; the bind points
+        // at a buffer of its length.
+        if unsafe { my::mysql_stmt_fetch_column(stmt, &mut out.binds[i], i as c_uint, 0) } != 0 {
+            return Err(Connection::stmt_failed(stmt));
+        }
+    }
+    // Later rows are read into the grown buffers.
+    // SAFETY: as above.
+    if unsafe { my::mysql_stmt_bind_result(stmt, out.binds.as_mut_ptr()) } != my::FALSE {
+        return Err(Connection::stmt_failed(stmt));
+    }
+    Ok(())
+}
+
+impl SqlConnection for Connection {
+    fn dialect(&self) -> Dialect {
+        Dialect::Mysql
+    }
+    fn execute(&mut self, sql: &str) -> Result<u64> {
+        let mut n = 0;
+        // The text protocol takes one statement at a time (as the crate's connection splits).
+        for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            if self.text_query(stmt)?.is_none() {
+                // SAFETY: the handle is live.
+                n += unsafe { my::mysql_affected_rows(self.handle.0) };
+            }
+        }
+        Ok(n)
+    }
+    fn query(&mut self, sql: &str) -> Result<Vec<Row>> {
+        Ok(self.text_query(sql)?.unwrap_or_default())
+    }
+    fn prepare(&mut self, sql: &str) -> Result<Stmt> {
+        // SAFETY (each call): the handle is live; the statement is closed by Statement's drop
+        // from here on; the metadata result is freed once, after its fields are read.
+        let stmt = unsafe { my::mysql_stmt_init(self.handle.0) };
+        if stmt.is_null() {
+            return Err(self.failed());
+        }
+        let mut s = Statement {
+            stmt,
+            names: Vec::new(),
+            outputs: Outputs::new(Vec::new(), Vec::new()),
+        };
+        if unsafe { my::mysql_stmt_prepare(stmt, sql.as_ptr().cast(), sql.len() as c_ulong) } != 0 {
+            return Err(Self::stmt_failed(stmt));
+        }
+        let meta = unsafe { my::mysql_stmt_result_metadata(stmt) };
+        if !meta.is_null() {
+            let n = unsafe { my::mysql_num_fields(meta) } as usize;
+            let fields = unsafe { std::slice::from_raw_parts(my::mysql_fetch_fields(meta), n) };
+            s.names = fields.iter().map(|f| text(f.name)).collect();
+            let sizes = fields
+                .iter()
+                .map(|f| (f.length as usize).clamp(16, TEXT_BUFFER));
+            s.outputs = Outputs::new(fields.iter().map(fetch_of).collect(), sizes.collect());
+            unsafe { my::mysql_free_result(meta) };
+        }
+        Ok(self.statements.add(s))
+    }
+    fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        let reads = !self.statements.get(stmt)?.names.is_empty();
+        let n = self.run(stmt, params, &mut |_| {})?;
+        // A statement that returns rows changed none.
+        Ok(if reads { 0 } else { n })
+    }
+    fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
+        self.run(stmt, args, visit)
+    }
+    fn columns(&mut self, stmt: Stmt) -> Result<Vec<String>> {
+        Ok(self.statements.get(stmt)?.names.clone())
+    }
+    fn begin(&mut self) -> Result<()> {
+        self.execute("BEGIN")?;
+        self.in_transaction = true;
+        Ok(())
+    }
+    fn commit(&mut self) -> Result<()> {
+        self.in_transaction = false;
+        self.execute("COMMIT").map(|_| ())
+    }
+    fn rollback(&mut self) -> Result<()> {
+        self.in_transaction = false;
+        self.execute("ROLLBACK").map(|_| ())
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            pads_char: true,
+            clusters_by_key: true,
+            ..Capabilities::server()
+        }
+    }
+    /// Multi-row INSERTs, as sysbench's own `bulk_insert` sends them.
+    fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut Rows) -> Result<u64> {
+        let own = !self.in_transaction;
+        if own {
+            self.begin()?;
+        }
+        let n = insert_rows(table, columns, rows, &mut |sql| {
+            self.execute(sql).map(|_| ())
+        })?;
+        if own {
+            self.commit()?;
+        }
+        Ok(n)
+    }
+}
