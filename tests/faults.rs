@@ -416,8 +416,8 @@ fn a_killed_redis_cluster_master_fails_over_to_its_replica() {
     );
 }
 
-/// ycsb, tpcc, a script of the user's and sysbench's oltp_read_write on PostgreSQL restarted
-/// mid-run: each lives through it as tpcb does (tpcc's New-Orders and consistency conditions checked after it; every record
+/// ycsb, tpcc, a script of the user's and sysbench's oltp_read_write on PostgreSQL (sysbench on
+/// MariaDB too) restarted mid-run: each lives through it as tpcb does (tpcc's New-Orders and consistency conditions checked after it; every record
 /// ycsb inserted and had acknowledged is there after it).
 #[test]
 fn ycsb_tpcc_script_and_sysbench_live_through_a_restart() {
@@ -478,35 +478,38 @@ fn ycsb_tpcc_script_and_sysbench_live_through_a_restart() {
             assert_eq!(usage["fault.lost"], 0.0, "a restart at sync loses nothing");
         }
     }
-    // sysbench's own script: its thread made anew (a new connection, thread_init again), which
-    // it counts as a reconnect, as sysbench's driver does.
-    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let out = dir.path().join("sysbench");
-    let o = hakari(&[
-        "run",
-        "sysbench",
-        "--engine",
-        "postgres",
-        "--fault",
-        "restart@1.5s",
-        "--out",
-        out.to_str().unwrap(),
-        "oltp_read_write",
-        "--db-driver=pgsql",
-        "--threads=2",
-        "--time=4",
-        "--tables=1",
-        "--table-size=1000",
-    ]);
-    assert!(o.status.success(), "sysbench: {}", stderr(&o));
-    let r = hakari::results::store::read(&common::only_result(&out)).unwrap();
-    assert_eq!(r.status, "complete", "sysbench: {:?}", r.errors);
-    let m = (r.measurements.iter())
-        .find(|m| m.figure("fault.outage_s").is_some())
-        .expect("sysbench: a measurement with the fault's figures");
-    let usage = &m.runs[0].usage;
-    assert!(usage["fault.failed"] >= 1.0, "{usage:?}");
-    assert!(usage["sysbench.reconnects"] >= 1.0, "{usage:?}");
+    // sysbench's own script, on both drivers (libpq's and libmariadb's lost connections): its
+    // thread made anew (a new connection, thread_init again), which it counts as a reconnect,
+    // as sysbench's driver does.
+    for (engine, driver) in [("postgres", "pgsql"), ("mysql", "mysql")] {
+        let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let out = dir.path().join(format!("sysbench-{engine}"));
+        let o = hakari(&[
+            "run",
+            "sysbench",
+            "--engine",
+            engine,
+            "--fault",
+            "restart@1.5s",
+            "--out",
+            out.to_str().unwrap(),
+            "oltp_read_write",
+            &format!("--db-driver={driver}"),
+            "--threads=2",
+            "--time=4",
+            "--tables=1",
+            "--table-size=1000",
+        ]);
+        assert!(o.status.success(), "sysbench on {engine}: {}", stderr(&o));
+        let r = hakari::results::store::read(&common::only_result(&out)).unwrap();
+        assert_eq!(r.status, "complete", "sysbench on {engine}: {:?}", r.errors);
+        let m = (r.measurements.iter())
+            .find(|m| m.figure("fault.outage_s").is_some())
+            .expect("sysbench: a measurement with the fault's figures");
+        let usage = &m.runs[0].usage;
+        assert!(usage["fault.failed"] >= 1.0, "{engine}: {usage:?}");
+        assert!(usage["sysbench.reconnects"] >= 1.0, "{engine}: {usage:?}");
+    }
 }
 
 /// sysbench's own oltp_read_write on a PostgreSQL primary with a synchronous standby, the
