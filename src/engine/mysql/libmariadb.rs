@@ -195,31 +195,31 @@ fn fetch_of(field: &my::MYSQL_FIELD) -> Fetch {
     }
 }
 
-/// The parameters' values as the library takes them: bound where they lie (text and bytes)
-/// or copied into `numbers`; the pointers live as long as `values` and `numbers` are untouched.
-fn bind_params(values: &[SqlValue], numbers: &mut Vec<[u8; 8]>) -> Vec<my::MYSQL_BIND> {
+/// The parameters' values as the library takes them, into `binds`: bound where they lie (text
+/// and bytes) or copied into `numbers`; the pointers live as long as `values` and `numbers` are
+/// untouched.
+fn bind_params(values: &[SqlValue], numbers: &mut Vec<[u8; 8]>, binds: &mut Vec<my::MYSQL_BIND>) {
     numbers.clear();
     numbers.extend(values.iter().map(|v| match v {
         SqlValue::Int(i) => i.to_ne_bytes(),
         SqlValue::Float(f) => f.to_ne_bytes(),
         _ => [0; 8],
     }));
-    (values.iter().zip(numbers.iter_mut()))
-        .map(|(v, number)| {
-            let mut b = unbound();
-            let (kind, at, len): (Type, *mut c_void, usize) = match v {
-                SqlValue::Null => (Type::MYSQL_TYPE_NULL, std::ptr::null_mut(), 0),
-                SqlValue::Int(_) => (Type::MYSQL_TYPE_LONGLONG, number.as_mut_ptr().cast(), 8),
-                SqlValue::Float(_) => (Type::MYSQL_TYPE_DOUBLE, number.as_mut_ptr().cast(), 8),
-                SqlValue::Text(t) => (Type::MYSQL_TYPE_STRING, t.as_ptr() as *mut c_void, t.len()),
-                SqlValue::Bytes(x) => (Type::MYSQL_TYPE_BLOB, x.as_ptr() as *mut c_void, x.len()),
-            };
-            b.buffer_type = kind;
-            b.buffer = at;
-            b.buffer_length = len as c_ulong;
-            b
-        })
-        .collect()
+    binds.clear();
+    binds.extend((values.iter().zip(numbers.iter_mut())).map(|(v, number)| {
+        let mut b = unbound();
+        let (kind, at, len): (Type, *mut c_void, usize) = match v {
+            SqlValue::Null => (Type::MYSQL_TYPE_NULL, std::ptr::null_mut(), 0),
+            SqlValue::Int(_) => (Type::MYSQL_TYPE_LONGLONG, number.as_mut_ptr().cast(), 8),
+            SqlValue::Float(_) => (Type::MYSQL_TYPE_DOUBLE, number.as_mut_ptr().cast(), 8),
+            SqlValue::Text(t) => (Type::MYSQL_TYPE_STRING, t.as_ptr() as *mut c_void, t.len()),
+            SqlValue::Bytes(x) => (Type::MYSQL_TYPE_BLOB, x.as_ptr() as *mut c_void, x.len()),
+        };
+        b.buffer_type = kind;
+        b.buffer = at;
+        b.buffer_length = len as c_ulong;
+        b
+    }));
 }
 
 /// A connection through libmariadb.
@@ -228,8 +228,11 @@ pub struct Connection {
     statements: Prepared<Statement>,
     handle: Handle,
     in_transaction: bool,
-    /// The numbers of the parameters being sent.
+    /// The numbers of the parameters being sent, their binds, and the row being read: kept
+    /// between executions.
     numbers: Vec<[u8; 8]>,
+    binds: Vec<my::MYSQL_BIND>,
+    row: Row,
 }
 
 static INIT: std::sync::Once = std::sync::Once::new();
@@ -293,6 +296,8 @@ impl Connection {
             handle,
             in_transaction: false,
             numbers: Vec::new(),
+            binds: Vec::new(),
+            row: Row::new(),
         })
     }
 
@@ -369,7 +374,8 @@ impl Connection {
     /// Executes a prepared statement with `params`, then hands each row to `visit`; the rows
     /// it returned, or the rows it changed when it returns none.
     fn run(&mut self, stmt: Stmt, params: &[SqlValue], visit: &mut Visit) -> Result<u64> {
-        let mut binds = bind_params(params, &mut self.numbers);
+        bind_params(params, &mut self.numbers, &mut self.binds);
+        let (binds, row) = (&mut self.binds, &mut self.row);
         let s = self.statements.get_mut(stmt)?;
         let raw = s.stmt;
         // SAFETY (each call): the statement is live; the binds point at `params`, `numbers` and
@@ -394,7 +400,6 @@ impl Connection {
             return Err(Self::stmt_failed(raw));
         }
         let mut n = 0;
-        let mut row = Row::with_capacity(out.binds.len());
         loop {
             // SAFETY: as above.
             match unsafe { my::mysql_stmt_fetch(raw) } as u32 {
@@ -413,7 +418,7 @@ impl Connection {
             for (i, slot) in row.iter_mut().enumerate() {
                 out.read(i, slot);
             }
-            visit(&mut row);
+            visit(row);
             n += 1;
         }
         Ok(n)

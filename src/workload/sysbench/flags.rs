@@ -121,10 +121,7 @@ fn url(given: &Given, driver: &str) -> Result<Option<String>> {
             if text("host").contains(',') || text("port").contains(',') {
                 bail!("--mysql-host and --mysql-port with several values: hakari connects every thread to one server (give one)");
             }
-            let query = match query.is_empty() {
-                true => String::new(),
-                false => format!("?{}", query.join("&")),
-            };
+            let query = format!("?{}", query.join("&"));
             match socket {
                 Some(_) => format!("mysql://{}@localhost/{}{query}", text("user"), text("db")),
                 None => format!(
