@@ -574,6 +574,35 @@ fn per_statement_latencies_list_the_scripts_statements() {
     assert_eq!(listed[0], listed[1], "pgbench's statements, then hakari's");
 }
 
+/// hakari pgbench times each command, as pgbench does, only under -r: its result has a
+/// command's figures then, and none without.
+#[test]
+fn commands_are_timed_only_under_r() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    for (flag, timed) in [(None, false), (Some("-r"), true)] {
+        let out = dir.path().join(if timed { "timed" } else { "untimed" });
+        std::fs::create_dir(&out).unwrap();
+        let db = server.initialized(Tool::Hakari, dir.path());
+        let mut args = vec!["-c", "2", "-t", "15"];
+        args.extend(flag);
+        let o = server.run(Tool::Hakari, &args, &db, &out);
+        assert!(o.status.success(), "{}", text(&o));
+        let result: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(common::only_result(&out)).unwrap()).unwrap();
+        let steps: Vec<&str> = (result["measurements"].as_array().unwrap().iter())
+            .map(|m| m["step"].as_str().unwrap())
+            .collect();
+        assert!(steps.contains(&"run"), "{steps:?}");
+        let commands: Vec<&&str> = steps.iter().filter(|s| s.contains(':')).collect();
+        match timed {
+            // The built-in TPC-B's eleven commands, each done 30 times.
+            true => assert_eq!(commands.len(), 11, "{steps:?}"),
+            false => assert!(commands.is_empty(), "{steps:?}"),
+        }
+    }
+}
+
 /// pgbench's report with each number masked and its runs of blanks made one, so that two
 /// reports of the same test compare line by line; `-r`'s commands and pgbench's "(including
 /// failures)" (there only when some failed) left out.

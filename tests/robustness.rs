@@ -245,6 +245,7 @@ fn plan_script(text: String) -> Result<(), String> {
         failures_detailed: false,
         verbose_errors: false,
         threads: None,
+        time_commands: true,
     };
     params
         .plan(&[], None)

@@ -220,6 +220,7 @@ fn params(options: &Options) -> Result<ScriptParams> {
         verbose_errors: options.verbose_errors,
         // As pgbench: no more threads than clients.
         threads: Some(options.threads.min(options.clients)),
+        time_commands: options.per_statement,
     })
 }
 

@@ -108,12 +108,19 @@ impl Res {
     }
 }
 
-/// Parameters as libpq takes them: pointers, lengths and formats (0 text, 1 binary).
+/// Parameters as libpq takes them: pointers, lengths and formats (0 text, 1 binary). Kept
+/// with the connection so that a statement's execution allocates nothing; written anew before
+/// each call.
+#[derive(Default)]
 struct Params {
     values: Vec<*const c_char>,
     lengths: Vec<c_int>,
     formats: Vec<c_int>,
 }
+
+// SAFETY: the pointers are read only by the libpq call made right after they were written, on
+// the thread that owns the connection; between calls they are not read.
+unsafe impl Send for Params {}
 
 pub struct Connection {
     conn: Conn,
@@ -121,6 +128,7 @@ pub struct Connection {
     capabilities: Capabilities,
     /// Each parameter's text, NUL-ended as libpq takes it (kept to reuse its buffers).
     texts: Vec<Vec<u8>>,
+    params: Params,
 }
 
 /// A statement prepared on the server under `name`; its columns' names asked once, when needed.
@@ -160,6 +168,7 @@ impl Connection {
             statements: Prepared::default(),
             capabilities,
             texts: Vec::new(),
+            params: Params::default(),
         };
         c.execute(setup)?;
         Ok(c)
@@ -204,18 +213,16 @@ impl Connection {
         )
     }
 
-    /// `values` as libpq takes them: text, NUL-ended, in buffers kept between calls; bytes as
-    /// they are, in binary (for `bytea` the raw bytes, for text its bytes). The pointers live
-    /// as long as `texts` and `values` are untouched.
-    fn params(texts: &mut Vec<Vec<u8>>, values: &[SqlValue]) -> Params {
+    /// `values` into `p` as libpq takes them: text, NUL-ended, in buffers kept between calls;
+    /// bytes as they are, in binary (for `bytea` the raw bytes, for text its bytes). The
+    /// pointers live as long as `texts` and `values` are untouched.
+    fn params(texts: &mut Vec<Vec<u8>>, p: &mut Params, values: &[SqlValue]) {
         if texts.len() < values.len() {
             texts.resize_with(values.len(), Vec::new);
         }
-        let mut p = Params {
-            values: Vec::with_capacity(values.len()),
-            lengths: Vec::with_capacity(values.len()),
-            formats: Vec::with_capacity(values.len()),
-        };
+        p.values.clear();
+        p.lengths.clear();
+        p.formats.clear();
         for (buf, v) in texts.iter_mut().zip(values) {
             buf.clear();
             match v {
@@ -237,12 +244,12 @@ impl Connection {
             p.lengths.push(len as c_int);
             p.formats.push(format);
         }
-        p
     }
 
     fn run(&mut self, stmt: Stmt, values: &[SqlValue]) -> Result<Res> {
         let name = self.statements.get(stmt)?.name.as_ptr();
-        let p = Self::params(&mut self.texts, values);
+        Self::params(&mut self.texts, &mut self.params, values);
+        let p = &self.params;
         // SAFETY: the name and the parameters' buffers outlive the call; the counts match.
         let sent = unsafe {
             pq::PQsendQueryPrepared(
@@ -400,7 +407,8 @@ impl SqlConnection for Connection {
     fn query_unnamed(&mut self, sql: &str, params: &[SqlValue], visit: &mut Visit) -> Result<u64> {
         // Every value as text of a type the server infers, as pgbench's -M extended sends it.
         let sql = c_text(&numbered_placeholders(sql))?;
-        let p = Self::params(&mut self.texts, params);
+        Self::params(&mut self.texts, &mut self.params, params);
+        let p = &self.params;
         // SAFETY: the text and the parameters' buffers outlive the call; the counts match.
         let sent = unsafe {
             pq::PQsendQueryParams(
@@ -547,7 +555,8 @@ mod tests {
             SqlValue::Bytes(vec![1, 2]),
             SqlValue::Text("ab".into()),
         ];
-        let p = Connection::params(&mut texts, &values);
+        let mut p = Params::default();
+        Connection::params(&mut texts, &mut p, &values);
         assert_eq!(p.lengths, [1, 0, 2, 2]);
         assert_eq!(p.formats, [0, 0, 1, 0]);
         assert!(p.values[1].is_null());

@@ -317,7 +317,7 @@ impl<'p> Client<'p> {
                 .map_err(|e| anyhow!("{}:{}: {e}", script.name, step.at.line))?;
                 continue;
             }
-            let started = Instant::now();
+            let started = self.program.time_commands.then(Instant::now);
             let prepared = measured.and_then(|m| self.statements[m][i]);
             self.failed_at = i;
             self.step(step, prepared)
@@ -325,7 +325,7 @@ impl<'p> Client<'p> {
                     true => e,
                     false => e.context(format!("{}:{}", script.name, step.at.line)),
                 })?;
-            if let Some(m) = measured {
+            if let (Some(m), Some(started)) = (measured, started) {
                 let part = self.program.part_of[m][i];
                 self.part_times
                     .push((part, started.elapsed().as_nanos() as u64));

@@ -181,6 +181,7 @@ impl Flags for ScriptFlags {
             failures_detailed: false,
             verbose_errors: false,
             threads: None,
+            time_commands: true,
             runs: shared.runs.unwrap_or(1),
         })
     }

@@ -80,6 +80,10 @@ pub struct ScriptParams {
     /// pgbench's -j: the threads that carry the clients, several to a thread, each giving way
     /// while its connection waits for the server; None: a thread per client.
     pub threads: Option<usize>,
+    /// Each command timed (its latency a part of the result): always under `hakari run
+    /// script`; under `hakari pgbench` only with -r, as pgbench times them only then (two
+    /// clock readings and a histogram's record per command, in the client's own time).
+    pub time_commands: bool,
 }
 
 /// Transactions that did not go through at their first try, as pgbench's report counts them:
@@ -220,6 +224,7 @@ impl ScriptParams {
         )?;
         program.query_mode = self.query_mode;
         program.verbose_errors = self.verbose_errors;
+        program.time_commands = self.time_commands;
         Ok(program)
     }
 
@@ -537,7 +542,13 @@ impl ScriptParams {
                 .map(|i| shares(&|o| o.by_kind.get(i), &|t| t.scripts[i]))
                 .collect(),
         };
-        let parts: Vec<Vec<StepOutcome>> = (0..program.parts.len())
+        // Untimed commands (pgbench without -r) have no figures to keep.
+        let timed = if program.time_commands {
+            program.parts.len()
+        } else {
+            0
+        };
+        let parts: Vec<Vec<StepOutcome>> = (0..timed)
             .map(|i| shares(&|o| o.by_part.get(i), &|t| t.parts[i]))
             .collect();
         let runs: Vec<StepOutcome> = (outcomes.into_iter())

@@ -51,6 +51,8 @@ pub struct Program {
     pub query_mode: QueryMode,
     /// pgbench's `--verbose-errors`: each lost conflict and what followed it on standard error.
     pub verbose_errors: bool,
+    /// Each command's latency taken (pgbench's -r); else no part has figures.
+    pub time_commands: bool,
 }
 
 /// How a client sends its statements, as pgbench's `-M` names them.
@@ -143,6 +145,7 @@ impl Program {
             part_of: Vec::new(),
             query_mode: QueryMode::default(),
             verbose_errors: false,
+            time_commands: true,
         };
         // pgbench's own variables, then --set (which may replace any of them). :default_seed
         // depends on the number of clients too: each run sets it (Seeding).

@@ -49,14 +49,20 @@ function cmdline.call_command(name)
    return rc == nil or (rc and true or false)
 end
 
+-- The hot calls (hot.rs) through the FFI, so that an event stays in a compiled trace.
+local hot_draw = ffi.cast("uint32_t (*)(void *, int, double, double)", hk.hot.draw)
+local hot_set_number = ffi.cast("void (*)(void *, int, double)", hk.hot.set_number)
+local hot_execute = ffi.cast("int (*)(void *)", hk.hot.execute)
+local rng = ffi.cast("void *", hk.rng)
+
 -- Random numbers: each a call into this thread's generator.
 local rand = {}
 sysbench.rand = rand
-rand.default = hk.default
-rand.uniform = hk.uniform
-rand.gaussian = hk.gaussian
-rand.special = hk.special
-rand.pareto = hk.pareto
+function rand.default(a, b) return hot_draw(rng, 0, a, b) end
+function rand.uniform(a, b) return hot_draw(rng, 1, a, b) end
+function rand.gaussian(a, b) return hot_draw(rng, 2, a, b) end
+function rand.special(a, b) return hot_draw(rng, 3, a, b) end
+function rand.pareto(a, b) return hot_draw(rng, 4, a, b) end
 rand.unique = hk.unique
 rand.string = hk.string
 rand.uniform_double = hk.uniform_double
@@ -90,22 +96,52 @@ local function failed(con, e, query, level)
                        e.sql_errno, e.sql_state, e.sql_errmsg), level)
 end
 
+-- A bound parameter: a number goes in through the FFI, anything else through its method.
+local param = {}
+param.__index = param
+param.__tostring = function() return "<sql_bind>" end
+
+function param.set(self, value)
+   if self.kind ~= 0 and type(value) == "number" then
+      return hot_set_number(self.value, self.kind, value)
+   end
+   return self.raw:set(value)
+end
+
+function param.set_rand_str(self, fmt)
+   return self.raw:set_rand_str(fmt)
+end
+
 local statement = {}
 statement.__index = statement
 statement.__tostring = function() return "<sql_statement>" end
 
 function statement.bind_create(self, btype, max_len)
-   return self.raw:bind_create(btype, max_len)
+   local raw = self.raw:bind_create(btype, max_len)
+   local value, kind = raw:hot()
+   return setmetatable({ raw = raw, value = ffi.cast("void *", value), kind = kind }, param)
 end
 
 function statement.bind_param(self, ...)
-   return self.raw:bind_param(...)
+   local n = select("#", ...)
+   local raws = {...}
+   for i = 1, n do
+      if getmetatable(raws[i]) == param then
+         raws[i] = raws[i].raw
+      end
+   end
+   return self.raw:bind_param(unpack(raws, 1, n))
 end
 
 function statement.execute(self)
-   local e = self.raw:execute()
-   if e then
-      return failed(self.connection, e, "<prepared statement>", 3)
+   local done = hot_execute(self.handle)
+   if done ~= 0 then
+      -- 1: it failed, the error kept; -1: not run, its method runs it (and says why).
+      local e
+      if done == 1 then e = self.raw:failure() else e = self.raw:execute() end
+      if e then
+         return failed(self.connection, e, "<prepared statement>", 3)
+      end
    end
    return self.connection.rs
 end
@@ -139,7 +175,8 @@ function connection.prepare(self, query)
    if e then
       return failed(self, e, query, 3)
    end
-   return setmetatable({ raw = raw, connection = self }, statement)
+   return setmetatable({ raw = raw, connection = self, handle = ffi.cast("void *", raw:hot()) },
+                       statement)
 end
 
 local function bulk(self, call, ...)

@@ -3,7 +3,7 @@
 //! line, and the script loaded unchanged from its file.
 
 use super::options::Value;
-use super::rand::{Generator, Unique};
+use super::rand::Unique;
 use super::sql::{Connection, Local, Lost};
 use crate::measure::fault::ConnectionLost;
 use anyhow::{anyhow, Result};
@@ -132,27 +132,10 @@ impl State {
             })?,
         )?;
         let rng = &self.local.rng;
-        type Draw = fn(&mut Generator, u32, u32) -> u32;
-        let draws: [(&str, Draw); 5] = [
-            ("default", Generator::default),
-            ("uniform", Generator::uniform),
-            ("gaussian", Generator::gaussian),
-            ("special", Generator::special),
-            ("pareto", Generator::pareto),
-        ];
-        for (name, draw) in draws {
-            let rng = rng.clone();
-            hk.set(
-                name,
-                lua.create_function(move |_, (a, b): (f64, f64)| {
-                    Ok(draw(
-                        &mut rng.borrow_mut(),
-                        a as i64 as u32,
-                        b as i64 as u32,
-                    ))
-                })?,
-            )?;
-        }
+        // The hot calls' addresses (`hot.rs`), and the generator's they draw from: it lives
+        // as long as this state.
+        hk.set("hot", super::hot::functions(lua)?)?;
+        hk.set("rng", mlua::LightUserData(Rc::as_ptr(rng) as *mut _))?;
         let r = rng.clone();
         hk.set(
             "uniform_double",

@@ -7,9 +7,11 @@
 
 mod bulk;
 pub mod flags;
+mod hot;
 mod lua;
 pub mod options;
 mod rand;
+mod results;
 mod sql;
 mod view;
 

@@ -5,9 +5,10 @@
 
 use super::bulk::Bulk;
 use super::rand::Generator;
+use super::results::{ResultSet, Results};
 use crate::engine::kv::is_conflict;
-use crate::engine::sql::{Row, ServerError, SqlConnection, SqlDatabase, SqlValue, Stmt};
-use mlua::{AnyUserData, Lua, Table, UserData, UserDataFields, UserDataMethods, Variadic};
+use crate::engine::sql::{ServerError, SqlConnection, SqlDatabase, SqlValue, Stmt};
+use mlua::{AnyUserData, Lua, Table, UserData, UserDataMethods, Variadic};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -163,6 +164,10 @@ impl Connection {
     }
 }
 
+fn closed() -> mlua::Error {
+    mlua::Error::runtime("the connection is closed (disconnect)")
+}
+
 fn database(local: &Local) -> anyhow::Result<&dyn SqlDatabase> {
     match &local.db {
         Some(db) => Ok(db.as_ref().as_ref()),
@@ -181,32 +186,37 @@ fn with<T>(
 ) -> mlua::Result<Result<T, Table>> {
     let mut guard = conn.borrow_mut();
     let Some(conn) = guard.as_mut() else {
-        return Err(mlua::Error::runtime(
-            "the connection is closed (disconnect)",
-        ));
+        return Err(closed());
     };
     match call(conn.as_mut()) {
         Ok(v) => Ok(Ok(v)),
-        // Raised past the script, for the runner: with --fault the worker's state is made anew
-        // (a new connection, thread_init again) and the event counts as failed.
-        Err(e) if crate::measure::fault::is_connection_lost(&e) => {
-            bump(&local.counts.errors);
-            // What the server said, without the mark one_line puts back.
-            let said = format!("{e:#}");
-            let prefix = format!("{}: ", crate::measure::fault::ConnectionLost);
-            let said = said.strip_prefix(&prefix).unwrap_or(&said).to_string();
-            Err(mlua::Error::external(Lost(said)))
-        }
-        Err(e) => {
-            bump(&local.counts.errors);
-            let described = describe(lua, &e, local)?;
-            if local.postgres && described.get::<bool>("ignorable")? {
-                // As sysbench's PostgreSQL driver: the failed transaction is rolled back.
-                let _ = conn.execute("ROLLBACK");
-            }
-            Ok(Err(described))
-        }
+        Err(e) => failure(conn.as_mut(), local, lua, e).map(Err),
     }
+}
+
+/// A statement's error on `conn`, counted, as sysbench's error description; a lost connection
+/// raised past the script, for the runner (with --fault the worker's state is made anew: a
+/// new connection, thread_init again, and the event counts as failed).
+fn failure(
+    conn: &mut dyn SqlConnection,
+    local: &Local,
+    lua: &Lua,
+    e: anyhow::Error,
+) -> mlua::Result<Table> {
+    bump(&local.counts.errors);
+    if crate::measure::fault::is_connection_lost(&e) {
+        // What the server said, without the mark one_line puts back.
+        let said = format!("{e:#}");
+        let prefix = format!("{}: ", crate::measure::fault::ConnectionLost);
+        let said = said.strip_prefix(&prefix).unwrap_or(&said).to_string();
+        return Err(mlua::Error::external(Lost(said)));
+    }
+    let described = describe(lua, &e, local)?;
+    if local.postgres && described.get::<bool>("ignorable")? {
+        // As sysbench's PostgreSQL driver: the failed transaction is rolled back.
+        let _ = conn.execute("ROLLBACK");
+    }
+    Ok(described)
 }
 
 /// A lost connection raised through the script as it was (see `lua::one_line`).
@@ -243,97 +253,6 @@ fn describe(lua: &Lua, e: &anyhow::Error, local: &Local) -> mlua::Result<Table> 
     Ok(t)
 }
 
-/// What a statement returned: rows for a read, the rows changed for anything else.
-#[derive(Default)]
-pub struct Results {
-    /// The rows read, then rows kept from longer reads for their allocations.
-    rows: Vec<Row>,
-    /// How many of `rows` the last statement read.
-    filled: usize,
-    next: usize,
-    nrows: u64,
-    nfields: usize,
-}
-
-impl Results {
-    fn changed(&mut self, n: u64) {
-        (self.next, self.filled, self.nrows, self.nfields) = (0, 0, n, 0);
-    }
-
-    fn read(&mut self, rows: Vec<Row>) {
-        self.nfields = rows.first().map_or(0, Vec::len);
-        (self.next, self.filled, self.nrows) = (0, rows.len(), rows.len() as u64);
-        self.rows = rows;
-    }
-
-    /// Starts a read whose rows come one by one ([`Results::row`]): the last read's rows are
-    /// written over, so that a statement run again allocates nothing new for them.
-    fn start(&mut self) {
-        (self.next, self.filled, self.nrows, self.nfields) = (0, 0, 0, 0);
-    }
-
-    fn row(&mut self, row: &Row) {
-        let n = self.filled;
-        if n == self.rows.len() {
-            self.rows.push(Row::with_capacity(row.len()));
-        }
-        let kept = &mut self.rows[n];
-        kept.truncate(row.len());
-        for (i, value) in row.iter().enumerate() {
-            match (kept.get_mut(i), value) {
-                (Some(SqlValue::Text(k)), SqlValue::Text(v)) => {
-                    k.clear();
-                    k.push_str(v);
-                }
-                (Some(k), v) => *k = v.clone(),
-                (None, v) => kept.push(v.clone()),
-            }
-        }
-        (self.filled, self.nrows, self.nfields) = (n + 1, self.nrows + 1, row.len());
-    }
-}
-
-/// The script's view of a connection's results (`rs.nrows`, `rs:fetch_row()`).
-pub struct ResultSet(Rc<RefCell<Results>>);
-
-/// A value as sysbench hands it to a script: text (NULL is nil).
-fn text(v: &SqlValue) -> Option<String> {
-    match v {
-        SqlValue::Null => None,
-        SqlValue::Int(i) => Some(i.to_string()),
-        SqlValue::Float(f) => Some(f.to_string()),
-        SqlValue::Text(s) => Some(s.clone()),
-        SqlValue::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
-    }
-}
-
-impl UserData for ResultSet {
-    fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
-        fields.add_field_method_get("nrows", |_, this| Ok(this.0.borrow().nrows));
-        fields.add_field_method_get("nfields", |_, this| Ok(this.0.borrow().nfields));
-    }
-
-    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_method("fetch_row", |lua, this, ()| {
-            let mut results = this.0.borrow_mut();
-            let Some(row) = (results.next < results.filled).then(|| &results.rows[results.next])
-            else {
-                return Ok(None);
-            };
-            let t = lua.create_table()?;
-            for (i, v) in row.iter().enumerate() {
-                t.raw_set(i + 1, text(v))?;
-            }
-            results.next += 1;
-            Ok(Some(t))
-        });
-        methods.add_method("free", |_, this, ()| {
-            this.0.borrow_mut().filled = 0;
-            Ok(())
-        });
-    }
-}
-
 impl UserData for Connection {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method("results", |_, this, ()| Ok(ResultSet(this.results.clone())));
@@ -365,7 +284,7 @@ impl UserData for Connection {
                 rng.next_u64();
             }
             let statement = if control(&sql) {
-                Statement::new(this, None, false, sql)
+                Statement::prepared(this, None, false, sql)
             } else {
                 let prepared = this.with(lua, |c| {
                     let stmt = c.prepare(&sql)?;
@@ -373,7 +292,7 @@ impl UserData for Connection {
                     Ok((stmt, reads))
                 })?;
                 match prepared {
-                    Ok((stmt, reads)) => Statement::new(this, Some(stmt), reads, sql),
+                    Ok((stmt, reads)) => Statement::prepared(this, Some(stmt), reads, sql),
                     Err(e) => return Ok((None, Some(e))),
                 }
             };
@@ -425,7 +344,8 @@ impl UserData for Connection {
     }
 }
 
-/// A prepared statement (`con:prepare`), with the parameters bound to it.
+/// A prepared statement (`con:prepare`), with the parameters bound to it; shared with the
+/// script's object, whose hot call (`execute`) reaches it through LuaJIT's FFI (`hot.rs`).
 pub struct Statement {
     conn: Shared,
     local: Rc<Local>,
@@ -435,11 +355,16 @@ pub struct Statement {
     sql: String,
     params: Vec<Rc<RefCell<SqlValue>>>,
     values: Vec<SqlValue>,
+    /// The last execution's error, until the script's object asks for its description.
+    pub failed: Option<anyhow::Error>,
 }
 
+/// The script's handle on a [`Statement`].
+pub struct StatementRef(Rc<RefCell<Statement>>);
+
 impl Statement {
-    fn new(con: &Connection, stmt: Option<Stmt>, reads: bool, sql: String) -> Statement {
-        Statement {
+    fn prepared(con: &Connection, stmt: Option<Stmt>, reads: bool, sql: String) -> StatementRef {
+        StatementRef(Rc::new(RefCell::new(Statement {
             conn: con.conn.clone(),
             local: con.local.clone(),
             results: con.results.clone(),
@@ -448,34 +373,65 @@ impl Statement {
             sql,
             params: Vec::new(),
             values: Vec::new(),
-        }
+            failed: None,
+        })))
     }
 
-    /// Sends the statement with its parameters' values; the counts and results as sysbench's.
-    fn execute(&mut self, lua: &Lua) -> mlua::Result<Option<Table>> {
+    /// Sends the statement with its parameters' values, counting it as sysbench does; an error
+    /// is kept in `failed` (Err). None: the connection is closed, nothing was sent.
+    pub fn send(&mut self) -> Option<Result<(), ()>> {
         self.values.clear();
         self.values
             .extend(self.params.iter().map(|p| p.borrow().clone()));
         let (stmt, values, reads, sql) = (self.stmt, &self.values, self.reads, &self.sql);
         let mut results = self.results.borrow_mut();
-        let outcome = with(&self.conn, &self.local, lua, |c| match stmt {
+        let mut guard = self.conn.borrow_mut();
+        let c = guard.as_mut()?;
+        let outcome = match stmt {
             None => c.execute(sql).map(|n| results.changed(n)),
             Some(s) if reads => {
                 results.start();
-                c.query_prepared(s, values, &mut |r| results.row(r))?;
-                Ok(())
+                c.query_prepared(s, values, &mut |r| results.row(r))
+                    .map(drop)
             }
             Some(s) => c.exec_prepared(s, values).map(|n| results.changed(n)),
-        })?;
-        if outcome.is_ok() {
-            let counts = &self.local.counts;
-            bump(match (reads, results.nrows) {
-                (true, _) => &counts.reads,
-                (false, 0) => &counts.other,
-                (false, _) => &counts.writes,
-            });
+        };
+        Some(match outcome {
+            Ok(()) => {
+                let counts = &self.local.counts;
+                bump(match (reads, results.nrows) {
+                    (true, _) => &counts.reads,
+                    (false, 0) => &counts.other,
+                    (false, _) => &counts.writes,
+                });
+                Ok(())
+            }
+            Err(e) => {
+                self.failed = Some(e);
+                Err(())
+            }
+        })
+    }
+
+    /// The kept error's description (see [`failure`]); none when nothing failed.
+    fn failure(&mut self, lua: &Lua) -> mlua::Result<Option<Table>> {
+        let Some(e) = self.failed.take() else {
+            return Ok(None);
+        };
+        let mut guard = self.conn.borrow_mut();
+        match guard.as_mut() {
+            Some(c) => failure(c.as_mut(), &self.local, lua, e).map(Some),
+            None => Err(closed()),
         }
-        Ok(outcome.err())
+    }
+
+    /// `execute` through Lua's C API: sends, then describes an error.
+    fn execute(&mut self, lua: &Lua) -> mlua::Result<Option<Table>> {
+        match self.send() {
+            None => Err(closed()),
+            Some(Ok(())) => Ok(None),
+            Some(Err(())) => self.failure(lua),
+        }
     }
 }
 
@@ -492,7 +448,7 @@ fn kind_of(btype: i64) -> mlua::Result<Kind> {
     }
 }
 
-impl UserData for Statement {
+impl UserData for StatementRef {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method(
             "bind_create",
@@ -502,21 +458,26 @@ impl UserData for Statement {
                     kind,
                     max_len: max_len.unwrap_or(8),
                     value: Rc::new(RefCell::new(SqlValue::Null)),
-                    rng: this.local.rng.clone(),
+                    rng: this.0.borrow().local.rng.clone(),
                     scratch: Vec::new(),
                 };
                 lua.create_userdata(param)
             },
         );
-        methods.add_method_mut("bind_param", |_, this, params: Variadic<AnyUserData>| {
-            this.params = (params.iter())
+        methods.add_method("bind_param", |_, this, params: Variadic<AnyUserData>| {
+            this.0.borrow_mut().params = (params.iter())
                 .map(|p| Ok(p.borrow::<Param>()?.value.clone()))
                 .collect::<mlua::Result<_>>()?;
             Ok(0)
         });
-        methods.add_method_mut("execute", |lua, this, ()| this.execute(lua));
-        methods.add_method_mut("close", |_, this, ()| {
-            this.params.clear();
+        methods.add_method("execute", |lua, this, ()| this.0.borrow_mut().execute(lua));
+        methods.add_method("failure", |lua, this, ()| this.0.borrow_mut().failure(lua));
+        // The statement's address, for `hot::execute`: it lives as long as this handle.
+        methods.add_method("hot", |_, this, ()| {
+            Ok(mlua::LightUserData(Rc::as_ptr(&this.0) as *mut _))
+        });
+        methods.add_method("close", |_, this, ()| {
+            this.0.borrow_mut().params.clear();
             Ok(0)
         });
     }
@@ -541,6 +502,16 @@ pub struct Param {
 
 impl UserData for Param {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        // The value's address and kind for `hot::set_number` (1 integer, 2 floating point, 0
+        // text, which only `set` takes): it lives as long as this parameter.
+        methods.add_method("hot", |_, this, ()| {
+            let kind = match this.kind {
+                Kind::Int => 1,
+                Kind::Float => 2,
+                Kind::Text => 0,
+            };
+            Ok((mlua::LightUserData(Rc::as_ptr(&this.value) as *mut _), kind))
+        });
         methods.add_method("set", |_, this, value: mlua::Value| {
             let v = match (&value, this.kind) {
                 (mlua::Value::Nil, _) => SqlValue::Null,
