@@ -129,6 +129,8 @@ pub struct Connection {
     /// Each parameter's text, NUL-ended as libpq takes it (kept to reuse its buffers).
     texts: Vec<Vec<u8>>,
     params: Params,
+    /// The row being read, its text values' allocations kept between statements.
+    row: Row,
 }
 
 /// A statement prepared on the server under `name`; its columns' names asked once, when needed.
@@ -169,6 +171,7 @@ impl Connection {
             capabilities,
             texts: Vec::new(),
             params: Params::default(),
+            row: Row::new(),
         };
         c.execute(setup)?;
         Ok(c)
@@ -323,23 +326,40 @@ impl Connection {
     }
 }
 
-/// Each row of `result` to `visit`, its values typed by their columns' types.
-fn each_row(result: &Res, visit: &mut Visit) -> Result<u64> {
-    let types: Vec<u32> = (0..result.columns())
-        .map(|i| result.column_type(i))
-        .collect();
-    let mut row = Row::with_capacity(types.len());
+/// Each row of `result` to `visit`, its values typed by their columns' types, written over
+/// `row` (kept with the connection: a text value keeps its allocation from the row before, so
+/// that a statement run again allocates nothing for its rows).
+fn each_row(result: &Res, row: &mut Row, visit: &mut Visit) -> Result<u64> {
+    let columns = result.columns();
     for r in 0..result.rows() {
-        row.clear();
-        for (i, ty) in types.iter().enumerate() {
-            row.push(match result.value(r, i) {
-                None => SqlValue::Null,
-                Some(text) => typed(*ty, text)?,
-            });
+        // A visitor may have taken the row before.
+        if row.len() != columns {
+            row.clear();
+            row.resize(columns, SqlValue::Null);
         }
-        visit(&mut row);
+        for (i, slot) in row.iter_mut().enumerate() {
+            match result.value(r, i) {
+                None => *slot = SqlValue::Null,
+                Some(text) => typed_into(result.column_type(i), text, slot)?,
+            }
+        }
+        visit(row);
     }
     Ok(result.rows() as u64)
+}
+
+/// [`typed`], written over `slot`: text into the text already there.
+fn typed_into(ty: u32, text: &[u8], slot: &mut SqlValue) -> Result<()> {
+    let textual = !matches!(ty, INT2 | INT4 | INT8 | FLOAT4 | FLOAT8 | BYTEA);
+    match slot {
+        SqlValue::Text(kept) if textual => {
+            let s = std::str::from_utf8(text).map_err(|_| anyhow!("a value that is not UTF-8"))?;
+            kept.clear();
+            kept.push_str(s);
+        }
+        _ => *slot = typed(ty, text)?,
+    }
+    Ok(())
 }
 
 /// A value of type `ty` from its text: integers and floats as numbers, `bytea` from its hex
@@ -402,7 +422,7 @@ impl SqlConnection for Connection {
     }
     fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
         let result = self.run(stmt, args)?;
-        each_row(&result, visit)
+        each_row(&result, &mut self.row, visit)
     }
     fn query_unnamed(&mut self, sql: &str, params: &[SqlValue], visit: &mut Visit) -> Result<u64> {
         // Every value as text of a type the server infers, as pgbench's -M extended sends it.
@@ -423,7 +443,7 @@ impl SqlConnection for Connection {
             )
         };
         let result = self.checked(self.answer(sent))?;
-        each_row(&result, visit)?;
+        each_row(&result, &mut self.row, visit)?;
         Ok(result.count())
     }
     fn columns(&mut self, stmt: Stmt) -> Result<Vec<String>> {
