@@ -17,6 +17,8 @@ use std::ffi::{c_int, c_void};
 /// (`kind` in that order), with the conversions the Lua function had.
 extern "C" fn draw(rng: *const RefCell<Generator>, kind: c_int, a: f64, b: f64) -> u32 {
     // SAFETY: `rng` is the address of the state's generator, alive as long as its state.
+    // Borrowed elsewhere only inside a call of this thread's that makes no draw through here,
+    // so the borrow cannot fail; were it to, a panic could not cross into LuaJIT.
     let Ok(mut g) = (unsafe { &*rng }).try_borrow_mut() else {
         return 0;
     };
@@ -33,6 +35,7 @@ extern "C" fn draw(rng: *const RefCell<Generator>, kind: c_int, a: f64, b: f64) 
 /// `param:set(v)` for a number into an integer (`int` 1) or floating-point parameter.
 extern "C" fn set_number(value: *const RefCell<SqlValue>, int: c_int, v: f64) {
     // SAFETY: `value` is the address of a parameter's value, alive as long as the parameter.
+    // Borrowed elsewhere only while a statement copies it, never across this call.
     if let Ok(mut slot) = (unsafe { &*value }).try_borrow_mut() {
         *slot = match int {
             1 => SqlValue::Int(v as i64),
