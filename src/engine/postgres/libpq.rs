@@ -348,25 +348,12 @@ fn each_row(result: &Res, row: &mut Row, visit: &mut Visit) -> Result<u64> {
     Ok(result.rows() as u64)
 }
 
-/// [`typed`], written over `slot`: text into the text already there.
+/// A value of type `ty` from its text, written over `slot`: integers and floats as numbers,
+/// `bytea` from its hex form, the rest as the server wrote them (booleans `t`/`f`, numerics
+/// exactly), into the text already in `slot` when there is one (its allocation kept).
 fn typed_into(ty: u32, text: &[u8], slot: &mut SqlValue) -> Result<()> {
-    let textual = !matches!(ty, INT2 | INT4 | INT8 | FLOAT4 | FLOAT8 | BYTEA);
-    match slot {
-        SqlValue::Text(kept) if textual => {
-            let s = std::str::from_utf8(text).map_err(|_| anyhow!("a value that is not UTF-8"))?;
-            kept.clear();
-            kept.push_str(s);
-        }
-        _ => *slot = typed(ty, text)?,
-    }
-    Ok(())
-}
-
-/// A value of type `ty` from its text: integers and floats as numbers, `bytea` from its hex
-/// form, the rest as the server wrote them (booleans `t`/`f`, numerics exactly).
-fn typed(ty: u32, text: &[u8]) -> Result<SqlValue> {
     let s = std::str::from_utf8(text).map_err(|_| anyhow!("a value that is not UTF-8"))?;
-    Ok(match ty {
+    *slot = match ty {
         INT2 | INT4 | INT8 => SqlValue::Int(s.parse()?),
         FLOAT4 | FLOAT8 => SqlValue::Float(s.parse()?),
         BYTEA => {
@@ -376,8 +363,16 @@ fn typed(ty: u32, text: &[u8]) -> Result<SqlValue> {
             let digit = |i: usize| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16);
             SqlValue::Bytes((0..hex.len() / 2).map(digit).collect::<Result<_, _>>()?)
         }
-        _ => SqlValue::Text(s.to_string()),
-    })
+        _ => match slot {
+            SqlValue::Text(kept) => {
+                kept.clear();
+                kept.push_str(s);
+                return Ok(());
+            }
+            _ => SqlValue::Text(s.to_string()),
+        },
+    };
+    Ok(())
 }
 
 impl SqlConnection for Connection {
@@ -553,6 +548,12 @@ impl Connection {
 mod tests {
     use super::*;
 
+    fn typed(ty: u32, text: &[u8]) -> Result<SqlValue> {
+        let mut value = SqlValue::Null;
+        typed_into(ty, text, &mut value)?;
+        Ok(value)
+    }
+
     #[test]
     fn values_are_typed_by_their_columns() {
         assert_eq!(typed(INT8, b"-42").unwrap(), SqlValue::Int(-42));
@@ -564,6 +565,12 @@ mod tests {
         assert_eq!(typed(16, b"t").unwrap(), SqlValue::Text("t".into()));
         assert!(typed(INT4, b"x").is_err());
         assert!(typed(BYTEA, b"\\x0").is_err());
+        // Written over the value before: text over text, a number over text.
+        let mut slot = SqlValue::Text("longer".into());
+        typed_into(25, b"ab", &mut slot).unwrap();
+        assert_eq!(slot, SqlValue::Text("ab".into()));
+        typed_into(INT4, b"3", &mut slot).unwrap();
+        assert_eq!(slot, SqlValue::Int(3));
     }
 
     #[test]
