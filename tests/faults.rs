@@ -315,7 +315,10 @@ fn a_killed_primary_fails_over_to_its_standby() {
 /// tpcc on a Galera cluster of three, node 1 killed 2 s in: the client connected to it loses its
 /// New-Order or Payment in flight and reconnects to the next node that accepts; the other two
 /// nodes go on as a primary component of their own, and tpcc's consistency conditions hold on
-/// them after the run (and the New-Orders acknowledged are all there).
+/// them after the run (and the New-Orders acknowledged are all there). The outage is Galera's:
+/// about 6 s here (its 5 s `evs.suspect_timeout`, then the new view), but on a loaded machine
+/// CI once saw more than 10 s; by its 15 s `evs.inactive_timeout` the killed node is out of the
+/// group whatever became of the first attempt at a view, so the step leaves room past that.
 #[test]
 fn a_killed_galera_node_is_lived_through() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -332,7 +335,7 @@ fn a_killed_galera_node_is_lived_through() {
         "--clients",
         "3",
         "--duration",
-        "12",
+        "22",
         "--interval",
         "0.5",
         "--fault",
@@ -347,7 +350,12 @@ fn a_killed_galera_node_is_lived_through() {
     let figure = |name: &str| figure_of(m, "mysql", name);
     assert!(figure("fault.failed") >= 1.0, "{:?}", m.figures);
     let outage = figure("fault.outage_s");
-    assert!(outage > 0.0 && outage < 10.0, "outage {outage} s");
+    assert!(
+        outage > 0.0 && outage < 16.0,
+        "outage {outage} s ({:?}; {:?})",
+        r.notes,
+        m.runs[0].intervals
+    );
     // Throughput came back once the other nodes went on without the killed one.
     let usage = &m.runs[0].usage;
     let length = usage["fault.ended_s"] - usage["fault.began_s"];

@@ -6,6 +6,9 @@
 use hakari::durability::Durability;
 use hakari::server::topology::{ReplicaAck, Topology};
 use hakari::server::{started_programs, PrivateServer, ServerOptions};
+use std::os::unix::fs::PermissionsExt;
+mod common;
+use common::{hakari, stderr};
 
 fn check(server: &dyn PrivateServer, topology: Topology) {
     let dir = tempfile::tempdir().unwrap();
@@ -53,4 +56,41 @@ fn every_private_server_starts_only_the_programs_it_declares() {
         };
         check(server, topology);
     }
+}
+
+/// Run as root, a private server runs as its own system user: a `--data-dir` that user cannot
+/// pass through (a `mktemp -d` directory, mode 0700) is refused in one line that names it, not
+/// left to the server's page of "Permission denied"; and hakari changes nothing of the user's.
+#[test]
+fn a_data_dir_the_servers_user_cannot_reach_is_refused_in_one_line() {
+    if unsafe { libc::geteuid() } != 0 {
+        return; // not root: the servers run as hakari's own user, who made the directory
+    }
+    let locked = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(locked.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let dir = locked.path().to_str().unwrap();
+    let o = hakari(&[
+        "run",
+        "tpcb",
+        "--engine",
+        "mysql",
+        "--data-dir",
+        dir,
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let refusal = err.lines().find(|l| l.contains("error")).unwrap_or("");
+    assert!(
+        refusal.contains("cannot reach") && refusal.contains(&format!("chmod o+x {dir}")),
+        "{err}"
+    );
+    assert!(!err.contains("Permission denied"), "{err}");
+    let mode = std::fs::metadata(locked.path())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700, "the user's directory left as it was");
 }

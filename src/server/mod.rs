@@ -129,7 +129,10 @@ pub fn run_as(name: &str) -> Result<Option<RunAs>> {
 }
 
 /// Makes each of `paths` (owned by hakari) belong to the server's user, and lets that user
-/// traverse the directories above them that hakari created.
+/// traverse the directories above them that hakari created. The directories above those are
+/// the user's (a `--data-dir`, the temporary directory): left as they are, and refused in one
+/// line when the server's user could not pass through them (else the server's own start fails
+/// with a page of "Permission denied").
 pub fn hand_over(paths: &[&Path], owner: Option<RunAs>, traverse_up_to: &Path) -> Result<()> {
     let Some(owner) = owner else { return Ok(()) };
     for path in paths {
@@ -145,6 +148,24 @@ pub fn hand_over(paths: &[&Path], owner: Option<RunAs>, traverse_up_to: &Path) -
                 break;
             }
             p = parent.parent();
+        }
+    }
+    for above in traverse_up_to.ancestors().skip(1) {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(above)?;
+        let mode = meta.mode();
+        let passes = mode & 0o001 != 0
+            || (meta.uid() == owner.uid && mode & 0o100 != 0)
+            || (meta.gid() == owner.gid && mode & 0o010 != 0);
+        if !passes {
+            bail!(
+                "the server's user (uid {}) cannot reach {}: {} (mode {:o}) lets no other user through; give it search permission (chmod o+x {}) or choose another --data-dir",
+                owner.uid,
+                traverse_up_to.display(),
+                above.display(),
+                mode & 0o7777,
+                above.display()
+            );
         }
     }
     Ok(())
