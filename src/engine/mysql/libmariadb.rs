@@ -165,6 +165,10 @@ struct Statement {
     stmt: *mut my::MYSQL_STMT,
     names: Vec<String>,
     outputs: Outputs,
+    /// Its result binds are in place: libmariadb keeps them from one execution to the next
+    /// (it makes them anew only for a statement with more than one result, which is bound
+    /// again after each execution).
+    bound: bool,
 }
 
 // SAFETY: as the handle it belongs to.
@@ -392,12 +396,18 @@ impl Connection {
             }
         }
         let out = &mut s.outputs;
-        for i in 0..out.binds.len() {
-            out.point(i);
-        }
         // SAFETY: as above.
-        if unsafe { my::mysql_stmt_bind_result(raw, out.binds.as_mut_ptr()) } != my::FALSE {
-            return Err(Self::stmt_failed(raw));
+        if !s.bound || unsafe { my::mysql_stmt_more_results(raw) } != my::FALSE {
+            // The binds point into the buffers' heap memory, which stays where it is until a
+            // buffer grows (`grow` binds again).
+            for i in 0..out.binds.len() {
+                out.point(i);
+            }
+            // SAFETY: as above.
+            if unsafe { my::mysql_stmt_bind_result(raw, out.binds.as_mut_ptr()) } != my::FALSE {
+                return Err(Self::stmt_failed(raw));
+            }
+            s.bound = true;
         }
         let mut n = 0;
         loop {
@@ -479,6 +489,7 @@ impl SqlConnection for Connection {
             stmt,
             names: Vec::new(),
             outputs: Outputs::new(Vec::new(), Vec::new()),
+            bound: false,
         };
         if unsafe { my::mysql_stmt_prepare(stmt, sql.as_ptr().cast(), sql.len() as c_ulong) } != 0 {
             return Err(Self::stmt_failed(stmt));

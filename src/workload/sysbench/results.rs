@@ -35,24 +35,16 @@ impl Results {
         (self.next, self.filled, self.nrows, self.nfields) = (0, 0, 0, 0);
     }
 
-    pub fn row(&mut self, row: &Row) {
+    /// Takes the row the driver just read, leaving it the row in this slot from an earlier
+    /// read (the drivers write every value over the row they are handed): no copy, and a
+    /// statement run again allocates nothing new for its rows.
+    pub fn row(&mut self, row: &mut Row) {
         let n = self.filled;
         if n == self.rows.len() {
-            self.rows.push(Row::with_capacity(row.len()));
+            self.rows.push(Row::new());
         }
-        let kept = &mut self.rows[n];
-        kept.truncate(row.len());
-        for (i, value) in row.iter().enumerate() {
-            match (kept.get_mut(i), value) {
-                (Some(SqlValue::Text(k)), SqlValue::Text(v)) => {
-                    k.clear();
-                    k.push_str(v);
-                }
-                (Some(k), v) => *k = v.clone(),
-                (None, v) => kept.push(v.clone()),
-            }
-        }
-        (self.filled, self.nrows, self.nfields) = (n + 1, self.nrows + 1, row.len());
+        std::mem::swap(&mut self.rows[n], row);
+        (self.filled, self.nrows, self.nfields) = (n + 1, self.nrows + 1, self.rows[n].len());
     }
 }
 
@@ -94,5 +86,39 @@ impl UserData for ResultSet {
             this.0.borrow_mut().filled = 0;
             Ok(())
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each read keeps exactly its own rows, whatever rows the driver is handed back.
+    #[test]
+    fn a_read_keeps_its_own_rows() {
+        let text = |s: &str| SqlValue::Text(s.into());
+        let mut results = Results::default();
+        let mut driver_row: Row = Vec::new();
+        let mut read = |results: &mut Results, rows: &[Row]| {
+            results.start();
+            for r in rows {
+                driver_row.clear();
+                driver_row.extend(r.iter().cloned());
+                results.row(&mut driver_row);
+            }
+        };
+        let first = [
+            vec![SqlValue::Int(1), text("a")],
+            vec![SqlValue::Int(2), text("b")],
+        ];
+        read(&mut results, &first);
+        assert_eq!((results.nrows, results.nfields), (2, 2));
+        assert_eq!(&results.rows[..results.filled], &first);
+        let second = [vec![text("only")]];
+        read(&mut results, &second);
+        assert_eq!((results.nrows, results.nfields), (1, 1));
+        assert_eq!(&results.rows[..results.filled], &second);
+        results.changed(5);
+        assert_eq!((results.nrows, results.filled), (5, 0));
     }
 }
