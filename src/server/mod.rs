@@ -150,7 +150,8 @@ pub fn hand_over(paths: &[&Path], owner: Option<RunAs>, traverse_up_to: &Path) -
             p = parent.parent();
         }
     }
-    for above in traverse_up_to.ancestors().skip(1) {
+    // A relative path's ancestors end in "": the working directory, which the user chose.
+    for above in (traverse_up_to.ancestors().skip(1)).filter(|p| !p.as_os_str().is_empty()) {
         use std::os::unix::fs::MetadataExt;
         let meta = std::fs::metadata(above)?;
         let mode = meta.mode();
