@@ -148,6 +148,17 @@ fn delta(after: &BTreeMap<String, i64>, before: &BTreeMap<String, i64>) -> BTree
         .collect()
 }
 
+/// sysbench's options for the test's private PostgreSQL on `port`.
+fn pgsql_options(port: u16) -> Vec<String> {
+    vec![
+        "--db-driver=pgsql".to_string(),
+        "--pgsql-host=127.0.0.1".into(),
+        format!("--pgsql-port={port}"),
+        "--pgsql-user=hakari".into(),
+        "--pgsql-db=hakari".into(),
+    ]
+}
+
 #[test]
 fn the_same_seed_draws_the_same_values() {
     let dir = tempfile::tempdir().unwrap();
@@ -156,13 +167,7 @@ fn the_same_seed_draws_the_same_values() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/sysbench/draws.lua"
     );
-    let server = [
-        "--db-driver=pgsql".to_string(),
-        "--pgsql-host=127.0.0.1".into(),
-        format!("--pgsql-port={port}"),
-        "--pgsql-user=hakari".into(),
-        "--pgsql-db=hakari".into(),
-    ];
+    let server = pgsql_options(port);
     for args in [
         strings(&["--events=1", "--rand-seed=7", "run"]),
         strings(&[
@@ -193,6 +198,31 @@ fn the_same_seed_draws_the_same_values() {
         assert!(theirs.len() >= 180, "{args:?}: {theirs:?}");
         assert_eq!(hakari, theirs, "{args:?}");
     }
+}
+
+/// An event that returns a true value ends its thread's loop, uncounted, as in sysbench: two
+/// threads that stop at their fifth event count eight events under both tools.
+#[test]
+fn an_event_returning_true_ends_its_thread_uncounted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = common::private_postgres(dir.path());
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sysbench/stops.lua"
+    );
+    let args = strings(&["--threads=2", "--time=60", "run"]);
+    let server = pgsql_options(port);
+    let ours: Vec<String> = server.iter().cloned().chain(args.clone()).collect();
+    let events = |out: String| -> Vec<String> {
+        (out.lines())
+            .filter(|l| l.trim_start().starts_with("total number of events:"))
+            .filter_map(|l| l.split_whitespace().last().map(str::to_string))
+            .collect()
+    };
+    let theirs = events(run_ok(Tool::Sysbench, script, &args, dir.path()));
+    let hakari = events(run_ok(Tool::Report, script, &ours, dir.path()));
+    assert_eq!(theirs, ["8"], "sysbench's count");
+    assert_eq!(hakari, theirs);
 }
 
 /// What both tools' `prepare` made: each table's definition, row count and ids alike, and
@@ -519,13 +549,7 @@ fn bad_input_is_one_line_and_a_failure() {
         "function event()\n  local x = nil\n  return x.y\nend\n",
     )
     .unwrap();
-    let server = [
-        "--db-driver=pgsql".to_string(),
-        "--pgsql-host=127.0.0.1".into(),
-        format!("--pgsql-port={port}"),
-        "--pgsql-user=hakari".into(),
-        "--pgsql-db=hakari".into(),
-    ];
+    let server = pgsql_options(port);
     let on_server =
         |more: &[&str]| -> Vec<String> { server.iter().cloned().chain(strings(more)).collect() };
     let cases: [(&str, Vec<String>, &str); 6] = [

@@ -17,7 +17,7 @@ pub use super::readings::{Span, StepResources};
 use super::resources;
 use super::timing::Timing;
 use super::worker::Done;
-pub use super::worker::{Turn, Worker};
+pub use super::worker::{Began, Turn, Worker};
 use super::{interrupted, Interrupted};
 use anyhow::{anyhow, bail, Result};
 use hdrhistogram::Histogram;

@@ -53,6 +53,13 @@ pub struct Turn {
     pub ends: Option<Instant>,
 }
 
+/// A unit's intended and actual start, from `Worker::begin` to its `end`.
+#[derive(Clone, Copy, Debug)]
+pub struct Began {
+    intended: Instant,
+    start: Instant,
+}
+
 /// A unit's times: from its intended start to its end (its latency), and from its intended
 /// start to its actual start (its lag in an open loop; zero in a closed one).
 #[derive(Clone, Copy, Debug)]
@@ -74,11 +81,29 @@ impl Worker<'_> {
     /// in an open loop, first waits for its intended start.
     #[inline]
     pub fn timed<T>(&mut self, ops: u64, unit: impl FnOnce() -> Result<T>) -> Result<T> {
+        let began = self.begin();
+        let out = unit()?;
+        self.end(ops, began);
+        Ok(out)
+    }
+
+    /// `timed`'s first half, for a body whose loop runs elsewhere (a script's own event loop,
+    /// which calls in at each unit's start and end): waits for the unit's intended start in an
+    /// open loop, and notes its start.
+    #[inline]
+    pub fn begin(&mut self) -> Began {
         let intended = self.next_start();
         let start = Instant::now();
-        let out = unit()?;
-        self.done(ops, intended.unwrap_or(start), start, Instant::now());
-        Ok(out)
+        Began {
+            intended: intended.unwrap_or(start),
+            start,
+        }
+    }
+
+    /// `timed`'s second half: the unit begun at `began`, of `ops` operations, ended now.
+    #[inline]
+    pub fn end(&mut self, ops: u64, began: Began) {
+        self.done(ops, began.intended, began.start, Instant::now());
     }
 
     /// As `timed`, for a unit of kind `kind` (an index the body chose: read, update, ...):

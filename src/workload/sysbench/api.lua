@@ -227,22 +227,38 @@ function sql.driver(name)
    return setmetatable({}, driver)
 end
 
--- The event loop's one step: event() until it ends without an error that restarts it.
-function hk.event(thread_id)
-   local restarts = 0
-   while true do
-      local ok, ret = pcall(event, thread_id)
-      if ok then
-         return ret, restarts
-      end
-      if type(ret) == "table" and ret.errcode == sysbench.error.RESTART_EVENT then
-         restarts = restarts + 1
-         if sysbench.hooks.before_restart_event then
-            sysbench.hooks.before_restart_event(ret)
+-- The event loop, as sysbench's own thread_run: in Lua, so that LuaJIT compiles it with the
+-- event into one trace; each event begun and ended by a call into this thread's worker
+-- (hot.rs), its restarts counted, any other error ending the loop.
+local hot_more = ffi.cast("int (*)(void *)", hk.hot.more)
+local hot_begin = ffi.cast("void (*)(void *)", hk.hot.begin)
+local hot_end = ffi.cast("void (*)(void *, int)", hk.hot["end"])
+
+function hk.run(events, thread_id)
+   events = ffi.cast("void *", events)
+   while hot_more(events) ~= 0 do
+      hot_begin(events)
+      local restarts = 0
+      local ok, ret
+      repeat
+         ok, ret = pcall(event, thread_id)
+         if not ok then
+            if type(ret) == "table" and ret.errcode == sysbench.error.RESTART_EVENT then
+               restarts = restarts + 1
+               if sysbench.hooks.before_restart_event then
+                  sysbench.hooks.before_restart_event(ret)
+               end
+            else
+               error(ret, 0)
+            end
          end
-      else
-         error(ret, 0)
+      until ok
+      -- event() returning anything but nil or false ends this thread's loop, that event not
+      -- counted, as in sysbench.
+      if ret then
+         return
       end
+      hot_end(events, restarts)
    end
 end
 

@@ -205,11 +205,11 @@ impl State {
         }
     }
 
-    /// The event step api.lua defines: event() with its restarts; (whether it asked to stop,
-    /// restarts).
-    pub fn event_step(&self) -> Result<Function> {
+    /// The event loop api.lua defines (`hk.run`), called with the thread's `hot::Events` and
+    /// its thread id.
+    pub fn event_loop(&self) -> Result<Function> {
         let hk: Table = self.lua.named_registry_value("hakari").map_err(lua_err)?;
-        hk.get("event").map_err(lua_err)
+        hk.get("run").map_err(lua_err)
     }
 
     /// `sysbench.cmdline.commands[name]`: (defined, parallel).

@@ -506,33 +506,22 @@ impl SysbenchParams {
             |i| {
                 let state = command.state(i, seeds.state(i), counts[i].clone())?;
                 state.call_if_defined("thread_init")?;
-                let step = state.event_step()?;
+                let run = state.event_loop()?;
                 // A thread's state made again (its connection lost under --fault) is a
                 // reconnect, as sysbench's driver counts one.
                 if started[i].swap(true, Ordering::Relaxed) {
                     counts[i].reconnects.fetch_add(1, Ordering::Relaxed);
                 }
-                Ok((state, step))
+                Ok((state, run))
             },
-            |(state, step): &mut (State, mlua::Function), worker: &mut Worker| {
+            |(state, run): &mut (State, mlua::Function), worker: &mut Worker| {
                 let tid = worker.index;
                 // --events is over all threads: each takes one before it runs it.
-                let limited = self.events > 0;
-                while worker.more() && (!limited || left.fetch_sub(1, Ordering::Relaxed) > 0) {
-                    let (stop, restarts) = worker.timed(1, || {
-                        (step.call::<(mlua::Value, u64)>(tid)).map_err(|e| lua::one_line(&e))
-                    })?;
-                    (0..restarts).for_each(|_| worker.retried());
-                    if !matches!(stop, mlua::Value::Nil | mlua::Value::Boolean(false)) {
-                        break;
-                    }
-                    if self.percentile > 0.0 {
-                        // sysbench's latency histogram picks a slot for each event with a draw
-                        // of the thread's generator: drawn here too, so the next event draws
-                        // what it draws under sysbench.
-                        state.local.rng.borrow_mut().next_u64();
-                    }
-                }
+                let left = (self.events > 0).then_some(&left);
+                let draw = (self.percentile > 0.0).then_some(&*state.local.rng);
+                let mut events = hot::Events::new(worker, left, draw);
+                (run.call::<()>((events.address(), tid))).map_err(|e| lua::one_line(&e))?;
+                anyhow::ensure!(!events.panicked, "the event loop's timing failed (a panic)");
                 state.call_if_defined("thread_done").map(|_| ())
             },
         )
