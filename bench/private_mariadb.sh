@@ -7,8 +7,9 @@ my_work="$(mktemp -d)"; chmod 755 "$my_work"
 my_socket="$my_work/mysqld.sock"
 my_user=(); [ "$(id -u)" -eq 0 ] && { chown mysql "$my_work"; my_user=(--user=mysql); }
 stop_private_mariadb() {
-  [ -f "$my_work/mysqld.pid" ] && kill "$(cat "$my_work/mysqld.pid")" 2>/dev/null
-  for _ in $(seq 100); do [ -S "$my_socket" ] || break; sleep 0.1; done
+  # Waits for the server's own exit: it still writes its files after its socket is gone.
+  kill "$my_pid" 2>/dev/null
+  for _ in $(seq 600); do kill -0 "$my_pid" 2>/dev/null || break; sleep 0.1; done
   rm -rf "$my_work"
 }
 mariadb-install-db --no-defaults --datadir="$my_work/data" --auth-root-authentication-method=normal \
@@ -16,6 +17,7 @@ mariadb-install-db --no-defaults --datadir="$my_work/data" --auth-root-authentic
 mariadbd --no-defaults --datadir="$my_work/data" --socket="$my_socket" --skip-networking \
   --pid-file="$my_work/mysqld.pid" --log-error="$my_work/log" --skip-log-bin --tmpdir="$my_work" \
   --innodb-buffer-pool-size=1G --local-infile=1 "${my_user[@]}" &
+my_pid=$!
 for _ in $(seq 300); do [ -S "$my_socket" ] && break; sleep 0.1; done
 my_client=(mariadb --no-defaults --local-infile=1 -S "$my_socket" -u root)
 "${my_client[@]}" -e "CREATE DATABASE hakari_bench"

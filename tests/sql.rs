@@ -455,6 +455,26 @@ fn a_postgres_wire_flavour_is_the_engine_with_declarations_of_its_own() {
     db.close().unwrap();
 }
 
+/// A private MariaDB opened in `dir` by the `mysql` engine, and a connection of the tools'
+/// (through libmariadb).
+fn mysql_with_tool_connection(
+    dir: &std::path::Path,
+) -> (
+    Box<dyn hakari::engine::sql::SqlDatabase>,
+    Box<dyn hakari::engine::sql::SqlConnection>,
+) {
+    let engine = (hakari::engine::sql_engines().into_iter())
+        .find(|e| e.name() == "mysql")
+        .unwrap();
+    let options = hakari::engine::sql::SqlOptions {
+        clients: 2,
+        ..hakari::engine::sql::SqlOptions::at(dir, Durability::Sync)
+    };
+    let db = engine.open(&options).unwrap();
+    let c = db.connect_tool().unwrap();
+    (db, c)
+}
+
 /// MariaDB's prepared reads through libmariadb (the tools' client: sysbench's and pgbench's
 /// commands): a statement executed again and again hands each execution its own rows, whether
 /// a value outgrew its buffer on the way (longer than the 256 bytes first given a column) or
@@ -462,18 +482,9 @@ fn a_postgres_wire_flavour_is_the_engine_with_declarations_of_its_own() {
 /// statement run between.
 #[test]
 fn mysql_prepared_reads_run_again_give_their_own_rows() {
-    use hakari::engine::sql::{SqlOptions, SqlValue};
-    let engine = (hakari::engine::sql_engines().into_iter())
-        .find(|e| e.name() == "mysql")
-        .unwrap();
+    use hakari::engine::sql::SqlValue;
     let dir = tempfile::tempdir().unwrap();
-    let db = engine
-        .open(&SqlOptions {
-            clients: 2,
-            ..SqlOptions::at(dir.path(), Durability::Sync)
-        })
-        .unwrap();
-    let mut c = db.connect_tool().unwrap();
+    let (db, mut c) = mysql_with_tool_connection(dir.path());
     c.execute("CREATE TABLE hakari_reads (id INTEGER PRIMARY KEY, t VARCHAR(1000))")
         .unwrap();
     let long = "x".repeat(600);
@@ -508,6 +519,47 @@ fn mysql_prepared_reads_run_again_give_their_own_rows() {
             .unwrap();
         assert_eq!(counted, vec![vec![SqlValue::Int(3)]]);
     }
+    drop(c);
+    db.close().unwrap();
+}
+
+/// MariaDB's prepared statements through libmariadb keep their parameters' binds from one
+/// execution to the next: each execution sends the values it is given, whatever came before (a
+/// longer text, a shorter one, another type, NULL), rows counted unread leave the statement
+/// ready to run again, and a wrong number of parameters is refused.
+#[test]
+fn mysql_prepared_parameters_bound_once_send_each_executions_values() {
+    use hakari::engine::sql::SqlValue;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, mut c) = mysql_with_tool_connection(dir.path());
+    let echo = c.prepare("SELECT CAST(? AS CHAR(1000))").unwrap();
+    let long = "y".repeat(700);
+    let text = |t: &str| SqlValue::Text(t.into());
+    for (sent, back) in [
+        (SqlValue::Int(1), text("1")),
+        (text("ab"), text("ab")),
+        (text(&long), text(&long)),
+        (text("c"), text("c")),
+        (SqlValue::Null, SqlValue::Null),
+        (SqlValue::Float(1.5), text("1.5")),
+        (SqlValue::Int(-2), text("-2")),
+    ] {
+        let mut seen = Vec::new();
+        c.query_prepared(echo, std::slice::from_ref(&sent), &mut |r| {
+            seen.push(r.to_vec())
+        })
+        .unwrap();
+        assert_eq!(seen, vec![vec![back]], "sent {sent:?}");
+        assert_eq!(c.run_prepared(echo, &[text("z")]).unwrap(), 1);
+    }
+    let e = c.run_prepared(echo, &[]).unwrap_err();
+    assert!(format!("{e:#}").contains("parameter"), "{e:#}");
+    let e = (c.run_prepared(echo, &[SqlValue::Int(1), SqlValue::Int(2)])).unwrap_err();
+    assert!(
+        format!("{e:#}").contains("takes 1 parameters, 2 given"),
+        "{e:#}"
+    );
+    assert_eq!(c.run_prepared(echo, &[text("again")]).unwrap(), 1);
     drop(c);
     db.close().unwrap();
 }

@@ -8,17 +8,15 @@
 //!
 //! [`SqlDatabase::connect_tool`]: crate::engine::sql::SqlDatabase::connect_tool
 
+use super::binds::{fetch_of, text_value, Fetch, Inputs, Outputs};
 use super::{insert_rows, server_error};
 use crate::engine::sql::{Capabilities, Dialect, Prepared, Row, Rows, SqlConnection, SqlValue};
 use crate::engine::sql::{Stmt, Visit};
 use crate::results::redact::redact;
 use anyhow::{anyhow, Result};
-use my::enum_field_types as Type;
 use mysqlclient_sys as my;
-use std::ffi::{c_char, c_uint, c_ulong, c_void, CStr, CString};
+use std::ffi::{c_char, c_uint, c_ulong, CStr, CString};
 
-/// A column's flag: its integers are unsigned.
-const UNSIGNED: c_uint = 32;
 /// The first size of a text column's buffer; a longer value grows it.
 const TEXT_BUFFER: usize = 256;
 
@@ -48,122 +46,12 @@ fn c_text(s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| anyhow!("a MySQL statement or setting holds a NUL byte"))
 }
 
-/// A zeroed bind: the library's own initial state (null pointers, no type).
-fn unbound() -> my::MYSQL_BIND {
-    // SAFETY: MYSQL_BIND is plain C data for which all-zero bytes are its documented reset.
-    unsafe { std::mem::zeroed() }
-}
-
-/// How a result column is fetched.
-#[derive(Clone, Copy, PartialEq)]
-enum Fetch {
-    Int {
-        unsigned: bool,
-    },
-    Float,
-    /// DECIMAL: read as text, kept as the number it is.
-    Decimal,
-    Text,
-}
-
-/// What a result column's value is read into, one buffer per column, kept between executions.
-struct Outputs {
-    binds: Vec<my::MYSQL_BIND>,
-    fetch: Vec<Fetch>,
-    ints: Vec<i64>,
-    floats: Vec<f64>,
-    texts: Vec<Vec<u8>>,
-    lengths: Vec<c_ulong>,
-    nulls: Vec<my::my_bool>,
-    errors: Vec<my::my_bool>,
-}
-
-impl Outputs {
-    fn new(fetch: Vec<Fetch>, sizes: Vec<usize>) -> Outputs {
-        let n = fetch.len();
-        Outputs {
-            binds: (0..n).map(|_| unbound()).collect(),
-            ints: vec![0; n],
-            floats: vec![0.0; n],
-            texts: sizes.into_iter().map(|s| vec![0; s]).collect(),
-            lengths: vec![0; n],
-            nulls: vec![my::FALSE; n],
-            errors: vec![my::FALSE; n],
-            fetch,
-        }
-    }
-
-    /// Points column `i`'s bind at its buffers (after a buffer grew, or before a fetch).
-    fn point(&mut self, i: usize) {
-        let b = &mut self.binds[i];
-        *b = unbound();
-        b.length = &mut self.lengths[i];
-        b.is_null = &mut self.nulls[i];
-        b.error = &mut self.errors[i];
-        match self.fetch[i] {
-            Fetch::Int { unsigned } => {
-                b.buffer_type = Type::MYSQL_TYPE_LONGLONG;
-                b.buffer = (&mut self.ints[i] as *mut i64).cast();
-                b.is_unsigned = if unsigned { my::TRUE } else { my::FALSE };
-            }
-            Fetch::Float => {
-                b.buffer_type = Type::MYSQL_TYPE_DOUBLE;
-                b.buffer = (&mut self.floats[i] as *mut f64).cast();
-            }
-            Fetch::Decimal | Fetch::Text => {
-                b.buffer_type = Type::MYSQL_TYPE_STRING;
-                b.buffer = self.texts[i].as_mut_ptr().cast();
-                b.buffer_length = self.texts[i].len() as c_ulong;
-            }
-        }
-    }
-
-    /// Column `i` of the row just fetched, written over `slot` (a text slot keeps its
-    /// allocation): numbers as numbers, DECIMAL as the number its text reads, the rest as text
-    /// as the server sent it (bytes when it is not UTF-8).
-    fn read(&self, i: usize, slot: &mut SqlValue) {
-        if self.nulls[i] != my::FALSE {
-            *slot = SqlValue::Null;
-            return;
-        }
-        *slot = match self.fetch[i] {
-            Fetch::Int { unsigned: false } => SqlValue::Int(self.ints[i]),
-            Fetch::Int { unsigned: true } => {
-                let u = self.ints[i] as u64;
-                i64::try_from(u).map_or(SqlValue::Float(u as f64), SqlValue::Int)
-            }
-            Fetch::Float => SqlValue::Float(self.floats[i]),
-            Fetch::Decimal | Fetch::Text => {
-                let bytes = &self.texts[i][..self.lengths[i] as usize];
-                match (std::str::from_utf8(bytes), self.fetch[i], &mut *slot) {
-                    (Ok(t), Fetch::Text, SqlValue::Text(kept)) => {
-                        kept.clear();
-                        kept.push_str(t);
-                        return;
-                    }
-                    _ => text_value(self.fetch[i], bytes),
-                }
-            }
-        };
-    }
-}
-
-/// A value the server sent as text, as a column fetched as `fetch` holds it: numbers parsed,
-/// text kept as it came (bytes when it is not UTF-8).
-fn text_value(fetch: Fetch, bytes: &[u8]) -> SqlValue {
-    let Ok(t) = std::str::from_utf8(bytes) else {
-        return SqlValue::Bytes(bytes.to_vec());
-    };
-    match fetch {
-        Fetch::Int { .. } | Fetch::Float | Fetch::Decimal => SqlValue::from_text(t),
-        Fetch::Text => SqlValue::Text(t.to_string()),
-    }
-}
-
-/// A prepared statement with the buffers its results are read into; closed when dropped.
+/// A prepared statement with the buffers its parameters are sent from and its results read
+/// into; closed when dropped.
 struct Statement {
     stmt: *mut my::MYSQL_STMT,
     names: Vec<String>,
+    inputs: Inputs,
     outputs: Outputs,
     /// Its result binds are in place: libmariadb keeps them from one execution to the next
     /// (it makes them anew only for a statement with more than one result, which is bound
@@ -182,60 +70,13 @@ impl Drop for Statement {
     }
 }
 
-/// How a column is fetched: integers and floats as numbers, the rest as text.
-fn fetch_of(field: &my::MYSQL_FIELD) -> Fetch {
-    match field.type_ {
-        Type::MYSQL_TYPE_TINY
-        | Type::MYSQL_TYPE_SHORT
-        | Type::MYSQL_TYPE_LONG
-        | Type::MYSQL_TYPE_INT24
-        | Type::MYSQL_TYPE_LONGLONG
-        | Type::MYSQL_TYPE_YEAR => Fetch::Int {
-            unsigned: field.flags & UNSIGNED != 0,
-        },
-        Type::MYSQL_TYPE_FLOAT | Type::MYSQL_TYPE_DOUBLE => Fetch::Float,
-        Type::MYSQL_TYPE_DECIMAL | Type::MYSQL_TYPE_NEWDECIMAL => Fetch::Decimal,
-        _ => Fetch::Text,
-    }
-}
-
-/// The parameters' values as the library takes them, into `binds`: bound where they lie (text
-/// and bytes) or copied into `numbers`; the pointers live as long as `values` and `numbers` are
-/// untouched.
-fn bind_params(values: &[SqlValue], numbers: &mut Vec<[u8; 8]>, binds: &mut Vec<my::MYSQL_BIND>) {
-    numbers.clear();
-    numbers.extend(values.iter().map(|v| match v {
-        SqlValue::Int(i) => i.to_ne_bytes(),
-        SqlValue::Float(f) => f.to_ne_bytes(),
-        _ => [0; 8],
-    }));
-    binds.clear();
-    binds.extend((values.iter().zip(numbers.iter_mut())).map(|(v, number)| {
-        let mut b = unbound();
-        let (kind, at, len): (Type, *mut c_void, usize) = match v {
-            SqlValue::Null => (Type::MYSQL_TYPE_NULL, std::ptr::null_mut(), 0),
-            SqlValue::Int(_) => (Type::MYSQL_TYPE_LONGLONG, number.as_mut_ptr().cast(), 8),
-            SqlValue::Float(_) => (Type::MYSQL_TYPE_DOUBLE, number.as_mut_ptr().cast(), 8),
-            SqlValue::Text(t) => (Type::MYSQL_TYPE_STRING, t.as_ptr() as *mut c_void, t.len()),
-            SqlValue::Bytes(x) => (Type::MYSQL_TYPE_BLOB, x.as_ptr() as *mut c_void, x.len()),
-        };
-        b.buffer_type = kind;
-        b.buffer = at;
-        b.buffer_length = len as c_ulong;
-        b
-    }));
-}
-
 /// A connection through libmariadb.
 pub struct Connection {
     /// Dropped (closed) before the handle they belong to.
     statements: Prepared<Statement>,
     handle: Handle,
     in_transaction: bool,
-    /// The numbers of the parameters being sent, their binds, and the row being read: kept
-    /// between executions.
-    numbers: Vec<[u8; 8]>,
-    binds: Vec<my::MYSQL_BIND>,
+    /// The row being read, kept between executions.
     row: Row,
 }
 
@@ -299,8 +140,6 @@ impl Connection {
             statements: Prepared::default(),
             handle,
             in_transaction: false,
-            numbers: Vec::new(),
-            binds: Vec::new(),
             row: Row::new(),
         })
     }
@@ -375,26 +214,55 @@ impl Connection {
         Ok(Some(rows))
     }
 
-    /// Executes a prepared statement with `params`, then hands each row to `visit`; the rows
-    /// it returned, or the rows it changed when it returns none.
-    fn run(&mut self, stmt: Stmt, params: &[SqlValue], visit: &mut Visit) -> Result<u64> {
-        bind_params(params, &mut self.numbers, &mut self.binds);
-        let (binds, row) = (&mut self.binds, &mut self.row);
+    /// Executes a prepared statement with `params`, then hands each row to `visit` (with none,
+    /// the rows are stored in the library, counted and dropped, unread, as sysbench's driver
+    /// leaves them); the rows it returned, or the rows it changed when it returns none.
+    fn run(&mut self, stmt: Stmt, params: &[SqlValue], visit: Option<&mut Visit>) -> Result<u64> {
+        let row = &mut self.row;
         let s = self.statements.get_mut(stmt)?;
         let raw = s.stmt;
-        // SAFETY (each call): the statement is live; the binds point at `params`, `numbers` and
-        // the statement's own buffers, all untouched until the rows have been read.
+        let inputs = &mut s.inputs;
+        // SAFETY (each call): the statement is live; the parameters' binds point at the
+        // statement's own buffers, which move only when they are bound again here, and the
+        // result binds at its result buffers, untouched until the rows have been read.
         unsafe {
-            if (!binds.is_empty()
-                && my::mysql_stmt_bind_param(raw, binds.as_mut_ptr()) != my::FALSE)
-                || my::mysql_stmt_execute(raw) != 0
-            {
+            if inputs.set(params) {
+                // The library copies as many binds as the statement has parameters.
+                let wanted = my::mysql_stmt_param_count(raw) as usize;
+                if wanted != params.len() {
+                    inputs.types.clear();
+                    return Err(anyhow!(
+                        "the statement takes {wanted} parameters, {} given",
+                        params.len()
+                    ));
+                }
+                inputs.point();
+                if my::mysql_stmt_bind_param(raw, inputs.binds.as_mut_ptr()) != my::FALSE {
+                    // Bound again at the next execution.
+                    inputs.types.clear();
+                    return Err(Self::stmt_failed(raw));
+                }
+            }
+            if my::mysql_stmt_execute(raw) != 0 {
                 return Err(Self::stmt_failed(raw));
             }
             if s.names.is_empty() {
                 return Ok(my::mysql_stmt_affected_rows(raw));
             }
         }
+        let Some(visit) = visit else {
+            // SAFETY: as above; the stored rows are freed once.
+            unsafe {
+                if my::mysql_stmt_store_result(raw) != 0 {
+                    let e = Self::stmt_failed(raw);
+                    my::mysql_stmt_free_result(raw);
+                    return Err(e);
+                }
+                let n = my::mysql_stmt_num_rows(raw);
+                my::mysql_stmt_free_result(raw);
+                return Ok(n);
+            }
+        };
         let out = &mut s.outputs;
         // SAFETY: as above.
         if !s.bound || unsafe { my::mysql_stmt_more_results(raw) } != my::FALSE {
@@ -488,6 +356,7 @@ impl SqlConnection for Connection {
         let mut s = Statement {
             stmt,
             names: Vec::new(),
+            inputs: Inputs::default(),
             outputs: Outputs::new(Vec::new(), Vec::new()),
             bound: false,
         };
@@ -509,12 +378,15 @@ impl SqlConnection for Connection {
     }
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
         let reads = !self.statements.get(stmt)?.names.is_empty();
-        let n = self.run(stmt, params, &mut |_| {})?;
+        let n = self.run(stmt, params, None)?;
         // A statement that returns rows changed none.
         Ok(if reads { 0 } else { n })
     }
     fn query_prepared(&mut self, stmt: Stmt, args: &[SqlValue], visit: &mut Visit) -> Result<u64> {
-        self.run(stmt, args, visit)
+        self.run(stmt, args, Some(visit))
+    }
+    fn run_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
+        self.run(stmt, params, None)
     }
     fn columns(&mut self, stmt: Stmt) -> Result<Vec<String>> {
         Ok(self.statements.get(stmt)?.names.clone())

@@ -3,6 +3,7 @@
 //! database only if it is empty or marked as hakari's (`hakari_owner`); without one it starts a
 //! private server (src/server/mariadb/) configured for the durability level.
 
+mod binds;
 mod credentials;
 mod libmariadb;
 mod statistics;
@@ -440,7 +441,10 @@ impl SqlConnection for MysqlConnection {
         Ok(self.statements.add(s))
     }
     fn run_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
-        // exec_drop reads and drops any rows the statement returns.
+        if self.statements.get(stmt)?.num_columns() > 0 {
+            // A read's rows counted (the server's OK packet counts none).
+            return self.query_prepared(stmt, params, &mut |_| {});
+        }
         self.exec_prepared(stmt, params)
     }
     fn exec_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {

@@ -23,6 +23,12 @@ impl Results {
         (self.next, self.filled, self.nrows, self.nfields) = (0, 0, n, 0);
     }
 
+    /// A read of `n` rows that no one can fetch: what sysbench's MySQL driver makes of a
+    /// prepared statement's rows (`nrows` counts them, `nfields` is 0, `fetch_row` gives nil).
+    pub fn unread(&mut self, n: u64) {
+        self.changed(n);
+    }
+
     pub fn read(&mut self, rows: Vec<Row>) {
         self.nfields = rows.first().map_or(0, Vec::len);
         (self.next, self.filled, self.nrows) = (0, rows.len(), rows.len() as u64);
@@ -71,6 +77,12 @@ impl UserData for ResultSet {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method("fetch_row", |lua, this, ()| {
             let mut results = this.0.borrow_mut();
+            if results.nrows == 0 || results.nfields == 0 {
+                // sysbench's own line, printed where the script's lines go.
+                let print: mlua::Function = lua.globals().get("print")?;
+                print.call::<()>("ALERT: attempt to fetch row from an empty result set")?;
+                return Ok(None);
+            }
             let Some(row) = (results.next < results.filled).then(|| &results.rows[results.next])
             else {
                 return Ok(None);

@@ -380,20 +380,25 @@ impl Statement {
     /// Sends the statement with its parameters' values, counting it as sysbench does; an error
     /// is kept in `failed` (Err). None: the connection is closed, nothing was sent.
     pub fn send(&mut self) -> Option<Result<(), ()>> {
-        self.values.clear();
-        self.values
-            .extend(self.params.iter().map(|p| p.borrow().clone()));
+        // Each value written over the last one's (no allocation for text set again).
+        self.values.resize(self.params.len(), SqlValue::Null);
+        for (value, param) in self.values.iter_mut().zip(&self.params) {
+            value.clone_from(&param.borrow());
+        }
         let (stmt, values, reads, sql) = (self.stmt, &self.values, self.reads, &self.sql);
         let mut results = self.results.borrow_mut();
         let mut guard = self.conn.borrow_mut();
         let c = guard.as_mut()?;
         let outcome = match stmt {
             None => c.execute(sql).map(|n| results.changed(n)),
-            Some(s) if reads => {
+            // sysbench's PostgreSQL driver keeps a prepared statement's rows for `fetch_row`;
+            // its MySQL driver stores them in the client library, counted and never read.
+            Some(s) if reads && self.local.postgres => {
                 results.start();
                 c.query_prepared(s, values, &mut |r| results.row(r))
                     .map(drop)
             }
+            Some(s) if reads => c.run_prepared(s, values).map(|n| results.unread(n)),
             Some(s) => c.exec_prepared(s, values).map(|n| results.changed(n)),
         };
         Some(match outcome {
@@ -540,8 +545,15 @@ impl UserData for Param {
             let mut scratch = std::mem::take(&mut this.scratch);
             this.rng.borrow_mut().string(&fmt.as_bytes(), &mut scratch);
             scratch.truncate(this.max_len);
-            *this.value.borrow_mut() =
-                SqlValue::Text(String::from_utf8_lossy(&scratch).into_owned());
+            let text = String::from_utf8_lossy(&scratch);
+            match &mut *this.value.borrow_mut() {
+                // Written over the last string: no allocation per call.
+                SqlValue::Text(kept) => {
+                    kept.clear();
+                    kept.push_str(&text);
+                }
+                other => *other = SqlValue::Text(text.into_owned()),
+            }
             this.scratch = scratch;
             Ok(())
         });
