@@ -5,6 +5,7 @@
 
 use crate::durability::Durability;
 use anyhow::Result;
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 /// A typed SQL value, for parameters and for fetched rows.
@@ -53,6 +54,36 @@ impl SqlValue {
 }
 
 pub type Row = Vec<SqlValue>;
+
+/// A read's rows kept as the client library received them, each value read only when asked:
+/// what a C tool's driver keeps for a script to fetch (sysbench's PostgreSQL driver keeps
+/// libpq's result).
+pub trait Kept {
+    fn rows(&self) -> usize;
+    fn columns(&self) -> usize;
+    /// The value at row `r`, column `i` (both in range) in the library's form (text, or the
+    /// server's binary form where the read asked for it); None for NULL.
+    fn value(&self, r: usize, i: usize) -> Option<Cow<'_, [u8]>>;
+}
+
+/// Rows already made into values: what a driver with nothing of its own to keep hands over.
+impl Kept for Vec<Row> {
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn columns(&self) -> usize {
+        self.first().map_or(0, Vec::len)
+    }
+    fn value(&self, r: usize, i: usize) -> Option<Cow<'_, [u8]>> {
+        match &self[r][i] {
+            SqlValue::Null => None,
+            SqlValue::Int(v) => Some(Cow::Owned(v.to_string().into_bytes())),
+            SqlValue::Float(f) => Some(Cow::Owned(f.to_string().into_bytes())),
+            SqlValue::Text(t) => Some(Cow::Borrowed(t.as_bytes())),
+            SqlValue::Bytes(b) => Some(Cow::Borrowed(b)),
+        }
+    }
+}
 
 /// The table of hakari's own where clients that share no disk leave their results in the
 /// database they ran against (`results_table`); an engine that claims a database counts it
@@ -379,6 +410,18 @@ pub trait SqlConnection {
     /// them); returns the rows affected or returned.
     fn run_prepared(&mut self, stmt: Stmt, params: &[SqlValue]) -> Result<u64> {
         self.query_prepared(stmt, params, &mut |_| {})
+    }
+    /// [`SqlConnection::query_prepared`], its rows kept to be read when asked: an engine whose
+    /// client library keeps a result hands that over, unread (PostgreSQL's in binary, as
+    /// sysbench's driver asks for it); the others read the rows now, as text.
+    fn query_prepared_kept(&mut self, stmt: Stmt, args: &[SqlValue]) -> Result<Box<dyn Kept>> {
+        let mut rows = Vec::new();
+        self.query_prepared(stmt, args, &mut |r| rows.push(std::mem::take(r)))?;
+        Ok(Box::new(rows))
+    }
+    /// [`SqlConnection::query`], its rows kept as [`SqlConnection::query_prepared_kept`] keeps them.
+    fn query_kept(&mut self, sql: &str) -> Result<Box<dyn Kept>> {
+        Ok(Box::new(self.query(sql)?))
     }
     /// Runs `sql` with `params` as a statement parsed anew each time, the extended protocol's
     /// unnamed statement as libpq's `PQexecParams` sends it (pgbench's `-M extended`), handing

@@ -1,18 +1,17 @@
 //! What a connection's last statement returned, kept with the connection as sysbench's driver
 //! keeps it, and the script's view of it (`rs.nrows`, `rs:fetch_row()`).
 
-use crate::engine::sql::{Row, SqlValue};
+use crate::engine::sql::Kept;
 use mlua::{UserData, UserDataFields, UserDataMethods};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// What a statement returned: rows for a read, the rows changed for anything else.
+/// What a statement returned: a read's rows as the driver keeps them, or the rows changed.
 #[derive(Default)]
 pub struct Results {
-    /// The rows read, then rows kept from longer reads for their allocations.
-    rows: Vec<Row>,
-    /// How many of `rows` the last statement read.
-    filled: usize,
+    /// The last read's rows (none after anything else, or once freed).
+    kept: Option<Box<dyn Kept>>,
+    /// The row `fetch_row` gives next.
     next: usize,
     pub nrows: u64,
     nfields: usize,
@@ -20,7 +19,7 @@ pub struct Results {
 
 impl Results {
     pub fn changed(&mut self, n: u64) {
-        (self.next, self.filled, self.nrows, self.nfields) = (0, 0, n, 0);
+        (self.kept, self.next, self.nrows, self.nfields) = (None, 0, n, 0);
     }
 
     /// A read of `n` rows that no one can fetch: what sysbench's MySQL driver makes of a
@@ -29,44 +28,15 @@ impl Results {
         self.changed(n);
     }
 
-    pub fn read(&mut self, rows: Vec<Row>) {
-        self.nfields = rows.first().map_or(0, Vec::len);
-        (self.next, self.filled, self.nrows) = (0, rows.len(), rows.len() as u64);
-        self.rows = rows;
-    }
-
-    /// Starts a read whose rows come one by one ([`Results::row`]): the last read's rows are
-    /// written over, so that a statement run again allocates nothing new for them.
-    pub fn start(&mut self) {
-        (self.next, self.filled, self.nrows, self.nfields) = (0, 0, 0, 0);
-    }
-
-    /// Takes the row the driver just read, leaving it the row in this slot from an earlier
-    /// read (the drivers write every value over the row they are handed): no copy, and a
-    /// statement run again allocates nothing new for its rows.
-    pub fn row(&mut self, row: &mut Row) {
-        let n = self.filled;
-        if n == self.rows.len() {
-            self.rows.push(Row::new());
-        }
-        std::mem::swap(&mut self.rows[n], row);
-        (self.filled, self.nrows, self.nfields) = (n + 1, self.nrows + 1, self.rows[n].len());
+    /// A read whose rows the script may fetch, each value made into a Lua string only then.
+    pub fn read(&mut self, kept: Box<dyn Kept>) {
+        (self.next, self.nrows, self.nfields) = (0, kept.rows() as u64, kept.columns());
+        self.kept = Some(kept);
     }
 }
 
 /// The script's view of a connection's results (`rs.nrows`, `rs:fetch_row()`).
 pub struct ResultSet(pub Rc<RefCell<Results>>);
-
-/// A value as sysbench hands it to a script: text (NULL is nil).
-fn text(v: &SqlValue) -> Option<String> {
-    match v {
-        SqlValue::Null => None,
-        SqlValue::Int(i) => Some(i.to_string()),
-        SqlValue::Float(f) => Some(f.to_string()),
-        SqlValue::Text(s) => Some(s.clone()),
-        SqlValue::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
-    }
-}
 
 impl UserData for ResultSet {
     fn add_fields<F: UserDataFields<Self>>(fields: &mut F) {
@@ -83,19 +53,23 @@ impl UserData for ResultSet {
                 print.call::<()>("ALERT: attempt to fetch row from an empty result set")?;
                 return Ok(None);
             }
-            let Some(row) = (results.next < results.filled).then(|| &results.rows[results.next])
-            else {
+            let r = results.next;
+            let Some(kept) = results.kept.as_ref().filter(|k| r < k.rows()) else {
                 return Ok(None);
             };
-            let t = lua.create_table()?;
-            for (i, v) in row.iter().enumerate() {
-                t.raw_set(i + 1, text(v))?;
+            // As sysbench hands them over: the bytes the client library holds (NULL is nil).
+            let t = lua.create_table_with_capacity(kept.columns(), 0)?;
+            for i in 0..kept.columns() {
+                t.raw_set(
+                    i + 1,
+                    kept.value(r, i).map(|v| lua.create_string(v)).transpose()?,
+                )?;
             }
             results.next += 1;
             Ok(Some(t))
         });
         methods.add_method("free", |_, this, ()| {
-            this.0.borrow_mut().filled = 0;
+            this.0.borrow_mut().kept = None;
             Ok(())
         });
     }
@@ -104,33 +78,34 @@ impl UserData for ResultSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::sql::{Row, SqlValue};
 
-    /// Each read keeps exactly its own rows, whatever rows the driver is handed back.
+    /// A read's figures are its own rows'; anything after it leaves nothing to fetch.
     #[test]
-    fn a_read_keeps_its_own_rows() {
+    fn a_read_keeps_its_own_rows_until_the_next_statement() {
         let text = |s: &str| SqlValue::Text(s.into());
         let mut results = Results::default();
-        let mut driver_row: Row = Vec::new();
-        let mut read = |results: &mut Results, rows: &[Row]| {
-            results.start();
-            for r in rows {
-                driver_row.clear();
-                driver_row.extend(r.iter().cloned());
-                results.row(&mut driver_row);
-            }
-        };
-        let first = [
-            vec![SqlValue::Int(1), text("a")],
-            vec![SqlValue::Int(2), text("b")],
+        let rows: Vec<Row> = vec![
+            vec![SqlValue::Int(1), text("a"), SqlValue::Null],
+            vec![
+                SqlValue::Float(2.5),
+                text("b"),
+                SqlValue::Bytes(b"c".to_vec()),
+            ],
         ];
-        read(&mut results, &first);
-        assert_eq!((results.nrows, results.nfields), (2, 2));
-        assert_eq!(&results.rows[..results.filled], &first);
-        let second = [vec![text("only")]];
-        read(&mut results, &second);
-        assert_eq!((results.nrows, results.nfields), (1, 1));
-        assert_eq!(&results.rows[..results.filled], &second);
+        results.read(Box::new(rows));
+        assert_eq!((results.nrows, results.nfields), (2, 3));
+        let kept = results.kept.as_ref().unwrap();
+        let texts: Vec<Option<Vec<u8>>> = (0..2)
+            .flat_map(|r| (0..3).map(move |i| (r, i)))
+            .map(|(r, i)| kept.value(r, i).map(|t| t.into_owned()))
+            .collect();
+        let b = |s: &str| Some(s.as_bytes().to_vec());
+        assert_eq!(texts, [b("1"), b("a"), None, b("2.5"), b("b"), b("c")]);
+        results.read(Box::new(Vec::<Row>::new()));
+        assert_eq!((results.nrows, results.nfields), (0, 0));
         results.changed(5);
-        assert_eq!((results.nrows, results.filled), (5, 0));
+        assert_eq!((results.nrows, results.nfields), (5, 0));
+        assert!(results.kept.is_none());
     }
 }

@@ -261,9 +261,9 @@ impl UserData for Connection {
             let counts = &this.local.counts;
             let mut results = this.results.borrow_mut();
             let outcome = if returns_rows(&sql) {
-                this.with(lua, |c| c.query(&sql))?.map(|rows| {
+                this.with(lua, |c| c.query_kept(&sql))?.map(|kept| {
                     bump(&counts.reads);
-                    results.read(rows)
+                    results.read(kept)
                 })
             } else {
                 this.with(lua, |c| c.execute(&sql))?.map(|n| {
@@ -391,13 +391,12 @@ impl Statement {
         let c = guard.as_mut()?;
         let outcome = match stmt {
             None => c.execute(sql).map(|n| results.changed(n)),
-            // sysbench's PostgreSQL driver keeps a prepared statement's rows for `fetch_row`;
-            // its MySQL driver stores them in the client library, counted and never read.
-            Some(s) if reads && self.local.postgres => {
-                results.start();
-                c.query_prepared(s, values, &mut |r| results.row(r))
-                    .map(drop)
-            }
+            // sysbench's PostgreSQL driver keeps a prepared read's result, libpq's, a value read
+            // only when the script fetches its row; its MySQL driver stores the rows in the
+            // client library, counted and never read.
+            Some(s) if reads && self.local.postgres => c
+                .query_prepared_kept(s, values)
+                .map(|kept| results.read(kept)),
             Some(s) if reads => c.run_prepared(s, values).map(|n| results.unread(n)),
             Some(s) => c.exec_prepared(s, values).map(|n| results.changed(n)),
         };
