@@ -10,11 +10,14 @@
 
 use super::binds::{fetch_of, text_value, Fetch, Inputs, Outputs};
 use super::{insert_rows, server_error};
-use crate::engine::sql::{Capabilities, Dialect, Prepared, Row, Rows, SqlConnection, SqlValue};
+use crate::engine::sql::{
+    Capabilities, Dialect, Kept, Prepared, Row, Rows, SqlConnection, SqlValue,
+};
 use crate::engine::sql::{Stmt, Visit};
 use crate::results::redact::redact;
 use anyhow::{anyhow, Result};
 use mysqlclient_sys as my;
+use std::borrow::Cow;
 use std::ffi::{c_char, c_uint, c_ulong, CStr, CString};
 
 /// The first size of a text column's buffer; a longer value grows it.
@@ -44,6 +47,41 @@ fn text(s: *const c_char) -> String {
 
 fn c_text(s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| anyhow!("a MySQL statement or setting holds a NUL byte"))
+}
+
+/// A text query's rows stored in the library, each value as the server sent it; freed when
+/// dropped.
+struct Stored {
+    result: *mut my::MYSQL_RES,
+    columns: usize,
+    /// Each row's values and their lengths (the values live as long as the result).
+    rows: Vec<(my::MYSQL_ROW, Vec<c_ulong>)>,
+}
+
+impl Drop for Stored {
+    fn drop(&mut self) {
+        // SAFETY: the result came from mysql_store_result and is freed once.
+        unsafe { my::mysql_free_result(self.result) }
+    }
+}
+
+impl Kept for Stored {
+    fn rows(&self) -> usize {
+        self.rows.len()
+    }
+    fn columns(&self) -> usize {
+        self.columns
+    }
+    fn value(&self, r: usize, i: usize) -> Option<Cow<'_, [u8]>> {
+        let (row, lengths) = &self.rows[r];
+        // SAFETY: a row of the live result has `columns` cells; a cell is null or `len` bytes.
+        let cell = unsafe { *row.add(i) };
+        (!cell.is_null()).then(|| {
+            Cow::Borrowed(unsafe {
+                std::slice::from_raw_parts(cell as *const u8, lengths[i] as usize)
+            })
+        })
+    }
 }
 
 /// A prepared statement with the buffers its parameters are sent from and its results read
@@ -171,13 +209,12 @@ impl Connection {
         server_error(code, state, message)
     }
 
-    /// `sql` through the text protocol; each row's values typed by their columns as the
-    /// binary protocol's are ([`text_value`]), or None when the statement returns no rows
-    /// (then the rows it changed are in `mysql_affected_rows`).
-    fn text_query(&mut self, sql: &str) -> Result<Option<Vec<Row>>> {
+    /// `sql` through the text protocol, its rows stored in the library as it sent them, or
+    /// None when the statement returns no rows (then the rows it changed are in
+    /// `mysql_affected_rows`).
+    fn stored(&mut self, sql: &str) -> Result<Option<Stored>> {
         let h = self.handle.0;
-        // SAFETY (each call): the handle is live; a result and its rows are read while it is,
-        // and it is freed once.
+        // SAFETY (each call): the handle is live; the result is freed by Stored's drop.
         if unsafe { my::mysql_real_query(h, sql.as_ptr().cast(), sql.len() as c_ulong) } != 0 {
             return Err(self.failed());
         }
@@ -188,30 +225,45 @@ impl Connection {
                 _ => Err(self.failed()),
             };
         }
-        let n = unsafe { my::mysql_num_fields(result) } as usize;
-        let fields = unsafe { std::slice::from_raw_parts(my::mysql_fetch_fields(result), n) };
-        let fetch: Vec<Fetch> = fields.iter().map(fetch_of).collect();
-        let mut rows = Vec::new();
+        let columns = unsafe { my::mysql_num_fields(result) } as usize;
+        let mut stored = Stored {
+            result,
+            columns,
+            rows: Vec::new(),
+        };
         loop {
             let row = unsafe { my::mysql_fetch_row(result) };
             if row.is_null() {
                 break;
             }
-            let lengths = unsafe { std::slice::from_raw_parts(my::mysql_fetch_lengths(result), n) };
-            let cells = unsafe { std::slice::from_raw_parts(row, n) };
-            let values = (cells.iter().zip(lengths).zip(&fetch)).map(|((&cell, &len), &f)| {
-                match cell.is_null() {
-                    true => SqlValue::Null,
-                    // SAFETY: a cell of the current row, `len` bytes long.
-                    false => text_value(f, unsafe {
-                        std::slice::from_raw_parts(cell as *const u8, len as usize)
-                    }),
-                }
-            });
-            rows.push(values.collect());
+            let lengths =
+                unsafe { std::slice::from_raw_parts(my::mysql_fetch_lengths(result), columns) };
+            stored.rows.push((row, lengths.to_vec()));
         }
-        unsafe { my::mysql_free_result(result) };
-        Ok(Some(rows))
+        Ok(Some(stored))
+    }
+
+    /// `sql` through the text protocol; each row's values typed by their columns as the
+    /// binary protocol's are ([`text_value`]), or None when the statement returns no rows.
+    fn text_query(&mut self, sql: &str) -> Result<Option<Vec<Row>>> {
+        let Some(stored) = self.stored(sql)? else {
+            return Ok(None);
+        };
+        // SAFETY: the result is live; its fields are `columns` long.
+        let fields = unsafe {
+            std::slice::from_raw_parts(my::mysql_fetch_fields(stored.result), stored.columns)
+        };
+        let fetch: Vec<Fetch> = fields.iter().map(fetch_of).collect();
+        let rows = (0..stored.rows.len()).map(|r| {
+            (fetch.iter().enumerate())
+                .map(|(i, &f)| {
+                    stored
+                        .value(r, i)
+                        .map_or(SqlValue::Null, |v| text_value(f, &v))
+                })
+                .collect()
+        });
+        Ok(Some(rows.collect()))
     }
 
     /// Executes a prepared statement with `params`, then hands each row to `visit` (with none,
@@ -345,6 +397,13 @@ impl SqlConnection for Connection {
     }
     fn query(&mut self, sql: &str) -> Result<Vec<Row>> {
         Ok(self.text_query(sql)?.unwrap_or_default())
+    }
+    /// As the server sent each value, in text, as sysbench's MySQL driver hands them over.
+    fn query_kept(&mut self, sql: &str) -> Result<Box<dyn Kept>> {
+        match self.stored(sql)? {
+            Some(stored) => Ok(Box::new(stored)),
+            None => Ok(Box::new(Vec::<Row>::new())),
+        }
     }
     fn prepare(&mut self, sql: &str) -> Result<Stmt> {
         // SAFETY (each call): the handle is live; the statement is closed by Statement's drop
