@@ -301,6 +301,10 @@ impl SqlConnection for Connection {
         let result = self.run(stmt, args, false)?;
         each_row(&result, &mut self.row, visit)
     }
+    /// The rows left unread, as pgbench clears a result it does not store.
+    fn run_prepared(&mut self, stmt: Stmt, args: &[SqlValue]) -> Result<u64> {
+        Ok(self.run(stmt, args, false)?.rows() as u64)
+    }
     /// In binary, as sysbench's PostgreSQL driver asks for a prepared statement's result.
     fn query_prepared_kept(&mut self, stmt: Stmt, args: &[SqlValue]) -> Result<Box<dyn Kept>> {
         Ok(Box::new(self.run(stmt, args, true)?))

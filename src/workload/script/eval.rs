@@ -5,6 +5,7 @@
 use super::expr::{Expr, Func};
 use super::random::{self, Prng, MIN_GAUSSIAN_PARAM, ZIPFIAN_PARAMS};
 use super::value::Value;
+use smallvec::SmallVec;
 
 thread_local! {
     /// The script and command (from 1) this thread's client is at, for `debug()`'s line.
@@ -56,9 +57,11 @@ pub fn eval(e: &Expr, vars: &[Option<Value>], rng: &mut Prng) -> Result<Value, S
             Ok(Value::Null)
         }
         Expr::Call(f, args) => {
-            let values = (args.iter())
-                .map(|a| eval(a, vars, rng))
-                .collect::<Result<Vec<_>, _>>()?;
+            // On the stack: evaluated for every `\set` of every transaction.
+            let mut values = SmallVec::<[Value; 4]>::new();
+            for a in args {
+                values.push(eval(a, vars, rng)?);
+            }
             apply(*f, &values, rng)
         }
     }
@@ -257,7 +260,7 @@ fn random_parameter(f: Func, p: f64) -> Result<(), String> {
 /// A function applied to evaluated arguments (not the lazy AND, OR and CASE).
 fn apply(f: Func, args: &[Value], rng: &mut Prng) -> Result<Value, String> {
     use Func::*;
-    if f != Is && f != Debug && args.contains(&Value::Null) {
+    if f != Is && f != Debug && args.iter().any(|a| matches!(a, Value::Null)) {
         return Ok(Value::Null);
     }
     Ok(match f {
