@@ -543,35 +543,47 @@ fn logs_read_as_pgbench_documents_them() {
 
 /// `-r` lists each command of the script (its meta-commands too) with its average latency in
 /// milliseconds and its failures, in pgbench's columns; both tools list the same commands in
-/// the same order.
+/// the same order, each as pgbench reads it: the built-in script's, and a file's with a
+/// statement over two lines (its first shown), blanks kept as written, a compound statement
+/// (one command, its `\;` read as `;`) and two statements on one line.
 #[test]
 fn per_statement_latencies_list_the_scripts_statements() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(dir.path());
-    let mut listed = Vec::new();
-    for tool in [Tool::Pgbench, Tool::Hakari] {
-        let db = server.initialized(tool, dir.path());
-        let o = server.run(tool, &["-c", "1", "-t", "20", "-r"], &db, dir.path());
-        let out = text(&o);
-        assert!(o.status.success(), "{tool:?}: {out}");
-        let lines: Vec<&str> = (out.lines())
-            .skip_while(|l| *l != "statement latencies in milliseconds and failures:")
-            .skip(1)
-            .take_while(|l| l.starts_with("   "))
-            .collect();
-        let mut statements = Vec::new();
-        for line in lines {
-            let mut fields = line.split_whitespace();
-            let ms: f64 = fields.next().unwrap().parse().unwrap();
-            let failures: u64 = fields.next().unwrap().parse().unwrap();
-            assert!(ms >= 0.0 && failures == 0, "{tool:?}: {line}");
-            let statement = fields.collect::<Vec<_>>().join(" ");
-            statements.push(statement.trim_end_matches(';').to_string());
+    let file = dir.path().join("shapes.sql");
+    std::fs::write(
+        &file,
+        "SELECT 1\n  + 2;\nselect   3 ;   \n-- a comment\nSELECT 4 \\; SELECT 5;\n\\set x 1\nSELECT :x; SELECT 6;\n",
+    )
+    .unwrap();
+    let file = file.display().to_string();
+    for (script, commands) in [(None, 11), (Some(["-f", file.as_str()]), 6)] {
+        let mut listed = Vec::new();
+        for tool in [Tool::Pgbench, Tool::Hakari] {
+            let db = server.initialized(tool, dir.path());
+            let mut args = vec!["-c", "1", "-t", "20", "-r"];
+            args.extend(script.iter().flatten());
+            let o = server.run(tool, &args, &db, dir.path());
+            let out = text(&o);
+            assert!(o.status.success(), "{tool:?}: {out}");
+            let lines: Vec<&str> = (out.lines())
+                .skip_while(|l| *l != "statement latencies in milliseconds and failures:")
+                .skip(1)
+                .take_while(|l| l.starts_with("   "))
+                .collect();
+            let mut statements = Vec::new();
+            for line in lines {
+                let (ms, rest) = line.trim_start().split_once(' ').unwrap();
+                let (failures, statement) = rest.trim_start().split_once(' ').unwrap();
+                let (ms, failures): (f64, u64) = (ms.parse().unwrap(), failures.parse().unwrap());
+                assert!(ms >= 0.0 && failures == 0, "{tool:?}: {line}");
+                statements.push(statement.trim_start().to_string());
+            }
+            listed.push(statements);
         }
-        listed.push(statements);
+        assert_eq!(listed[0].len(), commands, "{:?}", listed[0]);
+        assert_eq!(listed[0], listed[1], "pgbench's commands, then hakari's");
     }
-    assert_eq!(listed[0].len(), 11, "{:?}", listed[0]);
-    assert_eq!(listed[0], listed[1], "pgbench's statements, then hakari's");
 }
 
 /// hakari pgbench times each command, as pgbench does, only under -r: its result has a
@@ -600,6 +612,38 @@ fn commands_are_timed_only_under_r() {
             true => assert_eq!(commands.len(), 11, "{steps:?}"),
             false => assert!(commands.is_empty(), "{steps:?}"),
         }
+    }
+}
+
+/// `--no-resources` (hakari's own option) reads none of the run's costs: no cost table in the
+/// report and no `client.` or `server.` figure in the result, where the same run without it
+/// has both.
+#[test]
+fn no_resources_reads_none_of_the_runs_costs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let db = server.initialized(Tool::Hakari, dir.path());
+    for read in [true, false] {
+        let out = dir.path().join(if read { "read" } else { "unread" });
+        std::fs::create_dir(&out).unwrap();
+        let mut args = vec!["-c", "2", "-t", "15"];
+        if !read {
+            args.push("--no-resources");
+        }
+        let o = server.run(Tool::Hakari, &args, &db, &out);
+        let said = text(&o);
+        assert!(o.status.success(), "{said}");
+        assert_eq!(said.contains("Cost per operation"), read, "{said}");
+        let result: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(common::only_result(&out)).unwrap()).unwrap();
+        let costs = (result["measurements"].as_array().unwrap().iter())
+            .flat_map(|m| m["figures"].as_array().unwrap())
+            .filter(|f| {
+                let name = f["name"].as_str().unwrap();
+                name.starts_with("client.") || name.starts_with("server.")
+            })
+            .count();
+        assert_eq!(costs > 0, read, "{result}");
     }
 }
 

@@ -251,6 +251,10 @@ pub struct PgbenchArgs {
     /// Also write hakari's HTML report beside the result file.
     #[arg(long, help_heading = "hakari")]
     report: bool,
+    /// Read nothing of what the run costs (by default hakari reads its own CPU, the server's
+    /// statistics and wait events on every interval, as `hakari run` does).
+    #[arg(long, help_heading = "hakari")]
+    no_resources: bool,
 }
 
 impl PgbenchArgs {
@@ -394,6 +398,7 @@ impl PgbenchArgs {
             scale: self.scale,
             out: self.out.clone(),
             report: self.report,
+            no_resources: self.no_resources,
         })
     }
 

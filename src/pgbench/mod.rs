@@ -97,6 +97,8 @@ pub struct Options {
     pub scale: Option<u32>,
     pub out: PathBuf,
     pub report: bool,
+    /// `--no-resources`: none of the run's costs read.
+    pub no_resources: bool,
 }
 
 /// The database the options name, as the user's: nothing of hakari's is created in it.
@@ -151,6 +153,7 @@ pub fn execute(options: &Options) -> Result<i32> {
             rates: options.rate.into_iter().collect(),
             arrival: Arrival::Poisson,
             latency_limit_ms: options.latency_limit_ms,
+            no_resources: options.no_resources,
             interval_style: crate::measure::timing::IntervalStyle::Pgbench(
                 crate::measure::timing::PgbenchLine {
                     timestamp: options.progress_timestamp,

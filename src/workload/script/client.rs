@@ -7,7 +7,7 @@ use super::eval::{eval, truth};
 use super::parse::{Amount, Command, Control, Pipeline, Sql, Step, Store, VarRef, Word};
 use super::program::{Program, QueryMode, Script};
 use super::random::{Prng, Seeding};
-use super::value::Value;
+use super::value::{self, Value};
 use crate::engine::kv::is_conflict;
 use crate::engine::sql::{SqlConnection, SqlValue, Stmt};
 use crate::measure::multiplex;
@@ -307,6 +307,8 @@ impl<'p> Client<'p> {
 
     fn attempt(&mut self, script: &Script, measured: Option<usize>) -> Result<()> {
         let mut i = 0;
+        // This try's commands' times begin here (the earlier tries' stay, each its own).
+        let first_timed = self.part_times.len();
         while let Some(step) = script.steps.get(i) {
             super::eval::at(measured.unwrap_or(0), script.commands[i]);
             if let Command::Branch(_) = step.command {
@@ -326,9 +328,12 @@ impl<'p> Client<'p> {
                     false => e.context(format!("{}:{}", script.name, step.at.line)),
                 })?;
             if let (Some(m), Some(started)) = (measured, started) {
-                let part = self.program.part_of[m][i];
-                self.part_times
-                    .push((part, started.elapsed().as_nanos() as u64));
+                let (part, nanos) = (self.program.part_of[m][i], started.elapsed().as_nanos());
+                match self.part_times[first_timed..].last_mut() {
+                    // A compound statement's next part: one command, timed as one.
+                    Some((last, sum)) if *last == part => *sum += nanos as u64,
+                    _ => self.part_times.push((part, nanos as u64)),
+                }
             }
             i += 1;
         }
@@ -422,7 +427,7 @@ impl<'p> Client<'p> {
                             .map(drop);
                     }
                     None if self.program.query_mode == QueryMode::Simple && sql.store.is_none() => {
-                        let text = literal(&sql.text, &sql.params, &self.vars);
+                        let text = value::literal(&sql.text, &sql.params, &self.vars);
                         return self.conn.execute(&text).map(drop);
                     }
                     None if sql.params.is_empty() && sql.store.is_none() => {
@@ -566,29 +571,6 @@ impl<'p> Client<'p> {
         }
         Ok(())
     }
-}
-
-/// A statement's text with each `?` placeholder outside quotes replaced by its variable's value
-/// as text, as pgbench's simple query mode writes them in (no quoting: a script that compares
-/// with text quotes the variable itself, `':name'`).
-fn literal(text: &str, params: &[VarRef], vars: &[Option<Value>]) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut values = params.iter().map(|p| vars[p.slot].as_ref());
-    let mut quoted = false;
-    for c in text.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                out.push(c);
-            }
-            '?' if !quoted => match values.next() {
-                Some(Some(v)) => out.push_str(&v.to_string()),
-                _ => out.push(c),
-            },
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// Waits a little before a retry, longer after each: the lock's holder may need the core.

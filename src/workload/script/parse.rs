@@ -4,6 +4,7 @@
 //! trailing backslash continuing the line. Errors name the file, line and column.
 
 use super::expr::{self, Expr};
+use std::ops::Range;
 
 /// Where in a file: line and column, from 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +64,8 @@ pub struct Sql {
     /// Ended by `\;`: it and the statements after it up to one not so ended are one compound
     /// statement, run as one implicit transaction (pgbench sends them as one query).
     pub joined: bool,
+    /// Where it stands in the script's text: from its first character to its `;` or `\;`.
+    pub span: Range<usize>,
 }
 
 /// A conditional; where each goes is worked out after the file is read (`branch::link`).
@@ -238,6 +241,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<Step>, ScriptError> {
 
 /// One SQL statement, up to its `;`, `\;`, a meta-command's backslash, or the end of the file.
 fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
+    let start = c.pos;
     let mut out = Vec::new();
     let mut shown = Vec::new();
     let mut params = Vec::new();
@@ -322,7 +326,10 @@ fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
             }
         }
     }
-    Ok(statement(&out, &shown, params, joined))
+    Ok(statement(&out, &shown, params, joined).map(|sql| Sql {
+        span: start..c.pos,
+        ..sql
+    }))
 }
 
 /// The statement read: its text for the engine and as shown (None when there is none).
@@ -342,6 +349,7 @@ fn statement(out: &[u8], shown: &[u8], params: Vec<VarRef>, joined: bool) -> Opt
         control,
         store: None,
         joined,
+        span: 0..0,
     })
 }
 

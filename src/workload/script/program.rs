@@ -335,16 +335,37 @@ impl Program {
     fn list_parts(&mut self, sources: &[Source]) {
         for (i, (script, source)) in self.scripts.iter().zip(sources).enumerate() {
             let lines: Vec<&str> = source.text.lines().collect();
-            let mut of = Vec::new();
-            for step in &script.steps {
+            let mut of: Vec<usize> = Vec::new();
+            // The SQL command's text so far (a compound's statements, each `\;` read as pgbench
+            // reads it, `;`), and where its last statement ended.
+            let (mut command, mut ended) = (String::new(), 0);
+            for (k, step) in script.steps.iter().enumerate() {
                 let shown = match &step.command {
-                    Command::Sql(sql) => sql.shown.clone(),
+                    Command::Sql(sql) => {
+                        if k == 0 || script.commands[k] != script.commands[k - 1] {
+                            (command, ended) = (String::new(), sql.span.start);
+                        }
+                        let piece = &source.text[ended..sql.span.end];
+                        command.push_str(piece.strip_suffix("\\;").unwrap_or(piece));
+                        if piece.ends_with("\\;") {
+                            command.push(';');
+                        }
+                        ended = sql.span.end;
+                        first_line(&command)
+                    }
                     // A meta-command reads as its line, as pgbench shows it.
                     _ => (lines.get(step.at.line - 1).copied())
                         .unwrap_or_default()
                         .trim()
                         .to_string(),
                 };
+                // A compound statement's later parts are the same command, timed as one.
+                if k > 0 && script.commands[k] == script.commands[k - 1] {
+                    let part = of[k - 1];
+                    self.parts[part].shown = shown;
+                    of.push(part);
+                    continue;
+                }
                 self.parts.push(TimedCommand {
                     script: i,
                     line: step.at.line,
@@ -371,6 +392,24 @@ impl Program {
     pub fn total_weight(&self) -> u64 {
         self.scripts.iter().map(|s| s.weight).sum()
     }
+}
+
+/// How pgbench lists an SQL command (its `-r`): the command's text up to its first line's end,
+/// at most 127 bytes.
+fn first_line(text: &str) -> String {
+    let mut line = text
+        .split(['\n', '\r'])
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    if line.len() > 127 {
+        let mut end = 127;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        line.truncate(end);
+    }
+    line
 }
 
 /// The slot of variable `name`, a new one (with no value yet) the first time it is named.

@@ -1,6 +1,7 @@
 //! A script variable's value: pgbench's null, boolean, integer and double, and text (from
 //! `--set`), read as one of the others when an expression uses it.
 
+use super::parse::VarRef;
 use crate::engine::sql::SqlValue;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -118,4 +119,27 @@ pub fn double_text(d: f64) -> String {
     } else {
         trim(&format!("{:.*}", (DIGITS - 1 - exponent) as usize, d))
     }
+}
+
+/// A statement's text with each `?` placeholder outside quotes replaced by its variable's value
+/// as text, as pgbench's simple query mode writes them in (no quoting: a script that compares
+/// with text quotes the variable itself, `':name'`).
+pub fn literal(text: &str, params: &[VarRef], vars: &[Option<Value>]) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut values = params.iter().map(|p| vars[p.slot].as_ref());
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '?' if !quoted => match values.next() {
+                Some(Some(v)) => out.push_str(&v.to_string()),
+                _ => out.push(c),
+            },
+            _ => out.push(c),
+        }
+    }
+    out
 }
