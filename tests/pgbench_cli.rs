@@ -1169,12 +1169,16 @@ fn unlimited_tries_fail_nothing() {
 
 /// With `--verbose-errors` both tools say each lost conflict (REPEATABLE READ, every client on
 /// one row, two tries each, 40 transactions a client), then whether the transaction is tried again or fails, in pgbench's
-/// words: as many failures said as the report counts, and some retries.
+/// words: as many failures said as the report counts, and some retries; the command lost at
+/// numbered as pgbench numbers it (a compound statement before it is one command).
 #[test]
 fn verbose_errors_say_each_lost_conflict_as_pgbench_does() {
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(dir.path());
-    let file = serialization(dir.path());
+    let file = dir.path().join("compound.sql");
+    std::fs::write(&file, "BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT 1 \\; SELECT abalance FROM pgbench_accounts WHERE aid = 1;\n\\sleep 1 ms\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\nEND;\n").unwrap();
+    let file = file.display().to_string();
+    let mut numbered = Vec::new();
     let args = [
         "-c",
         "4",
@@ -1228,5 +1232,16 @@ fn verbose_errors_say_each_lost_conflict_as_pgbench_does() {
             said.len() as u64 > 2 * failed,
             "{tool:?}: no retry said: {report}"
         );
+        // Which commands the conflicts were lost at.
+        let commands: std::collections::BTreeSet<String> = (said.iter())
+            .filter_map(|l| l.split(" got an error in command ").nth(1))
+            .filter_map(|rest| rest.split(' ').next())
+            .map(str::to_string)
+            .collect();
+        numbered.push(commands);
     }
+    assert_eq!(
+        numbered[0], numbered[1],
+        "pgbench's commands, then hakari's"
+    );
 }

@@ -276,7 +276,9 @@ impl<'p> Client<'p> {
             Some(s) => format!("ERROR:  {}{}", s.message, s.details),
             None => format!("{e:#}"),
         };
-        let (id, command) = (self.id, self.failed_at);
+        // pgbench's command number, from 0 (a compound statement is one command).
+        let command = self.program.scripts[script].commands[self.failed_at] - 1;
+        let id = self.id;
         let next = match last {
             false => "repeats the transaction after the error",
             true => "ends the failed transaction",
