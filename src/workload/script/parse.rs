@@ -54,7 +54,7 @@ pub struct VarRef {
 pub struct Sql {
     /// As the engine gets it: each `:name` replaced by a `?` placeholder, comments removed.
     pub text: String,
-    /// As written, on one line, for messages and per-statement figures.
+    /// As written, on one line, for messages (`-r` lists the file's own text: `Program::parts`).
     pub shown: String,
     /// The variables bound to the placeholders, in order.
     pub params: Vec<VarRef>,
@@ -326,14 +326,17 @@ fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
             }
         }
     }
-    Ok(statement(&out, &shown, params, joined).map(|sql| Sql {
-        span: start..c.pos,
-        ..sql
-    }))
+    Ok(statement(&out, &shown, params, joined, start..c.pos))
 }
 
 /// The statement read: its text for the engine and as shown (None when there is none).
-fn statement(out: &[u8], shown: &[u8], params: Vec<VarRef>, joined: bool) -> Option<Sql> {
+fn statement(
+    out: &[u8],
+    shown: &[u8],
+    params: Vec<VarRef>,
+    joined: bool,
+    span: Range<usize>,
+) -> Option<Sql> {
     let text = String::from_utf8_lossy(out).trim().to_string();
     if text.is_empty() {
         return None;
@@ -349,7 +352,7 @@ fn statement(out: &[u8], shown: &[u8], params: Vec<VarRef>, joined: bool) -> Opt
         control,
         store: None,
         joined,
-        span: 0..0,
+        span,
     })
 }
 
