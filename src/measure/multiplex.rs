@@ -1,24 +1,26 @@
 //! Several workers on one thread, as pgbench's `-j` threads each drive several clients: each
 //! worker runs as a coroutine on a stack of its own (corosensei), gives way where it would
 //! block (its connection's answer not yet come, an instant not yet reached), and the thread
-//! resumes whichever can go on, polling the sockets of those that wait. On two cores shared
-//! with the server, a few threads each woken for several connections cost the client less than
-//! a blocked thread per connection (`bench/README.md`).
+//! resumes whichever can go on, waiting on one epoll set for the sockets of those that wait. On
+//! two cores shared with the server, a few threads each woken for several connections cost the
+//! client less than a blocked thread per connection (`bench/README.md`).
 //!
-//! Code that may run on such a thread waits through [`readable`] and [`sleep`]; on a thread of
+//! Code that may run on such a thread waits through a [`Watch`] and [`sleep`]; on a thread of
 //! its own they block as before, so one connection serves both shapes.
 
 use corosensei::stack::DefaultStack;
 use corosensei::{CoroutineResult, ScopedCoroutine, ScopedCoroutineRef, Yielder};
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::ops::Range;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// What a worker that gave way waits for.
 #[derive(Clone, Copy)]
 enum Wait {
-    Readable(RawFd),
+    Readable(RawFd, u64),
     Until(Instant),
 }
 
@@ -47,16 +49,35 @@ fn give_way(wait: Wait) -> bool {
     true
 }
 
-/// Waits until `fd` has something to read, or is closed.
-pub fn readable(fd: RawFd) {
-    if !give_way(Wait::Readable(fd)) {
-        let mut polled = [libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        }];
-        // An interruption returns early; the caller finds nothing to read and waits again.
-        poll(&mut polled, None);
+/// One connection's waits for its socket. The thread's epoll set keeps a socket registered
+/// from one wait to the next; a socket number is reused once its connection closes, so the
+/// set tells a socket by the watch that waits on it, and a new connection's watch registers
+/// its socket afresh.
+pub struct Watch(u64);
+
+impl Watch {
+    pub fn new() -> Watch {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Watch(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Waits until `fd`, this watch's connection's socket, has something to read, or is closed.
+    pub fn readable(&self, fd: RawFd) {
+        if !give_way(Wait::Readable(fd, self.0)) {
+            let mut polled = [libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            // An interruption returns early; the caller finds nothing to read and waits again.
+            poll(&mut polled, None);
+        }
+    }
+}
+
+impl Default for Watch {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -139,7 +160,7 @@ enum State {
 fn schedule(mut workers: Vec<Resumable<'_>>) {
     let mut states = vec![State::Ready; workers.len()];
     let mut left = workers.len();
-    let (mut polled, mut whose) = (Vec::new(), Vec::new());
+    let (mut sockets, mut ready) = (Sockets::new(), Vec::new());
     while left > 0 {
         for (worker, state) in workers.iter_mut().zip(states.iter_mut()) {
             if let State::Ready = state {
@@ -157,18 +178,14 @@ fn schedule(mut workers: Vec<Resumable<'_>>) {
         if left == 0 {
             break;
         }
-        polled.clear();
-        whose.clear();
         let mut soonest: Option<Instant> = None;
-        for (i, state) in states.iter().enumerate() {
+        for state in &mut states {
             match state {
-                State::Waiting(Wait::Readable(fd)) => {
-                    polled.push(libc::pollfd {
-                        fd: *fd,
-                        events: libc::POLLIN,
-                        revents: 0,
-                    });
-                    whose.push(i);
+                // A socket the set would not take: its worker reads again (the wait below
+                // returns at once) rather than wait for ever.
+                State::Waiting(Wait::Readable(fd, watch)) if !sockets.register(*fd, *watch) => {
+                    *state = State::Ready;
+                    soonest = Some(Instant::now());
                 }
                 State::Waiting(Wait::Until(at)) => {
                     soonest = Some(soonest.map_or(*at, |s| s.min(*at)));
@@ -177,13 +194,19 @@ fn schedule(mut workers: Vec<Resumable<'_>>) {
             }
         }
         let now = Instant::now();
-        poll(
-            &mut polled,
+        sockets.wait(
             soonest.map(|s| s.saturating_duration_since(now)),
+            &mut ready,
         );
-        for (fd, &i) in polled.iter().zip(&whose) {
-            if fd.revents != 0 {
-                states[i] = State::Ready;
+        for &fd in &ready {
+            let waiter = states
+                .iter()
+                .position(|s| matches!(s, State::Waiting(Wait::Readable(f, _)) if *f == fd));
+            match waiter {
+                Some(i) => states[i] = State::Ready,
+                // Readable while its worker sleeps or has ended: left out of the set until
+                // waited on again, or each wait would return at once.
+                None => sockets.forget(fd),
             }
         }
         let now = Instant::now();
@@ -197,12 +220,132 @@ fn schedule(mut workers: Vec<Resumable<'_>>) {
     }
 }
 
-/// poll(2) with a timeout to the nanosecond (None: none); an interruption returns early.
-fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) {
-    let spec = timeout.map(|t| libc::timespec {
+/// A thread's epoll set of its workers' sockets, each registered (level-triggered: libpq may
+/// leave part of an answer unread) from the first wait on it until its worker stops waiting
+/// for it; pgbench polls each waiting socket anew at every wait.
+struct Sockets {
+    epoll: Option<OwnedFd>,
+    /// Each registered socket's watch.
+    watches: HashMap<RawFd, u64>,
+    events: Vec<libc::epoll_event>,
+}
+
+impl Sockets {
+    fn new() -> Sockets {
+        // SAFETY: plain call; a failure leaves no descriptor.
+        let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        Sockets {
+            // SAFETY: a new descriptor, ours alone. Without one (descriptors exhausted), each
+            // wait polls instead.
+            epoll: (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) }),
+            watches: HashMap::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Registers `fd` for `watch` unless it is already; false if the set refuses it.
+    fn register(&mut self, fd: RawFd, watch: u64) -> bool {
+        if self.watches.get(&fd) == Some(&watch) {
+            return true;
+        }
+        if let Some(epoll) = &self.epoll {
+            let mut event = libc::epoll_event {
+                events: libc::EPOLLIN as u32,
+                u64: fd as u64,
+            };
+            // SAFETY: both descriptors are open; the event is read during the call.
+            let mut ctl = |op| unsafe { libc::epoll_ctl(epoll.as_raw_fd(), op, fd, &mut event) };
+            // A socket number another watch had: closed since (which left the set) or, where
+            // it was not, the same socket handed on.
+            let added = ctl(libc::EPOLL_CTL_ADD) == 0
+                || (std::io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST)
+                    && ctl(libc::EPOLL_CTL_MOD) == 0);
+            if !added {
+                return false;
+            }
+        }
+        self.watches.insert(fd, watch);
+        true
+    }
+
+    /// Takes `fd` out of the set.
+    fn forget(&mut self, fd: RawFd) {
+        if let (Some(epoll), Some(_)) = (&self.epoll, self.watches.remove(&fd)) {
+            // SAFETY: both descriptors are open (a closed socket has left the set already).
+            unsafe {
+                libc::epoll_ctl(
+                    epoll.as_raw_fd(),
+                    libc::EPOLL_CTL_DEL,
+                    fd,
+                    std::ptr::null_mut(),
+                )
+            };
+        }
+    }
+
+    /// Waits until a registered socket is readable or `timeout` has passed (None: no limit),
+    /// and puts the readable sockets in `ready`. An interruption returns early, with none.
+    fn wait(&mut self, timeout: Option<Duration>, ready: &mut Vec<RawFd>) {
+        ready.clear();
+        let Some(epoll) = &self.epoll else {
+            let mut polled: Vec<libc::pollfd> = (self.watches.keys())
+                .map(|&fd| libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                })
+                .collect();
+            poll(&mut polled, timeout);
+            ready.extend(polled.iter().filter(|p| p.revents != 0).map(|p| p.fd));
+            return;
+        };
+        let epoll = epoll.as_raw_fd();
+        let room = self.watches.len().max(1);
+        self.events
+            .resize(room, libc::epoll_event { events: 0, u64: 0 });
+        let spec = timeout.map(timespec);
+        let at = spec.as_ref().map_or(std::ptr::null(), |s| s as *const _);
+        // SAFETY: the events buffer holds `room`; the timeout lives through the call.
+        // epoll_pwait2 (Linux 5.11) waits to the nanosecond, as ppoll, through the system call
+        // itself, so an older C library still links; on an older kernel the set is polled
+        // for readiness to the nanosecond and then read at once.
+        let mut got = unsafe {
+            libc::syscall(
+                libc::SYS_epoll_pwait2,
+                epoll,
+                self.events.as_mut_ptr(),
+                room as libc::c_int,
+                at,
+                std::ptr::null::<libc::sigset_t>(),
+                0usize,
+            )
+        };
+        if got < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
+            let mut polled = [libc::pollfd {
+                fd: epoll,
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            poll(&mut polled, timeout);
+            // SAFETY: as above, without waiting.
+            got = unsafe { libc::epoll_wait(epoll, self.events.as_mut_ptr(), room as _, 0) }
+                as libc::c_long;
+        }
+        let got = got.max(0) as usize;
+        ready.extend(self.events[..got].iter().map(|e| e.u64 as RawFd));
+    }
+}
+
+fn timespec(t: Duration) -> libc::timespec {
+    libc::timespec {
         tv_sec: t.as_secs() as libc::time_t,
         tv_nsec: t.subsec_nanos() as libc::c_long,
-    });
+    }
+}
+
+/// poll(2) with a timeout to the nanosecond (None: none); an interruption returns early.
+fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) {
+    let spec = timeout.map(timespec);
     let at = spec.as_ref().map_or(std::ptr::null(), |s| s as *const _);
     // SAFETY: `fds` is a live array of its length; the timeout lives through the call.
     unsafe {
@@ -242,7 +385,7 @@ mod tests {
                         (&pairs[i - 1].0).write_all(&[i as u8]).unwrap();
                     }
                     if i < 2 {
-                        readable(pairs[i].1.as_raw_fd());
+                        Watch::new().readable(pairs[i].1.as_raw_fd());
                         let mut got = [0u8];
                         (&pairs[i].1).read_exact(&mut got).unwrap();
                         assert_eq!(got[0] as usize, i + 1);
@@ -257,6 +400,77 @@ mod tests {
         let order = order.into_inner();
         assert_eq!(order.len(), 3);
         assert_eq!(order[0], 2);
+    }
+
+    #[test]
+    fn a_new_connection_on_a_reused_socket_number_is_waited_on() {
+        // Each round a worker opens a socket (the number the last round's had, closed) and
+        // waits on it; another writes to it. A set that kept the old registration would miss
+        // the new socket and wait forever.
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let current = std::cell::RefCell::new(None::<UnixStream>);
+            let numbers = std::cell::RefCell::new(Vec::new());
+            let (current, numbers) = (&current, &numbers);
+            let bodies: Vec<Box<dyn FnOnce() + '_>> = vec![
+                Box::new(move || {
+                    for _ in 0..3 {
+                        let (x, y) = UnixStream::pair().unwrap();
+                        numbers.borrow_mut().push(y.as_raw_fd());
+                        *current.borrow_mut() = Some(x);
+                        Watch::new().readable(y.as_raw_fd());
+                        (&y).read_exact(&mut [0u8]).unwrap();
+                        current.borrow_mut().take();
+                    }
+                }),
+                Box::new(move || {
+                    for round in 0..3 {
+                        while numbers.borrow().len() <= round {
+                            sleep(Duration::from_millis(2));
+                        }
+                        (current.borrow().as_ref().unwrap())
+                            .write_all(&[1])
+                            .unwrap();
+                    }
+                }),
+            ];
+            run_together(bodies).unwrap();
+            done.send(numbers.take()).unwrap();
+        });
+        let numbers = finished
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a wait on the new socket never ended");
+        assert!(numbers.windows(2).all(|w| w[0] == w[1]), "{numbers:?}");
+    }
+
+    #[test]
+    fn a_worker_asleep_beside_an_unread_socket_does_not_spin() {
+        // A socket left readable stays so; were it kept in the set while its worker sleeps,
+        // each wait would return at once and the thread would spin through the sleep.
+        let cpu = || {
+            let mut t = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: `t` is a live timespec.
+            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+            Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+        };
+        let spent = Cell::new(Duration::ZERO);
+        let body = || {
+            let (x, y) = UnixStream::pair().unwrap();
+            (&x).write_all(&[1]).unwrap();
+            Watch::new().readable(y.as_raw_fd());
+            let before = cpu();
+            sleep(Duration::from_millis(100));
+            spent.set(cpu() - before);
+        };
+        run_together(vec![Box::new(body)]).unwrap();
+        assert!(
+            spent.get() < Duration::from_millis(30),
+            "the thread spent {:?} of a 100 ms sleep",
+            spent.get()
+        );
     }
 
     #[test]

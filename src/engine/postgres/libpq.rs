@@ -58,6 +58,8 @@ pub struct Connection {
     /// Each parameter's text, NUL-ended as libpq takes it (kept to reuse its buffers).
     texts: Vec<Vec<u8>>,
     params: Params,
+    /// Its waits for its socket, on a thread shared or not.
+    watch: multiplex::Watch,
     /// The row being read, its text values' allocations kept between statements.
     row: Row,
 }
@@ -100,6 +102,7 @@ impl Connection {
             capabilities,
             texts: Vec::new(),
             params: Params::default(),
+            watch: multiplex::Watch::new(),
             row: Row::new(),
         };
         c.execute(setup)?;
@@ -208,30 +211,26 @@ impl Connection {
     }
 
     /// The answer to what was just sent (`sent`: what the PQsend call returned) as PQexec
-    /// gives it (the last result, or the first error; a COPY's start), waiting through
-    /// `multiplex::readable`: a client that shares its thread gives way to the others while
-    /// the server works. A null result when nothing was sent or nothing came.
+    /// gives it (the last result, or the first error; a COPY's start), waiting through its
+    /// watch: a client that shares its thread gives way to the others while the server works.
+    /// A null result when nothing was sent or nothing came.
     fn answer(&self, sent: c_int) -> Res {
         let conn = self.conn.0;
         let mut kept: Option<Res> = None;
         if sent == 1 {
             loop {
-                // A client that shares its thread reads what has come before it waits, as
-                // pgbench's clients do: on a loopback wire the server has often answered by
-                // the time its query is sent, and a read that finds it saves a poll. Alone on
-                // its thread a client waits first, as PQexec does: with many threads to the
-                // cores the answer is seldom there, and the read would be one call more. A lost
-                // connection: PQgetResult reports it.
-                let mut read_first = multiplex::shared();
+                // A client waits before it reads, as PQexec does. pgbench's clients read
+                // first, and on a loopback wire most such reads find nothing (0.8 a
+                // statement); a client on a shared thread waits in its thread's epoll set,
+                // which hands back at once what has already come, so a read first would only
+                // add a call. A lost connection: PQgetResult reports it.
                 // SAFETY (each call): the connection is live; libpq reads its socket itself.
                 while unsafe { pq::PQisBusy(conn) } != 0 {
                     let socket = unsafe { pq::PQsocket(conn) };
                     if socket < 0 {
                         break;
                     }
-                    if !std::mem::take(&mut read_first) {
-                        multiplex::readable(socket);
-                    }
+                    self.watch.readable(socket);
                     if unsafe { pq::PQconsumeInput(conn) } == 0 {
                         break;
                     }
