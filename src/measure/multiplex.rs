@@ -447,15 +447,7 @@ mod tests {
     fn a_worker_asleep_beside_an_unread_socket_does_not_spin() {
         // A socket left readable stays so; were it kept in the set while its worker sleeps,
         // each wait would return at once and the thread would spin through the sleep.
-        let cpu = || {
-            let mut t = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            };
-            // SAFETY: `t` is a live timespec.
-            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-            Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-        };
+        let cpu = || Duration::from_nanos(crate::measure::resources::thread_cpu_ns());
         let spent = Cell::new(Duration::ZERO);
         let body = || {
             let (x, y) = UnixStream::pair().unwrap();
