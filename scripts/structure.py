@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The structure rules of ARCHITECTURE.md, checked: no file in src/ over 600 lines (SQL and other
-data aside), no function over 100 lines, no import cycle between sibling modules. Reads the
-sources as text (approximately: a function ends at the first closing brace at its own indent).
+data aside), no function over 100 lines, no import cycle between sibling modules (tests aside).
+Reads the sources as text (approximately: a function ends at the first closing brace at its own
+indent).
 Prints what breaks a rule and exits 1, or prints nothing and exits 0. Run from the checkout:
     python3 scripts/structure.py
 """
@@ -81,6 +82,9 @@ def cycles(files):
 
     edges = set()
     for mod, text in mods.items():
+        # Tests, inline or in a module's tests.rs, may reach anywhere.
+        if mod[-1:] == ("tests",):
+            continue
         text = re.split(r"#\[cfg\(test\)\]\s*mod tests", text)[0]
         text = "\n".join(l for l in text.split("\n") if not l.strip().startswith("//"))
         for m in re.finditer(r"\b((?:crate|super|self)(?:::(?:super|\w+))+)", text):

@@ -545,7 +545,8 @@ fn logs_read_as_pgbench_documents_them() {
 /// milliseconds and its failures, in pgbench's columns; both tools list the same commands in
 /// the same order, each as pgbench reads it: the built-in script's, and a file's with a
 /// statement over two lines (its first shown), blanks kept as written, a compound statement
-/// (one command, its `\;` read as `;`) and two statements on one line.
+/// (one command, its `\;` read as `;`), two statements on one line, and meta-commands indented,
+/// with blanks after them and continued over two lines with a backslash (all their lines shown).
 #[test]
 fn per_statement_latencies_list_the_scripts_statements() {
     let dir = tempfile::tempdir().unwrap();
@@ -553,11 +554,12 @@ fn per_statement_latencies_list_the_scripts_statements() {
     let file = dir.path().join("shapes.sql");
     std::fs::write(
         &file,
-        "SELECT 1\n  + 2;\nselect   3 ;   \n-- a comment\nSELECT 4 \\; SELECT 5;\n\\set x 1\nSELECT :x; SELECT 6;\n",
+        "SELECT 1\n  + 2;\nselect   3 ;   \n-- a comment\nSELECT 4 \\; SELECT 5;\n\\set x 1\nSELECT :x; SELECT 6;\n\
+         \t\\set y  2   \n\\set z 1 + \\\n   :y  \r\n\\sleep 1 \\\r\n us\n",
     )
     .unwrap();
     let file = file.display().to_string();
-    for (script, commands) in [(None, 11), (Some(["-f", file.as_str()]), 6)] {
+    for (script, commands) in [(None, 11), (Some(["-f", file.as_str()]), 9)] {
         let mut listed = Vec::new();
         for tool in [Tool::Pgbench, Tool::Hakari] {
             let db = server.initialized(tool, dir.path());
@@ -566,18 +568,33 @@ fn per_statement_latencies_list_the_scripts_statements() {
             let o = server.run(tool, &args, &db, dir.path());
             let out = text(&o);
             assert!(o.status.success(), "{tool:?}: {out}");
-            let lines: Vec<&str> = (out.lines())
+            // The list ends the standard output (pgbench) or a blank line does (hakari); a line
+            // that is not a command's figures goes on the command before it.
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            let lines = (stdout.split('\n'))
                 .skip_while(|l| *l != "statement latencies in milliseconds and failures:")
                 .skip(1)
-                .take_while(|l| l.starts_with("   "))
-                .collect();
-            let mut statements = Vec::new();
+                .take_while(|l| !l.is_empty());
+            let mut statements: Vec<String> = Vec::new();
             for line in lines {
-                let (ms, rest) = line.trim_start().split_once(' ').unwrap();
-                let (failures, statement) = rest.trim_start().split_once(' ').unwrap();
-                let (ms, failures): (f64, u64) = (ms.parse().unwrap(), failures.parse().unwrap());
-                assert!(ms >= 0.0 && failures == 0, "{tool:?}: {line}");
-                statements.push(statement.trim_start().to_string());
+                let figures = (line.strip_prefix("   "))
+                    .and_then(|l| l.trim_start().split_once(' '))
+                    .and_then(|(ms, rest)| Some((ms.parse::<f64>().ok()?, rest)))
+                    .and_then(|(ms, rest)| {
+                        let (failures, statement) = rest.trim_start().split_once(' ')?;
+                        Some((ms, failures.parse::<u64>().ok()?, statement))
+                    });
+                match figures {
+                    Some((ms, failures, statement)) => {
+                        assert!(ms >= 0.0 && failures == 0, "{tool:?}: {line}");
+                        statements.push(statement.trim_start().to_string());
+                    }
+                    None => {
+                        let last = statements.last_mut().expect("a command before");
+                        last.push('\n');
+                        last.push_str(line);
+                    }
+                }
             }
             listed.push(statements);
         }

@@ -46,24 +46,32 @@ fn processes() -> HashMap<i32, Process> {
 /// at one instant: a backend that ends and is reaped while /proc is read moves its time into
 /// the postmaster's reaped children's, and caught between the two it counts in neither (the
 /// clients' backends end together as the step ends: a reading there once fell short by about
-/// what four of them had spent). So /proc is read again until no postmaster's reaped
-/// children's time changed after the read took it.
+/// what four of them had spent) or, read before the postmaster (its number lower, once the
+/// machine's process numbers have wrapped), in both (a reading once stood a backend's time too
+/// high just after the step). So /proc is read again until no postmaster's reaped children's
+/// time changed between just before the read and just after it.
 fn server_cpu(root: i32, tick: f64) -> f64 {
     let leaders = |all: &HashMap<i32, Process>| -> Vec<i32> {
-        (all.iter())
+        let mut pids: Vec<i32> = (all.iter())
             .filter(|(_, p)| p.ppid == root && p.name == "postgres")
             .map(|(pid, _)| *pid)
+            .collect();
+        pids.sort();
+        pids
+    };
+    let reaped = |pids: &[i32]| -> Vec<Option<f64>> {
+        pids.iter()
+            .map(|pid| process(*pid).map(|p| p.reaped))
             .collect()
     };
     let mut all = processes();
     for _ in 0..10 {
-        let settled = leaders(&all)
-            .iter()
-            .all(|pid| process(*pid).map(|now| now.reaped) == Some(all[pid].reaped));
-        if settled {
+        let before = reaped(&leaders(&all));
+        all = processes();
+        let pids = leaders(&all);
+        if before.len() == pids.len() && reaped(&pids) == before {
             break;
         }
-        all = processes();
     }
     let mut tree = leaders(&all);
     let mut i = 0;
@@ -163,11 +171,21 @@ fn tpcb_on_a_private_postgres_costs_what_the_server_says() {
         .filter(|w| w[1].1 < w[0].1)
         .map(|w| format!("{:.3} s at {:+.3} s", w[0].1 - w[1].1, w[1].0 - start))
         .collect();
+    // The test's samples about the step's start and end, for a failure to say where it parted.
+    let near = |at: f64| -> Vec<String> {
+        (samples.iter())
+            .filter(|(t, _)| (t - at).abs() < 0.15)
+            .map(|(t, v)| format!("{:+.3} s: {v:.3}", t - start))
+            .collect()
+    };
     assert!(
         (ours - theirs).abs() <= 0.1 * theirs,
         "server CPU: hakari {ours:.3} s, the test's sampling {theirs:.3} s over {:.3} s \
-         (its longest gap between samples {gap:.3} s; its readings fell back: {falls:?})",
-        run.seconds
+         (its longest gap between samples {gap:.3} s; its readings fell back: {falls:?}; \
+         about the start {:?}, about the end {:?})",
+        run.seconds,
+        near(start),
+        near(start + run.seconds)
     );
     // Per operation: over every run of the step.
     let cpu: f64 = (m.runs.iter())

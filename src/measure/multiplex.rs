@@ -228,6 +228,8 @@ struct Sockets {
     /// Each registered socket's watch.
     watches: HashMap<RawFd, u64>,
     events: Vec<libc::epoll_event>,
+    /// Whether epoll_pwait2 was found missing or refused.
+    lacks_pwait2: bool,
 }
 
 impl Sockets {
@@ -240,6 +242,7 @@ impl Sockets {
             epoll: (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) }),
             watches: HashMap::new(),
             events: Vec::new(),
+            lacks_pwait2: false,
         }
     }
 
@@ -305,22 +308,29 @@ impl Sockets {
             .resize(room, libc::epoll_event { events: 0, u64: 0 });
         let spec = timeout.map(timespec);
         let at = spec.as_ref().map_or(std::ptr::null(), |s| s as *const _);
-        // SAFETY: the events buffer holds `room`; the timeout lives through the call.
         // epoll_pwait2 (Linux 5.11) waits to the nanosecond, as ppoll, through the system call
-        // itself, so an older C library still links; on an older kernel the set is polled
-        // for readiness to the nanosecond and then read at once.
-        let mut got = unsafe {
-            libc::syscall(
-                libc::SYS_epoll_pwait2,
-                epoll,
-                self.events.as_mut_ptr(),
-                room as libc::c_int,
-                at,
-                std::ptr::null::<libc::sigset_t>(),
-                0usize,
-            )
-        };
-        if got < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
+        // itself, so an older C library still links. An older kernel lacks it (ENOSYS) and an
+        // older container's seccomp profile refuses it (EPERM): there, remembered so that a
+        // wait is not two calls, the set is polled for readiness to the nanosecond and then
+        // read at once.
+        let mut got = -1;
+        if !self.lacks_pwait2 {
+            // SAFETY: the events buffer holds `room`; the timeout lives through the call.
+            got = unsafe {
+                libc::syscall(
+                    libc::SYS_epoll_pwait2,
+                    epoll,
+                    self.events.as_mut_ptr(),
+                    room as libc::c_int,
+                    at,
+                    std::ptr::null::<libc::sigset_t>(),
+                    0usize,
+                )
+            };
+            let error = (got < 0).then(|| std::io::Error::last_os_error().raw_os_error());
+            self.lacks_pwait2 = matches!(error, Some(Some(libc::ENOSYS | libc::EPERM)));
+        }
+        if self.lacks_pwait2 {
             let mut polled = [libc::pollfd {
                 fd: epoll,
                 events: libc::POLLIN,
@@ -359,190 +369,4 @@ fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::measure::progress::Progress;
-    use crate::measure::runner::run_step;
-    use crate::measure::timing::{Arrival, Schedule, Timing};
-    use std::io::{Read, Write};
-    use std::os::fd::AsRawFd;
-    use std::os::unix::net::UnixStream;
-    use std::sync::Mutex;
-
-    #[test]
-    fn workers_take_turns_where_they_wait() {
-        // Each worker waits for its socket, which the next worker writes to: they can only all
-        // end if each gives way while it waits.
-        let pairs: Vec<(UnixStream, UnixStream)> =
-            (0..3).map(|_| UnixStream::pair().unwrap()).collect();
-        let order = std::cell::RefCell::new(Vec::new());
-        let bodies: Vec<Box<dyn FnOnce() + '_>> = (0..3)
-            .map(|i| {
-                let (pairs, order) = (&pairs, &order);
-                Box::new(move || {
-                    assert!(shared());
-                    if i > 0 {
-                        (&pairs[i - 1].0).write_all(&[i as u8]).unwrap();
-                    }
-                    if i < 2 {
-                        Watch::new().readable(pairs[i].1.as_raw_fd());
-                        let mut got = [0u8];
-                        (&pairs[i].1).read_exact(&mut got).unwrap();
-                        assert_eq!(got[0] as usize, i + 1);
-                    }
-                    order.borrow_mut().push(i);
-                }) as Box<dyn FnOnce()>
-            })
-            .collect();
-        run_together(bodies).unwrap();
-        assert!(!shared());
-        // The last, which waits for nothing, ends first; the others once it has written.
-        let order = order.into_inner();
-        assert_eq!(order.len(), 3);
-        assert_eq!(order[0], 2);
-    }
-
-    #[test]
-    fn a_new_connection_on_a_reused_socket_number_is_waited_on() {
-        // Each round a worker opens a socket (the number the last round's had, closed) and
-        // waits on it; another writes to it. A set that kept the old registration would miss
-        // the new socket and wait forever.
-        let (done, finished) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let current = std::cell::RefCell::new(None::<UnixStream>);
-            let numbers = std::cell::RefCell::new(Vec::new());
-            let (current, numbers) = (&current, &numbers);
-            let bodies: Vec<Box<dyn FnOnce() + '_>> = vec![
-                Box::new(move || {
-                    for _ in 0..3 {
-                        let (x, y) = UnixStream::pair().unwrap();
-                        numbers.borrow_mut().push(y.as_raw_fd());
-                        *current.borrow_mut() = Some(x);
-                        Watch::new().readable(y.as_raw_fd());
-                        (&y).read_exact(&mut [0u8]).unwrap();
-                        current.borrow_mut().take();
-                    }
-                }),
-                Box::new(move || {
-                    for round in 0..3 {
-                        while numbers.borrow().len() <= round {
-                            sleep(Duration::from_millis(2));
-                        }
-                        (current.borrow().as_ref().unwrap())
-                            .write_all(&[1])
-                            .unwrap();
-                    }
-                }),
-            ];
-            run_together(bodies).unwrap();
-            done.send(numbers.take()).unwrap();
-        });
-        let numbers = finished
-            .recv_timeout(Duration::from_secs(10))
-            .expect("a wait on the new socket never ended");
-        assert!(numbers.windows(2).all(|w| w[0] == w[1]), "{numbers:?}");
-    }
-
-    #[test]
-    fn a_worker_asleep_beside_an_unread_socket_does_not_spin() {
-        // A socket left readable stays so; were it kept in the set while its worker sleeps,
-        // each wait would return at once and the thread would spin through the sleep.
-        let cpu = || Duration::from_nanos(crate::measure::resources::thread_cpu_ns());
-        let spent = Cell::new(Duration::ZERO);
-        let body = || {
-            let (x, y) = UnixStream::pair().unwrap();
-            (&x).write_all(&[1]).unwrap();
-            Watch::new().readable(y.as_raw_fd());
-            let before = cpu();
-            sleep(Duration::from_millis(100));
-            spent.set(cpu() - before);
-        };
-        run_together(vec![Box::new(body)]).unwrap();
-        assert!(
-            spent.get() < Duration::from_millis(30),
-            "the thread spent {:?} of a 100 ms sleep",
-            spent.get()
-        );
-    }
-
-    #[test]
-    fn threads_take_consecutive_workers_as_pgbench_deals_clients() {
-        assert_eq!(deal(5, Some(2)), [0..3, 3..5]);
-        assert_eq!(deal(3, None), [0..1, 1..2, 2..3]);
-        assert_eq!(deal(2, Some(8)), [0..1, 1..2]);
-        assert_eq!(deal(4, Some(1)).len(), 1);
-        assert_eq!(deal(4, Some(1))[0], 0..4);
-    }
-
-    #[test]
-    fn workers_sharing_threads_each_run_their_part() {
-        let timing = Timing {
-            threads: Some(2),
-            ..Timing::default()
-        };
-        let seen = Mutex::new(std::collections::HashSet::new());
-        let out = run_step(
-            5,
-            &timing,
-            &Progress::hidden(),
-            |i| Ok(i as u64 + 1),
-            |n: &mut u64, w| {
-                seen.lock().unwrap().insert(std::thread::current().id());
-                for _ in 0..*n * 10 {
-                    w.timed(1, || {
-                        sleep(Duration::from_micros(200));
-                        Ok(())
-                    })?;
-                }
-                Ok(())
-            },
-        )
-        .unwrap();
-        assert_eq!(out.ops, 10 + 20 + 30 + 40 + 50);
-        assert_eq!(
-            seen.into_inner().unwrap().len(),
-            2,
-            "two threads carried them"
-        );
-    }
-
-    #[test]
-    fn an_open_loop_on_one_thread_keeps_every_workers_schedule() {
-        let schedule = Schedule {
-            rate: 2000.0,
-            arrival: Arrival::Constant,
-            seed: 3,
-        };
-        let timing = Timing {
-            threads: Some(1),
-            schedule: Some(schedule),
-            ..Timing::default()
-        }
-        .lasting(0.5);
-        let out = run_step(3, &timing, &Progress::hidden(), Ok, |_: &mut usize, w| {
-            while w.more() {
-                w.timed(1, || Ok(()))?;
-            }
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!(out.ops, 1000, "every intended start before the end, once");
-        let lag = out.open_loop.as_ref().unwrap().lag.value_at_quantile(0.5);
-        assert!(
-            lag < 2_000_000,
-            "median lag {lag} ns: the sleepers woke late"
-        );
-    }
-
-    #[test]
-    fn sleepers_overlap_on_one_thread() {
-        let t0 = Instant::now();
-        let bodies: Vec<Box<dyn FnOnce()>> = (0..4)
-            .map(|_| Box::new(|| sleep(Duration::from_millis(50))) as Box<dyn FnOnce()>)
-            .collect();
-        run_together(bodies).unwrap();
-        let took = t0.elapsed();
-        assert!(took >= Duration::from_millis(50), "{took:?}");
-        assert!(took < Duration::from_millis(150), "slept in turn: {took:?}");
-    }
-}
+mod tests;

@@ -334,7 +334,6 @@ impl Program {
 
     fn list_parts(&mut self, sources: &[Source]) {
         for (i, (script, source)) in self.scripts.iter().zip(sources).enumerate() {
-            let lines: Vec<&str> = source.text.lines().collect();
             let mut of: Vec<usize> = Vec::new();
             // The SQL command's text so far (a compound's statements, each `\;` read as pgbench
             // reads it, `;`), and where its last statement ended.
@@ -353,11 +352,7 @@ impl Program {
                         ended = sql.span.end;
                         first_line(&command)
                     }
-                    // A meta-command reads as its line, as pgbench shows it.
-                    _ => (lines.get(step.at.line - 1).copied())
-                        .unwrap_or_default()
-                        .trim()
-                        .to_string(),
+                    _ => meta_text(&source.text, step.at),
                 };
                 // A compound statement's later parts are the same command, timed as one.
                 if k > 0 && script.commands[k] == script.commands[k - 1] {
@@ -410,6 +405,32 @@ fn first_line(text: &str) -> String {
         line.truncate(end);
     }
     line
+}
+
+/// How pgbench lists a meta-command (its `-r`): from its backslash, `at`, to the end of its
+/// last line (a trailing backslash continues one), blanks kept, the line's end left out.
+fn meta_text(text: &str, at: Position) -> String {
+    let line: usize = (text.split_inclusive('\n').take(at.line - 1))
+        .map(str::len)
+        .sum();
+    let column = text[line..].char_indices().nth(at.column - 1);
+    let start = line + column.map_or(text.len() - line, |(i, _)| i);
+    let mut end = start;
+    loop {
+        let eol = text[end..].find('\n').map_or(text.len(), |i| end + i);
+        let content = &text[end..eol];
+        if eol == text.len()
+            || !content
+                .strip_suffix('\r')
+                .unwrap_or(content)
+                .ends_with('\\')
+        {
+            end = eol;
+            break;
+        }
+        end = eol + 1;
+    }
+    text[start..end].trim_end_matches(['\r', '\n']).to_string()
 }
 
 /// The slot of variable `name`, a new one (with no value yet) the first time it is named.
