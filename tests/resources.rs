@@ -47,9 +47,9 @@ fn processes() -> HashMap<i32, Process> {
 /// the postmaster's reaped children's, and caught between the two it counts in neither (the
 /// clients' backends end together as the step ends: a reading there once fell short by about
 /// what four of them had spent) or, read before the postmaster (its number lower, once the
-/// machine's process numbers have wrapped), in both (a reading once stood a backend's time too
-/// high just after the step). So /proc is read again until no postmaster's reaped children's
-/// time changed between just before the read and just after it.
+/// machine's process numbers have wrapped) and reaped before the postmaster is read, in both.
+/// So /proc is read again until no postmaster's reaped children's time changed between just
+/// before the read and just after it.
 fn server_cpu(root: i32, tick: f64) -> f64 {
     let leaders = |all: &HashMap<i32, Process>| -> Vec<i32> {
         let mut pids: Vec<i32> = (all.iter())
