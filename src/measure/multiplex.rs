@@ -310,9 +310,9 @@ impl Sockets {
         let at = spec.as_ref().map_or(std::ptr::null(), |s| s as *const _);
         // epoll_pwait2 (Linux 5.11) waits to the nanosecond, as ppoll, through the system call
         // itself, so an older C library still links. An older kernel lacks it (ENOSYS) and an
-        // older container's seccomp profile refuses it (EPERM): there, remembered so that a
-        // wait is not two calls, the set is polled for readiness to the nanosecond and then
-        // read at once.
+        // older container's seccomp profile refuses it (EPERM): there, remembered so that no
+        // wait begins with a call that fails, the set is polled for readiness to the
+        // nanosecond and then read at once.
         let mut got = -1;
         if !self.lacks_pwait2 {
             // SAFETY: the events buffer holds `room`; the timeout lives through the call.
