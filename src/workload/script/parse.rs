@@ -64,8 +64,6 @@ pub struct Sql {
     /// Ended by `\;`: it and the statements after it up to one not so ended are one compound
     /// statement, run as one implicit transaction (pgbench sends them as one query).
     pub joined: bool,
-    /// Where it stands in the script's text: from its first character to its `;` or `\;`.
-    pub span: Range<usize>,
 }
 
 /// A conditional; where each goes is worked out after the file is read (`branch::link`).
@@ -151,6 +149,10 @@ pub enum Amount {
 pub struct Step {
     pub at: Position,
     pub command: Command,
+    /// Where it stands in the script's text: an SQL statement from its first character to its
+    /// `;` or `\;`, a meta-command from its backslash to the end of its last line (a trailing
+    /// backslash continues one), the line's end left out.
+    pub span: Range<usize>,
 }
 
 struct Cursor<'a> {
@@ -219,11 +221,12 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<Step>, ScriptError> {
         } else if b == b'\\' {
             meta::meta(&mut c, &mut steps)?;
         } else {
-            let at = c.at;
+            let (at, start) = (c.at, c.pos);
             if let Some(sql) = sql(&mut c)? {
                 steps.push(Step {
                     at,
                     command: Command::Sql(sql),
+                    span: start..c.pos,
                 });
             }
         }
@@ -241,7 +244,6 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<Step>, ScriptError> {
 
 /// One SQL statement, up to its `;`, `\;`, a meta-command's backslash, or the end of the file.
 fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
-    let start = c.pos;
     let mut out = Vec::new();
     let mut shown = Vec::new();
     let mut params = Vec::new();
@@ -326,17 +328,11 @@ fn sql(c: &mut Cursor) -> Result<Option<Sql>, ScriptError> {
             }
         }
     }
-    Ok(statement(&out, &shown, params, joined, start..c.pos))
+    Ok(statement(&out, &shown, params, joined))
 }
 
 /// The statement read: its text for the engine and as shown (None when there is none).
-fn statement(
-    out: &[u8],
-    shown: &[u8],
-    params: Vec<VarRef>,
-    joined: bool,
-    span: Range<usize>,
-) -> Option<Sql> {
+fn statement(out: &[u8], shown: &[u8], params: Vec<VarRef>, joined: bool) -> Option<Sql> {
     let text = String::from_utf8_lossy(out).trim().to_string();
     if text.is_empty() {
         return None;
@@ -352,7 +348,6 @@ fn statement(
         control,
         store: None,
         joined,
-        span,
     })
 }
 

@@ -340,19 +340,20 @@ impl Program {
             let (mut command, mut ended) = (String::new(), 0);
             for (k, step) in script.steps.iter().enumerate() {
                 let shown = match &step.command {
-                    Command::Sql(sql) => {
+                    Command::Sql(_) => {
                         if k == 0 || script.commands[k] != script.commands[k - 1] {
-                            (command, ended) = (String::new(), sql.span.start);
+                            (command, ended) = (String::new(), step.span.start);
                         }
-                        let piece = &source.text[ended..sql.span.end];
+                        let piece = &source.text[ended..step.span.end];
                         command.push_str(piece.strip_suffix("\\;").unwrap_or(piece));
                         if piece.ends_with("\\;") {
                             command.push(';');
                         }
-                        ended = sql.span.end;
+                        ended = step.span.end;
                         first_line(&command)
                     }
-                    _ => meta_text(&source.text, step.at),
+                    // A meta-command reads as written, over all its lines, as pgbench shows it.
+                    _ => source.text[step.span.clone()].to_string(),
                 };
                 // A compound statement's later parts are the same command, timed as one.
                 if k > 0 && script.commands[k] == script.commands[k - 1] {
@@ -405,32 +406,6 @@ fn first_line(text: &str) -> String {
         line.truncate(end);
     }
     line
-}
-
-/// How pgbench lists a meta-command (its `-r`): from its backslash, `at`, to the end of its
-/// last line (a trailing backslash continues one), blanks kept, the line's end left out.
-fn meta_text(text: &str, at: Position) -> String {
-    let line: usize = (text.split_inclusive('\n').take(at.line - 1))
-        .map(str::len)
-        .sum();
-    let column = text[line..].char_indices().nth(at.column - 1);
-    let start = line + column.map_or(text.len() - line, |(i, _)| i);
-    let mut end = start;
-    loop {
-        let eol = text[end..].find('\n').map_or(text.len(), |i| end + i);
-        let content = &text[end..eol];
-        if eol == text.len()
-            || !content
-                .strip_suffix('\r')
-                .unwrap_or(content)
-                .ends_with('\\')
-        {
-            end = eol;
-            break;
-        }
-        end = eol + 1;
-    }
-    text[start..end].trim_end_matches(['\r', '\n']).to_string()
 }
 
 /// The slot of variable `name`, a new one (with no value yet) the first time it is named.

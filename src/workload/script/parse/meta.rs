@@ -27,13 +27,15 @@ fn meta_line(c: &mut Cursor) -> (String, Vec<Position>) {
 }
 
 pub(super) fn meta(c: &mut Cursor, steps: &mut Vec<Step>) -> Result<(), ScriptError> {
-    let at = c.at;
+    let (at, start) = (c.at, c.pos);
     c.bump();
     let mut word = String::new();
     while c.peek().is_some_and(|b| b.is_ascii_alphabetic()) {
         word.push(c.bump() as char);
     }
     let (args, from) = meta_line(c);
+    // Its text ends before the line's end, a CR too.
+    let end = c.pos - usize::from(c.text[..c.pos].ends_with(b"\r"));
     // Where byte `i` of the arguments is in the file.
     let pos = |i: usize| from[i.min(from.len() - 1)];
     let first_arg = args.len() - args.trim_start().len();
@@ -104,7 +106,11 @@ pub(super) fn meta(c: &mut Cursor, steps: &mut Vec<Step>) -> Result<(), ScriptEr
         }
         _ => return c.error(at, format!("unknown meta-command '\\{word}'")),
     };
-    steps.push(Step { at, command });
+    steps.push(Step {
+        at,
+        command,
+        span: start..end,
+    });
     Ok(())
 }
 
