@@ -310,6 +310,71 @@ fn a_run_bound_by_its_server_is_not_called_client_bound() {
     );
 }
 
+/// hakari's readings of its own process count every thread: over a step that is most of the
+/// process's life, its CPU and context switches come near what the kernel gives the test for
+/// the whole process when reaping it (getrusage's counts, every thread's). /proc/PID/status,
+/// read before, counts the main thread's switches alone: a few dozen a second, where the
+/// clients' threads switch thousands of times.
+#[test]
+fn the_clients_cost_counts_every_thread() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port) = common::private_postgres(dir.path());
+    let port = port.to_string();
+    let conn = ["-h", "127.0.0.1", "-p", &port, "-U", "hakari", "hakari"];
+    let init = common::hakari(&[&["pgbench", "-i", "-q"][..], &conn].concat());
+    assert!(init.status.success(), "{}", stderr(&init));
+    let out = dir.path().join("out");
+    let said = std::fs::File::create(dir.path().join("said")).unwrap();
+    // Reaped by wait4 below, which gives its usage.
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(env!("CARGO_BIN_EXE_hakari"))
+        .args([
+            "pgbench", "-c", "4", "-j", "2", "-T", "3", "-M", "prepared", "--out",
+        ])
+        .arg(&out)
+        .args(conn)
+        .stdout(said.try_clone().unwrap())
+        .stderr(said)
+        .spawn()
+        .unwrap();
+    let (mut status, mut usage) = (0, std::mem::MaybeUninit::<libc::rusage>::zeroed());
+    // SAFETY: the child is ours and not yet waited for; wait4 fills both.
+    let reaped = unsafe { libc::wait4(child.id() as i32, &mut status, 0, usage.as_mut_ptr()) };
+    assert_eq!(reaped, child.id() as i32);
+    let said = std::fs::read_to_string(dir.path().join("said")).unwrap();
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{said}"
+    );
+    // SAFETY: filled by wait4.
+    let usage = unsafe { usage.assume_init() };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    let (their_cpu, their_switches) = (
+        seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        (usage.ru_nvcsw + usage.ru_nivcsw) as f64,
+    );
+    let r = hakari::results::store::read(&common::only_result(&out)).unwrap();
+    let run = &r.measurements[0].runs[0];
+    let our_cpu = run.usage["client.cpu_user_s"] + run.usage["client.cpu_system_s"];
+    let our_switches = run.usage["client.context_switches"];
+    assert!(
+        their_switches > 1000.0,
+        "the clients waited on the server: {their_switches} switches"
+    );
+    assert!(
+        our_switches <= their_switches && our_switches >= 0.5 * their_switches,
+        "context switches over the {:.1}-s step: hakari {our_switches}, the whole process \
+         {their_switches}",
+        run.seconds
+    );
+    assert!(
+        our_cpu <= their_cpu + 0.01 && our_cpu >= 0.5 * their_cpu,
+        "CPU over the {:.1}-s step: hakari {our_cpu:.3} s, the whole process {their_cpu:.3} s",
+        run.seconds
+    );
+}
+
 #[test]
 fn no_resources_reads_nothing() {
     let _alone = alone();

@@ -316,21 +316,29 @@ fn field(text: &str, name: &str) -> Option<f64> {
 
 /// hakari's own process: CPU, context switches, resident memory.
 fn client(into: &mut Readings) {
-    let tick = ticks();
-    if let Some((user, system, _)) = cpu_ticks("self") {
-        into.insert("client.cpu_user_s".into(), Reading::Counter(user / tick));
+    // getrusage counts every thread, those already ended too, where /proc/self/status counts
+    // the main thread's context switches alone (the clients' threads switch, it mostly waits).
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given; zeroed is a valid rusage.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } == 0 {
+        // SAFETY: filled by the call (or still zeroed).
+        let usage = unsafe { usage.assume_init() };
+        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        into.insert(
+            "client.cpu_user_s".into(),
+            Reading::Counter(seconds(usage.ru_utime)),
+        );
         into.insert(
             "client.cpu_system_s".into(),
-            Reading::Counter(system / tick),
+            Reading::Counter(seconds(usage.ru_stime)),
+        );
+        let switches = usage.ru_nvcsw + usage.ru_nivcsw;
+        into.insert(
+            "client.context_switches".into(),
+            Reading::Counter(switches as f64),
         );
     }
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    if let (Some(v), Some(n)) = (
-        field(&status, "voluntary_ctxt_switches"),
-        field(&status, "nonvoluntary_ctxt_switches"),
-    ) {
-        into.insert("client.context_switches".into(), Reading::Counter(v + n));
-    }
     if let Some(kb) = field(&status, "VmRSS") {
         into.insert("client.rss_bytes".into(), Reading::Gauge(kb * 1024.0));
     }
