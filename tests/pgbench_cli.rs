@@ -374,6 +374,18 @@ fn a_rate_with_a_latency_limit_reports_skipped_and_late() {
     }
 }
 
+/// Without -P neither tool prints a line per interval, however long the test runs (hakari's own
+/// steps print theirs once they have run five seconds).
+#[test]
+fn no_progress_lines_without_p() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    for tool in [Tool::Pgbench, Tool::Hakari] {
+        let out = server.report(tool, &["-c", "1", "-T", "7", "-S"], dir.path());
+        assert!(!out.contains("progress: "), "{tool:?}: {out}");
+    }
+}
+
 /// The log files in `dir`, each as its lines of fields.
 fn logs(dir: &Path) -> Vec<Vec<Vec<String>>> {
     let mut files: Vec<_> = (std::fs::read_dir(dir).unwrap())

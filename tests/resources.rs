@@ -368,8 +368,10 @@ fn the_clients_cost_counts_every_thread() {
          {their_switches}",
         run.seconds
     );
+    // The CPU of starting and ending (about 0.1 s) weighs more when a busy machine slows the
+    // step; its switches are few beside the step's.
     assert!(
-        our_cpu <= their_cpu + 0.01 && our_cpu >= 0.5 * their_cpu,
+        our_cpu <= their_cpu + 0.01 && our_cpu >= 0.25 * their_cpu,
         "CPU over the {:.1}-s step: hakari {our_cpu:.3} s, the whole process {their_cpu:.3} s",
         run.seconds
     );

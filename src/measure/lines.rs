@@ -5,7 +5,8 @@ use super::progress::Progress;
 use super::timing::{IntervalStyle, PgbenchLine, Timing};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Steps without `--interval` print their lines once they have run this long.
+/// Steps without `--interval` print their lines once they have run this long (`hakari pgbench`
+/// without -P, none).
 const QUIET_SECONDS: f64 = 5.0;
 
 /// The terminal's line per interval (as pgbench -P prints).
@@ -35,7 +36,10 @@ impl<'a> IntervalLines<'a> {
         collector.finish_ready();
         let figures = &collector.figures;
         let ran = figures.last().map_or(0.0, |f| f.t_s + f.seconds);
-        if !self.always && ran < QUIET_SECONDS {
+        // pgbench prints no interval's line without -P; hakari's own steps print theirs once
+        // they have run a while.
+        let pgbench = matches!(self.style, IntervalStyle::Pgbench(_));
+        if !self.always && (pgbench || ran < QUIET_SECONDS) {
             return;
         }
         for f in &figures[self.printed..] {
