@@ -227,13 +227,23 @@ impl Waits {
         let stop = Arc::new(AtomicBool::new(false));
         let (c, s) = (counts.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
+            // Prepared once per connection: a sample is then one round trip, not a parse too.
+            let mut statement = None;
             while !s.load(Ordering::Relaxed) {
                 let started = resources::thread_cpu_ns();
-                let Ok(rows) = client.query(ACTIVITY, &[]) else {
+                if statement.is_none() {
+                    statement = client.prepare(ACTIVITY).ok();
+                }
+                let rows = match &statement {
+                    Some(statement) => client.query(statement, &[]).ok(),
+                    None => None,
+                };
+                let Some(rows) = rows else {
                     // The server went away (a restart): sample again once it is back.
                     std::thread::sleep(WAIT_EVERY);
                     if let Some(again) = reopen() {
                         client = again;
+                        statement = None;
                     }
                     continue;
                 };

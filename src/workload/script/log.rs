@@ -226,26 +226,38 @@ impl TxnLog {
         {
             return Ok(());
         }
-        let (time, retries) = match ended {
-            Ended::Done { retries } => (format!("{latency:.0}"), retries),
-            Ended::Skipped => ("skipped".to_string(), 0),
-            Ended::Failed { retries, deadlock } => {
-                let kind = match (self.spec.detailed, deadlock) {
-                    (false, _) => "failed",
-                    (true, false) => "serialization",
-                    (true, true) => "deadlock",
-                };
-                (kind.to_string(), retries)
+        // Written straight into the buffer: a line a transaction, no text made on the way.
+        let out = &mut self.out;
+        let written = (|| {
+            write!(out, "{client} {count} ")?;
+            let retries = match ended {
+                Ended::Done { retries } => {
+                    write!(out, "{latency:.0}")?;
+                    retries
+                }
+                Ended::Skipped => {
+                    out.write_all(b"skipped")?;
+                    0
+                }
+                Ended::Failed { retries, deadlock } => {
+                    out.write_all(match (self.spec.detailed, deadlock) {
+                        (false, _) => b"failed".as_slice(),
+                        (true, false) => b"serialization",
+                        (true, true) => b"deadlock",
+                    })?;
+                    retries
+                }
+            };
+            write!(out, " {script} {secs} {micros}")?;
+            if self.spec.lag {
+                write!(out, " {lag:.0}")?;
             }
-        };
-        let mut line = format!("{client} {count} {time} {script} {secs} {micros}");
-        if self.spec.lag {
-            line.push_str(&format!(" {lag:.0}"));
-        }
-        if self.spec.retries {
-            line.push_str(&format!(" {retries}"));
-        }
-        writeln!(self.out, "{line}").context("writing the transaction log")
+            if self.spec.retries {
+                write!(out, " {retries}")?;
+            }
+            writeln!(out)
+        })();
+        written.context("writing the transaction log")
     }
 
     /// Writes what is buffered (an unfinished aggregate interval is left out, as pgbench
