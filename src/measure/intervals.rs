@@ -244,7 +244,7 @@ impl Collector {
     /// every [`COLLECT_EVERY`] while an interval that has ended is not yet merged (its workers
     /// hand their slots over at their first operation past its end), otherwise until the next
     /// interval begins. Waking fifty times a second throughout cost `hakari pgbench` 1.9 ms of
-    /// CPU a second (0.8 ms so; bench/README.md).
+    /// CPU a second, sleeping so 0.6-0.9 ms (bench/README.md).
     pub fn nap(collector: &Mutex<Collector>) -> Duration {
         let this = collector.lock().unwrap();
         let now = Instant::now();
