@@ -2,9 +2,9 @@
 # `hakari pgbench` beside `pgbench`: the same command line (pgbench's options, unchanged) on the
 # same private PostgreSQL and wire (PGSSLMODE, default disable: plain), the two tools
 # alternating which goes first, ROUNDS rounds per client count. Prints each tool's TPS (the
-# "tps = " line each prints) and the ratio hakari / pgbench per round and its median. With
-# OLD=path/to/an/earlier/hakari, that binary takes its turn too (the three rotating which goes
-# first) and its ratios are printed beside.
+# "tps = " line each prints) and the ratio hakari / pgbench per round, its median and a
+# bootstrap 95% interval of that median. With OLD=path/to/an/earlier/hakari, that binary takes
+# its turn too (the three rotating which goes first) and its ratios are printed beside.
 #   ROUNDS=4 MODE=prepared [OLD=...] bench/pgbench_cli.sh [SECONDS] [SCALE] [CLIENT COUNTS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,16 +39,21 @@ for c in "${counts[@]}"; do
   done
 done
 python3 - "$work/figures.txt" "$secs" "$scale" "$mode" "$PGSSLMODE" <<'PY'
-import statistics as st, sys
+import random, statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
-print(f"\nscale {sys.argv[3]}, {sys.argv[2]} s per run, -M {sys.argv[4]}, sslmode={sys.argv[5]}; medians over rounds (TPS)")
+print(f"\nscale {sys.argv[3]}, {sys.argv[2]} s per run, -M {sys.argv[4]}, sslmode={sys.argv[5]}; medians over rounds (TPS),"
+      " and a bootstrap 95% interval of the median ratio")
 old = all(len(r) == 5 for r in rows)
-print("clients   pgbench    hakari  hakari/pgbench  rounds" + ("     old  old/pgbench  hakari/old  rounds" if old else ""))
+random.seed(1)
+def interval(xs):
+    boot = sorted(st.median(random.choices(xs, k=len(xs))) for _ in range(2000))
+    return f"{boot[50]:.3f}-{boot[1949]:.3f}"
+print("clients   pgbench    hakari  hakari/pgbench  interval     rounds" + ("     old  old/pgbench  hakari/old  rounds" if old else ""))
 for c in dict.fromkeys(r[0] for r in rows):
     rs = [r for r in rows if r[0] == c]
     ratios = [float(r[3]) / float(r[2]) for r in rs]
     pg, hk = (st.median(float(r[i]) for r in rs) for i in (2, 3))
-    line = f"{c:>7}  {pg:8.1f}  {hk:8.1f}  {st.median(ratios):14.3f}  {' '.join(f'{x:.3f}' for x in ratios)}"
+    line = f"{c:>7}  {pg:8.1f}  {hk:8.1f}  {st.median(ratios):14.3f}  {interval(ratios)}  {' '.join(f'{x:.3f}' for x in ratios)}"
     if old:
         by_old = [float(r[3]) / float(r[4]) for r in rs]
         od = st.median(float(r[4]) for r in rs)
