@@ -83,8 +83,13 @@ impl Default for Watch {
 
 /// Sleeps for `d`, giving way to the thread's other workers.
 pub fn sleep(d: Duration) {
-    if !give_way(Wait::Until(Instant::now() + d)) {
-        std::thread::sleep(d);
+    sleep_until(Instant::now() + d);
+}
+
+/// Sleeps until `at`, giving way to the thread's other workers.
+pub fn sleep_until(at: Instant) {
+    if !give_way(Wait::Until(at)) {
+        std::thread::sleep(at.saturating_duration_since(Instant::now()));
     }
 }
 

@@ -181,6 +181,14 @@ const SPIN: Duration = Duration::from_micros(100);
 /// A sleeping worker wakes at least this often to see whether the step is stopping.
 const NAP: Duration = Duration::from_millis(20);
 
+/// The first instant after `now` on the grid of naps shared by the process's workers.
+fn next_nap(now: Instant) -> Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    let epoch = *EPOCH.get_or_init(|| now);
+    let naps = now.saturating_duration_since(epoch).as_nanos() / NAP.as_nanos() + 1;
+    epoch + Duration::from_nanos((naps * NAP.as_nanos()) as u64)
+}
+
 /// Waits until `at`; returns early when `stop()` says so.
 pub(super) fn wait_until(at: Instant, stop: impl Fn() -> bool) {
     loop {
@@ -192,9 +200,16 @@ pub(super) fn wait_until(at: Instant, stop: impl Fn() -> bool) {
         // Alone on its thread a worker sleeps to SPIN short of the instant and spins the rest
         // (a sleep overshoots); sharing one it sleeps to the instant (a spin holds the others).
         let shared = super::multiplex::shared();
-        if left > SPIN || shared {
-            let nap = if shared { left } else { left - SPIN };
-            super::multiplex::sleep(nap.min(NAP));
+        if shared {
+            // The naps of a thread's workers end together, on one grid of NAP: the thread
+            // wakes once for all of them, not once for each (pgbench's threads sleep to the
+            // next arrival).
+            super::multiplex::sleep_until(at.min(next_nap(now)));
+            if stop() {
+                return;
+            }
+        } else if left > SPIN {
+            super::multiplex::sleep((left - SPIN).min(NAP));
             if stop() {
                 return;
             }
@@ -207,6 +222,15 @@ pub(super) fn wait_until(at: Instant, stop: impl Fn() -> bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn naps_begun_within_one_grid_step_end_at_one_instant() {
+        let now = Instant::now();
+        let end = next_nap(now);
+        assert!(end > now && end <= now + NAP);
+        assert_eq!(next_nap(end - Duration::from_nanos(1)), end);
+        assert_eq!(next_nap(end), end + NAP);
+    }
 
     #[test]
     fn constant_arrivals_interleave_the_workers_evenly() {
