@@ -185,7 +185,11 @@ const NAP: Duration = Duration::from_millis(20);
 fn next_nap(now: Instant) -> Instant {
     static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
     let epoch = *EPOCH.get_or_init(|| now);
-    let naps = now.saturating_duration_since(epoch).as_nanos() / NAP.as_nanos() + 1;
+    // Another thread may have set the grid after `now` was read: its first point comes next.
+    if now < epoch {
+        return epoch;
+    }
+    let naps = (now - epoch).as_nanos() / NAP.as_nanos() + 1;
     epoch + Duration::from_nanos((naps * NAP.as_nanos()) as u64)
 }
 
