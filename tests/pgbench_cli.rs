@@ -64,6 +64,18 @@ impl Server {
 
     /// `tool` (pgbench or hakari pgbench) with `args`, on database `db`.
     fn run(&self, tool: Tool, args: &[&str], db: &str, out: &Path) -> Output {
+        self.run_with(tool, args, db, out, &[])
+    }
+
+    /// As [`Server::run`], with `env` set for the tool too.
+    fn run_with(
+        &self,
+        tool: Tool,
+        args: &[&str],
+        db: &str,
+        out: &Path,
+        env: &[(&str, &str)],
+    ) -> Output {
         let port = self.port.to_string();
         let mut c = match tool {
             Tool::Pgbench => Command::new("pgbench"),
@@ -78,6 +90,8 @@ impl Server {
             .current_dir(out)
             .env_remove("PGPASSWORD")
             .env_remove("PGSERVICE")
+            .env_remove("PGOPTIONS")
+            .envs(env.iter().copied())
             .output()
             .expect("the tool runs")
     }
@@ -640,6 +654,74 @@ fn commands_are_timed_only_under_r() {
             // The built-in TPC-B's eleven commands, each done 30 times.
             true => assert_eq!(commands.len(), 11, "{steps:?}"),
             false => assert!(commands.is_empty(), "{steps:?}"),
+        }
+    }
+}
+
+/// pgbench's sessions set no `synchronous_commit`: they commit as the server, the database's
+/// settings and libpq's `PGOPTIONS` say. A script records the value each session has, for both
+/// tools, with the server's default, with `PGOPTIONS` and with the database's own setting; and
+/// hakari's result names the level that value is.
+#[test]
+fn sessions_commit_as_the_server_and_pgoptions_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let script = dir.path().join("setting.sql");
+    std::fs::write(
+        &script,
+        "INSERT INTO seen VALUES (current_setting('synchronous_commit'));\n",
+    )
+    .unwrap();
+    let script = script.to_str().unwrap();
+    let cases = [
+        (None, None, "on", "sync"),
+        (Some("-c synchronous_commit=off"), None, "off", "nosync"),
+        (None, Some("off"), "off", "nosync"),
+        (None, Some("local"), "local", "sync"),
+    ];
+    for (i, (options, database, expected, level)) in cases.into_iter().enumerate() {
+        for tool in [Tool::Pgbench, Tool::Hakari] {
+            let db = server.initialized(tool, dir.path());
+            let mut c = server.connect(&db);
+            c.batch_execute("CREATE TABLE seen (setting text)").unwrap();
+            if let Some(value) = database {
+                c.batch_execute(&format!(
+                    "ALTER DATABASE {db} SET synchronous_commit = {value}"
+                ))
+                .unwrap();
+            }
+            let out = dir.path().join(format!("{i}-{tool:?}"));
+            std::fs::create_dir(&out).unwrap();
+            let env: Vec<(&str, &str)> = options.map(|o| ("PGOPTIONS", o)).into_iter().collect();
+            let args = ["-n", "-c", "2", "-t", "3", "-f", script];
+            let o = server.run_with(tool, &args, &db, &out, &env);
+            let said = text(&o);
+            assert!(o.status.success(), "{tool:?}: {said}");
+            let seen: Vec<String> = (c.query("SELECT DISTINCT setting FROM seen", &[]).unwrap())
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+            // A value between on and off: pgbench's sessions keep it, hakari's commit at on
+            // and say so.
+            match (tool, expected) {
+                (Tool::Hakari, "local") => {
+                    assert_eq!(seen, ["on"], "{said}");
+                    assert!(said.contains("synchronous_commit=local"), "{said}");
+                }
+                _ => assert_eq!(seen, [expected], "{tool:?} {options:?} {database:?}"),
+            }
+            if let Tool::Hakari = tool {
+                let result: serde_json::Value =
+                    serde_json::from_slice(&std::fs::read(common::only_result(&out)).unwrap())
+                        .unwrap();
+                let levels: Vec<&str> = (result["measurements"].as_array().unwrap().iter())
+                    .map(|m| m["durability"].as_str().unwrap())
+                    .collect();
+                assert!(
+                    !levels.is_empty() && levels.iter().all(|l| *l == level),
+                    "{levels:?}"
+                );
+            }
         }
     }
 }

@@ -101,14 +101,18 @@ pub struct Options {
     pub no_resources: bool,
 }
 
-/// The database the options name, as the user's: nothing of hakari's is created in it.
-fn open(connection: &Connection) -> Result<(tempfile::TempDir, Box<dyn SqlDatabase>)> {
+/// The database the options name, as the user's: nothing of hakari's is created in it. Its
+/// sessions commit at `level`.
+fn open(
+    connection: &Connection,
+    level: Durability,
+) -> Result<(tempfile::TempDir, Box<dyn SqlDatabase>)> {
     let engine = crate::engine::sql_engine("postgres")?;
     // Nothing is written here: the options want a directory, as for an embedded engine.
     let dir = tempfile::tempdir().context("cannot make a temporary directory")?;
     let options = SqlOptions {
         url: Some(connection.url()),
-        ..SqlOptions::at(dir.path(), Durability::Sync)
+        ..SqlOptions::at(dir.path(), level)
     };
     let db = engine.open_as_given(&options)?;
     Ok((dir, db))
@@ -117,7 +121,7 @@ fn open(connection: &Connection) -> Result<(tempfile::TempDir, Box<dyn SqlDataba
 /// Runs what the command line asks; returns the exit code.
 pub fn execute(options: &Options) -> Result<i32> {
     if let Some(init) = &options.init {
-        let (_dir, db) = open(&options.connection)?;
+        let (_dir, db) = open(&options.connection, level(&options.connection)?)?;
         init::run(init, db.connect()?.as_mut())?;
         db.close()?;
         return Ok(0);
@@ -137,8 +141,9 @@ pub fn execute(options: &Options) -> Result<i32> {
             "pgbench: warning: scale option ignored, using count from pgbench_branches table"
         );
     }
+    let level = level(&options.connection)?;
     if options.vacuum {
-        let (_dir, db) = open(&options.connection)?;
+        let (_dir, db) = open(&options.connection, level)?;
         vacuum(db.as_ref(), options.vacuum_accounts)?;
         db.close()?;
     }
@@ -147,6 +152,7 @@ pub fn execute(options: &Options) -> Result<i32> {
         seed: options.seed,
         out: options.out.clone(),
         urls: vec![options.connection.url()],
+        durability: Some(vec![level]),
         report: options.report,
         timing: TimingOptions {
             interval: options.progress.map(f64::from),
@@ -180,6 +186,20 @@ pub fn execute(options: &Options) -> Result<i32> {
         crate::errors::EXIT_CLIENTS_STOPPED => Ok(2),
         code => Ok(code),
     }
+}
+
+/// The level hakari's sessions commit at: the one pgbench's, which set nothing, have on this
+/// server (its configuration, the role's and database's settings, `PGOPTIONS`). hakari's
+/// sessions set `synchronous_commit` to their level's value, so a value between on and off
+/// (local, remote_write, remote_apply) becomes on, and the user is told.
+fn level(connection: &Connection) -> Result<Durability> {
+    let (level, commit) = crate::engine::postgres::level_as_given(&connection.url())?;
+    if !matches!(commit.as_str(), "on" | "off") {
+        eprintln!(
+            "hakari pgbench: warning: the server gives sessions synchronous_commit={commit}; hakari's commit at 'on' (pgbench's at '{commit}')"
+        );
+    }
+    Ok(level)
 }
 
 /// The script workload's parameters for a test.

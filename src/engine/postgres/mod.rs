@@ -121,6 +121,28 @@ fn session_commit(options: &SqlOptions) -> Result<&'static str> {
     })
 }
 
+/// What a session of `url` commits at when it sets nothing, as pgbench's sessions do: the
+/// level, and the `synchronous_commit` the server's configuration, the role's and the
+/// database's settings and libpq's environment (`PGOPTIONS`) give it. Read through libpq, which
+/// alone reads `PGOPTIONS`.
+pub fn level_as_given(url: &str) -> Result<(Durability, String)> {
+    let mut c = libpq::Connection::open(url, "", (POSTGRESQL.capabilities)())?;
+    let mut show = |name: &str| -> Result<String> {
+        let rows = c.query(&format!("SHOW {name}"))?;
+        match rows.first().and_then(|r| r.first()) {
+            Some(SqlValue::Text(v)) => Ok(v.clone()),
+            _ => bail!("PostgreSQL gave no value for SHOW {name}"),
+        }
+    };
+    let (fsync, commit) = (show("fsync")?, show("synchronous_commit")?);
+    let level = match (commit.as_str(), fsync.as_str()) {
+        ("off", _) => Durability::Nosync,
+        (_, "off") => Durability::WriteNosync,
+        _ => Durability::Sync,
+    };
+    Ok((level, commit))
+}
+
 /// On a server hakari did not start, only per-session settings can be made; `write-nosync`
 /// needs fsync=off on the server itself.
 fn check_level_on_foreign_server(c: &mut Client, level: Durability) -> Result<()> {
