@@ -111,6 +111,13 @@ fn processed(tool: Tool, out: &str) -> String {
         .to_string()
 }
 
+/// The measurements of the one result hakari pgbench wrote in `out`.
+fn measurements(out: &Path) -> Vec<serde_json::Value> {
+    let result: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(common::only_result(out)).unwrap()).unwrap();
+    result["measurements"].as_array().unwrap().clone()
+}
+
 fn text(o: &Output) -> String {
     format!(
         "{}{}",
@@ -643,9 +650,8 @@ fn commands_are_timed_only_under_r() {
         args.extend(flag);
         let o = server.run(Tool::Hakari, &args, &db, &out);
         assert!(o.status.success(), "{}", text(&o));
-        let result: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(common::only_result(&out)).unwrap()).unwrap();
-        let steps: Vec<&str> = (result["measurements"].as_array().unwrap().iter())
+        let measurements = measurements(&out);
+        let steps: Vec<&str> = (measurements.iter())
             .map(|m| m["step"].as_str().unwrap())
             .collect();
         assert!(steps.contains(&"run"), "{steps:?}");
@@ -711,10 +717,8 @@ fn sessions_commit_as_the_server_and_pgoptions_say() {
                 _ => assert_eq!(seen, [expected], "{tool:?} {options:?} {database:?}"),
             }
             if let Tool::Hakari = tool {
-                let result: serde_json::Value =
-                    serde_json::from_slice(&std::fs::read(common::only_result(&out)).unwrap())
-                        .unwrap();
-                let levels: Vec<&str> = (result["measurements"].as_array().unwrap().iter())
+                let measurements = measurements(&out);
+                let levels: Vec<&str> = (measurements.iter())
                     .map(|m| m["durability"].as_str().unwrap())
                     .collect();
                 assert!(
@@ -745,16 +749,15 @@ fn no_resources_reads_none_of_the_runs_costs() {
         let said = text(&o);
         assert!(o.status.success(), "{said}");
         assert_eq!(said.contains("Cost per operation"), read, "{said}");
-        let result: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(common::only_result(&out)).unwrap()).unwrap();
-        let costs = (result["measurements"].as_array().unwrap().iter())
+        let measurements = measurements(&out);
+        let costs = (measurements.iter())
             .flat_map(|m| m["figures"].as_array().unwrap())
             .filter(|f| {
                 let name = f["name"].as_str().unwrap();
                 name.starts_with("client.") || name.starts_with("server.")
             })
             .count();
-        assert_eq!(costs > 0, read, "{result}");
+        assert_eq!(costs > 0, read, "{measurements:?}");
     }
 }
 
