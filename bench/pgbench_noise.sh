@@ -19,14 +19,13 @@ for p in $(seq "$pairs"); do
   a=$(tps); b=$(tps)
   echo "$p $a $b" | tee -a "$work/pairs.txt"
 done
-python3 - "$work/pairs.txt" "$secs" "$scale" "$c" "$mode" <<'PY'
-import random, statistics as st, sys
+PYTHONPATH=bench python3 - "$work/pairs.txt" "$secs" "$scale" "$c" "$mode" <<'PY'
+import statistics as st, sys
+from median import interval
 ratios = [float(b) / float(a) for _, a, b in (l.split() for l in open(sys.argv[1]))]
-random.seed(1)
-medians = sorted(st.median(random.choices(ratios, k=len(ratios))) for _ in range(2000))
 print(f"\npgbench against itself, {len(ratios)} pairs of {sys.argv[2]} s runs, scale {sys.argv[3]}, "
       f"{sys.argv[4]} clients, -M {sys.argv[5]}")
 print(f"second/first: median {st.median(ratios):.3f}, standard deviation {st.stdev(ratios):.3f}, "
       f"range {min(ratios):.3f} to {max(ratios):.3f}, 95% interval of the median "
-      f"{medians[50]:.3f} to {medians[1949]:.3f}")
+      f"{interval(ratios).replace('-', ' to ')}")
 PY

@@ -85,16 +85,13 @@ print(f"{sys.argv[3]} {sys.argv[2]} {na / (t2 - t1):.1f} {nb / (t2 - t1):.1f} {n
 PY
   done
 done
-python3 - "$work/rounds.txt" "$secs" "$scale" "$c" "$j" "$mode" <<'PY'
-import random, statistics as st, sys
+PYTHONPATH=bench python3 - "$work/rounds.txt" "$secs" "$scale" "$c" "$j" "$mode" <<'PY'
+import statistics as st, sys
+from median import interval
 rows = [l.split() for l in open(sys.argv[1])]
 print(f"\nscale {sys.argv[3]}, {sys.argv[2]} s per run, each tool -c {sys.argv[4]} -j {sys.argv[5]} "
       f"-M {sys.argv[6]} -l, both at once; medians over rounds, and a bootstrap 95% interval of each ratio's")
 print("pair             rounds  TPS first  second  second/first  interval       CPU µs/txn first  second  second/first  interval")
-random.seed(1)
-def interval(xs):
-    boot = sorted(st.median(random.choices(xs, k=len(xs))) for _ in range(2000))
-    return f"{boot[50]:.3f}-{boot[1949]:.3f}"
 for pair in dict.fromkeys(r[0] for r in rows):
     rs = [r for r in rows if r[0] == pair]
     m = [st.median(float(r[i]) for r in rs) for i in range(2, 8)]
