@@ -8,7 +8,7 @@
 # Each run's steady state (from a fifth of its length to four fifths) is read too, outside both
 # tools, from /proc: the client's CPU (user and system, all its threads) and the server's (every
 # PostgreSQL process's) a transaction, the client's share of the two (which the machine's
-# wandering speed, moving both, leaves alone), and the shares of the machine's cores left idle
+# wandering speed, moving both, moves far less), and the shares of the machine's cores left idle
 # and taken by the hypervisor; each run's line goes to stderr, their medians print per tool
 # after the TPS table. Both run with -P 1, whose lines count the window's transactions.
 # SYNC=off runs both with synchronous_commit=off (through PGOPTIONS, which both read), so the
@@ -119,7 +119,7 @@ for c in dict.fromkeys(r[0] for r in rows):
     print(line)
 cpu = [l.split() for l in open(sys.argv[7])]
 print("\nEach run's steady state, read from /proc: CPU a transaction (µs, the client's and the server's), the client's"
-      " share of the two (a measure the machine's wandering speed, which moves both, leaves alone), the share of the"
+      " share of the two (a measure the machine's wandering speed, which moves both, moves far less), the share of the"
       " cores left idle and the share the hypervisor took; medians over rounds, and for hakari the median of the"
       " rounds' ratios to pgbench's with its bootstrap 95% interval")
 print("clients  tool      client  server  client share  idle   stolen  client/pgbench  interval     server/pgbench  interval"
