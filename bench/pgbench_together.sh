@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 secs="${1:-20}"; scale="${2:-10}"; c="${3:-4}"; j="${4:-1}"
+[ "$secs" -ge 6 ] 2>/dev/null || { echo "SECONDS: a whole number, 6 or more (the window read starts at the third second and ends two before the end)" >&2; exit 2; }
 rounds="${ROUNDS:-6}"; mode="${MODE:-prepared}"
 export PGSSLMODE="${PGSSLMODE:-disable}"
 [ -x "$HAKARI_BIN" ] || cargo build --release --quiet
