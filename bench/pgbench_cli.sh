@@ -13,7 +13,12 @@
 # after the TPS table. Both run with -P 1, whose lines count the window's transactions.
 # SYNC=off runs both with synchronous_commit=off (through PGOPTIONS, which both read), so the
 # cores set the pace and not the disk's flushes.
-#   ROUNDS=4 MODE=prepared [SYNC=off] [OLD=...] bench/pgbench_cli.sh [SECONDS] [SCALE] [CLIENT COUNTS...]
+# Every run is one row of CSV; bench/pgbench_rounds.py prints the summary from them.
+# RECORD=file.csv appends the rows there too (with the machine's name, MACHINE or the host's
+# and its boot's, and the checkout's commit), so rounds from several machines can be pooled:
+# `python3 bench/pgbench_rounds.py bench/pgbench_rounds.csv` (the rounds kept so far).
+# A run that gives no TPS leaves its round out of the summary, saying so; its output is kept.
+#   ROUNDS=4 MODE=prepared [SYNC=off] [OLD=...] [RECORD=...] bench/pgbench_cli.sh [SECONDS] [SCALE] [CLIENT COUNTS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -30,7 +35,6 @@ esac
 conn=(-h 127.0.0.1 -p "$pg_port" -U postgres)
 "$pg_bin/pgbench" -i -q -s "$scale" "${conn[@]}" hakari_bench >/dev/null 2>&1
 cores=$(nproc)
-tps() { awk '/^tps = / {print $3; exit}'; }
 # What a run has cost so far, read outside the tool: the time, the tool's CPU (all its threads)
 # and the server's (the postmaster's own and its reaped children's, and each live child's), in
 # clock ticks, and the machine's idle, stolen (by the hypervisor) and total ticks.
@@ -52,34 +56,54 @@ cpu = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
 print(time.monotonic(), client, server, cpu[3] + cpu[4], cpu[7], sum(cpu))
 PY
 }
-# One run of a tool, with -P 1: its TPS on stdout; its steady state's cost a transaction (from
-# a fifth of the run to four fifths; the transactions are its progress lines' in that window)
-# appended to cpu.txt.
+# One run of a tool, with -P 1: its row (TPS, and its steady state's cost a transaction, from a
+# fifth of the run to four fifths; the transactions are its progress lines' in that window)
+# appended to runs.csv; its TPS on stdout, "-" if it gave none.
 timed() {
-  local tool=$1 c=$2 r=$3; shift 3
+  local tool=$1 c=$2 j=$3 r=$4; shift 4
   "$@" -P 1 > "$work/out" 2>&1 &
   local pid=$! start
   start=$(python3 -c 'import time; print(time.monotonic())')
-  sleep "$(python3 -c "print($secs * 0.2)")"; local a; a=$(snapshot "$pid")
-  sleep "$(python3 -c "print($secs * 0.6)")"; local b; b=$(snapshot "$pid")
+  sleep "$(python3 -c "print($secs * 0.2)")"; local a; a=$(snapshot "$pid" 2>/dev/null || true)
+  sleep "$(python3 -c "print($secs * 0.6)")"; local b; b=$(snapshot "$pid" 2>/dev/null || true)
   wait "$pid" || true
-  python3 - "$tool" "$c" "$r" "$(getconf CLK_TCK)" "$start" "$a" "$b" "$work/out" >> "$work/cpu.txt" <<'PY'
-import re, sys
-tool, c, r, hz, start, a, b, out = sys.argv[1:]
-(t0, c0, s0, i0, v0, n0), (t1, c1, s1, i1, v1, n1) = ([float(x) for x in s.split()] for s in (a, b))
-start, hz = float(start), int(hz)
+  python3 - "$tool" "$c" "$j" "$r" "$(getconf CLK_TCK)" "$start" "$a" "$b" "$work/out" "$work/runs.csv" <<'PY'
+import csv, os, re, sys, tempfile
+tool, c, j, r, hz, start, a, b, out, runs = sys.argv[1:]
+text = open(out, errors="replace").read()
+tps = re.search(r"^tps = ([\d.]+)", text, re.M)
+row = {"tool": tool, "clients": c, "threads": j, "round": r, "tps": tps.group(1) if tps else "-"}
 # pgbench's progress line: "progress: 5.0 s, 4321.0 tps, ..." (each second's own rate)
-rates = [(float(t), float(x)) for t, x in re.findall(r"progress: ([\d.]+) s, ([\d.]+) tps", open(out).read())]
-inside = [x for t, x in rates if t0 - start < t - 0.5 <= t1 - start]
-if inside:
-    n = sum(inside) / len(inside) * (t1 - t0)
-    print(c, r, tool, f"{(c1 - c0) / hz * 1e6 / n:.1f}", f"{(s1 - s0) / hz * 1e6 / n:.1f}",
-          f"{(i1 - i0) / (n1 - n0):.4f}", f"{(v1 - v0) / (n1 - n0):.4f}", f"{n / (t1 - t0):.1f}")
+rates = [(float(t), float(x)) for t, x in re.findall(r"progress: ([\d.]+) s, ([\d.]+) tps", text)]
+if a and b:
+    (t0, c0, s0, i0, v0, n0), (t1, c1, s1, i1, v1, n1) = ([float(x) for x in s.split()] for s in (a, b))
+    start, hz = float(start), int(hz)
+    inside = [x for t, x in rates if t0 - start < t - 0.5 <= t1 - start]
+    if inside:
+        n = sum(inside) / len(inside) * (t1 - t0)
+        row.update(window_tps=f"{n / (t1 - t0):.1f}", client_us=f"{(c1 - c0) / hz * 1e6 / n:.1f}",
+                   server_us=f"{(s1 - s0) / hz * 1e6 / n:.1f}", idle=f"{(i1 - i0) / (n1 - n0):.4f}",
+                   stolen=f"{(v1 - v0) / (n1 - n0):.4f}")
+row.update({k: os.environ["RUN_" + k.upper()] for k in ("batch", "machine", "build", "seconds", "scale", "mode", "sslmode", "pgoptions")})
+columns = open(runs).readline().strip().split(",")
+with open(runs, "a", newline="") as f:
+    csv.DictWriter(f, columns, restval="-").writerow(row)
+print(",".join(row.get(k, "-") for k in columns), file=sys.stderr)
+if not tps:
+    fd, kept = tempfile.mkstemp(prefix=f"pgbench_cli-{tool}-{c}clients-round{r}-", suffix=".txt")
+    os.write(fd, text.encode())
+    print(f"{tool}, {c} clients, round {r}: no TPS; its output is in {kept}; its last lines:", file=sys.stderr)
+    print("".join(text.splitlines(True)[-5:]), end="", file=sys.stderr)
+print(row["tps"])
 PY
-  tail -1 "$work/cpu.txt" >&2
-  tps < "$work/out"
 }
-: > "$work/figures.txt"; : > "$work/cpu.txt"
+# What every row names besides its run: the batch (this invocation), the machine, the build.
+export RUN_BATCH RUN_MACHINE RUN_BUILD RUN_SECONDS RUN_SCALE RUN_MODE RUN_SSLMODE RUN_PGOPTIONS
+RUN_BATCH=$(date -u +%Y-%m-%dT%H:%M:%SZ); RUN_MACHINE="${MACHINE:-$(hostname)-$(cut -c1-8 /proc/sys/kernel/random/boot_id)}"
+RUN_BUILD="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src Cargo.lock 2>/dev/null || echo -dirty)"
+[ "$(stat -c %Y "$HAKARI_BIN")" -ge "$(git log -1 --format=%ct)" ] || echo "note: $HAKARI_BIN was built before the checkout's last commit, which its rows name" >&2
+RUN_SECONDS="$secs"; RUN_SCALE="$scale"; RUN_MODE="$mode"; RUN_SSLMODE="$PGSSLMODE"; RUN_PGOPTIONS="${PGOPTIONS:-}"
+echo batch,machine,build,clients,threads,seconds,scale,mode,sslmode,pgoptions,round,tool,tps,window_tps,client_us,server_us,idle,stolen > "$work/runs.csv"
 for c in "${counts[@]}"; do
   j=$(( c < cores ? c : cores ))
   args=(-c "$c" -j "$j" -T "$secs" -M "$mode")
@@ -90,52 +114,14 @@ for c in "${counts[@]}"; do
     old=""
     for tool in $order; do
       case $tool in
-        pgbench) pg=$(timed pgbench "$c" "$r" "$pg_bin/pgbench" "${args[@]}" "${conn[@]}" hakari_bench) ;;
-        hakari) hk=$(timed hakari "$c" "$r" "$HAKARI_BIN" pgbench "${args[@]}" --out "$work/hk" "${conn[@]}" hakari_bench) ;;
-        old) old=$(timed old "$c" "$r" "$OLD" pgbench "${args[@]}" --out "$work/old" "${conn[@]}" hakari_bench) ;;
+        pgbench) pg=$(timed pgbench "$c" "$j" "$r" "$pg_bin/pgbench" "${args[@]}" "${conn[@]}" hakari_bench) ;;
+        hakari) hk=$(timed hakari "$c" "$j" "$r" "$HAKARI_BIN" pgbench "${args[@]}" --out "$work/hk" "${conn[@]}" hakari_bench) ;;
+        old) old=$(timed old "$c" "$j" "$r" "$OLD" pgbench "${args[@]}" --out "$work/old" "${conn[@]}" hakari_bench) ;;
       esac
     done
-    echo "$c $r $pg $hk $old" | tee -a "$work/figures.txt"
+    echo "$c clients, round $r: pgbench $pg, hakari $hk${old:+, old $old}"
   done
 done
-PYTHONPATH=bench python3 - "$work/figures.txt" "$secs" "$scale" "$mode" "$PGSSLMODE" "${PGOPTIONS:-}" "$work/cpu.txt" <<'PY'
-import statistics as st, sys
-from median import interval
-rows = [l.split() for l in open(sys.argv[1])]
-print(f"\nscale {sys.argv[3]}, {sys.argv[2]} s per run, -M {sys.argv[4]}, sslmode={sys.argv[5]}, PGOPTIONS='{sys.argv[6]}';"
-      " medians over rounds (TPS), and a bootstrap 95% interval of the median ratio")
-old = all(len(r) == 5 for r in rows)
-print("clients   pgbench    hakari  hakari/pgbench  interval     rounds" + ("     old  old/pgbench  hakari/old  rounds" if old else ""))
-for c in dict.fromkeys(r[0] for r in rows):
-    rs = [r for r in rows if r[0] == c]
-    ratios = [float(r[3]) / float(r[2]) for r in rs]
-    pg, hk = (st.median(float(r[i]) for r in rs) for i in (2, 3))
-    line = f"{c:>7}  {pg:8.1f}  {hk:8.1f}  {st.median(ratios):14.3f}  {interval(ratios)}  {' '.join(f'{x:.3f}' for x in ratios)}"
-    if old:
-        by_old = [float(r[3]) / float(r[4]) for r in rs]
-        od = st.median(float(r[4]) for r in rs)
-        of_pg = st.median(float(r[4]) / float(r[2]) for r in rs)
-        line += f"  {od:8.1f}  {of_pg:11.3f}  {st.median(by_old):10.3f}  {' '.join(f'{x:.3f}' for x in by_old)}"
-    print(line)
-cpu = [l.split() for l in open(sys.argv[7])]
-print("\nEach run's steady state, read from /proc: CPU a transaction (µs, the client's and the server's), the client's"
-      " share of the two (a measure the machine's wandering speed, which moves both, moves far less), the share of the"
-      " cores left idle and the share the hypervisor took; medians over rounds, and for hakari the median of the"
-      " rounds' ratios to pgbench's with its bootstrap 95% interval")
-print("clients  tool      client  server  client share  idle   stolen  client/pgbench  interval     server/pgbench  interval"
-      "     share/pgbench  interval")
-for c in dict.fromkeys(r[0] for r in cpu):
-    rows = {(r[1], r[2]): [float(x) for x in r[3:7]] for r in cpu if r[0] == c}
-    for r in rows.values():
-        r.insert(2, r[0] / (r[0] + r[1]))  # client, server, share, idle, stolen
-    for tool in dict.fromkeys(t for _, t in rows):
-        own = {k: v for k, v in rows.items() if k[1] == tool}
-        med = [st.median(v[i] for v in own.values()) for i in range(5)]
-        line = f"{c:>7}  {tool:<8} {med[0]:7.1f} {med[1]:7.1f}  {med[2]:12.3f}  {med[3]:.3f}  {med[4]:.3f}"
-        pairs = [(v, rows[(k[0], "pgbench")]) for k, v in own.items() if (k[0], "pgbench") in rows]
-        if tool != "pgbench" and pairs:
-            for i in (0, 1, 2):
-                x = [a[i] / b[i] for a, b in pairs]
-                line += f"  {st.median(x):14.3f}  {interval(x)}"
-        print(line)
-PY
+[ -z "${RECORD:-}" ] || { [ -s "$RECORD" ] || head -1 "$work/runs.csv" > "$RECORD"; tail -n +2 "$work/runs.csv" >> "$RECORD"; }
+echo
+PYTHONPATH=bench python3 bench/pgbench_rounds.py "$work/runs.csv"
