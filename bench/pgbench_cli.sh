@@ -15,7 +15,7 @@
 # cores set the pace and not the disk's flushes.
 # Every run is one row of CSV; bench/pgbench_rounds.py prints the summary from them.
 # RECORD=file.csv appends the rows there too (with the machine's name, MACHINE or the host's
-# and its boot's, and the checkout's commit), so rounds from several machines can be pooled:
+# and its boot's, and the commit of the code built), so rounds from several machines can be pooled:
 # `python3 bench/pgbench_rounds.py bench/pgbench_rounds.csv` (the rounds kept so far).
 # A run that gives no TPS leaves its round out of the summary, saying so; its output is kept.
 #   ROUNDS=4 MODE=prepared [SYNC=off] [OLD=...] [RECORD=...] bench/pgbench_cli.sh [SECONDS] [SCALE] [CLIENT COUNTS...]
@@ -100,8 +100,12 @@ PY
 # What every row names besides its run: the batch (this invocation), the machine, the build.
 export RUN_BATCH RUN_MACHINE RUN_BUILD RUN_SECONDS RUN_SCALE RUN_MODE RUN_SSLMODE RUN_PGOPTIONS
 RUN_BATCH=$(date -u +%Y-%m-%dT%H:%M:%SZ); RUN_MACHINE="${MACHINE:-$(hostname)-$(cut -c1-8 /proc/sys/kernel/random/boot_id)}"
-RUN_BUILD="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src Cargo.lock 2>/dev/null || echo -dirty)"
-[ "$(stat -c %Y "$HAKARI_BIN")" -ge "$(git log -1 --format=%ct)" ] || echo "note: $HAKARI_BIN was built before the checkout's last commit, which its rows name" >&2
+# The build: the last commit that changed what is built (later commits of docs and benches
+# leave the binary as it was), "-dirty" if the checkout's code differs from it.
+built=(src Cargo.toml Cargo.lock build.rs)
+RUN_BUILD="$(git log -1 --format=%h -- "${built[@]}" 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- "${built[@]}" 2>/dev/null || echo -dirty)"
+[ "$(stat -c %Y "$HAKARI_BIN")" -ge "$(git log -1 --format=%ct -- "${built[@]}")" ] ||
+  echo "note: $HAKARI_BIN is older than the last commit to its code ($RUN_BUILD), which its rows name" >&2
 RUN_SECONDS="$secs"; RUN_SCALE="$scale"; RUN_MODE="$mode"; RUN_SSLMODE="$PGSSLMODE"; RUN_PGOPTIONS="${PGOPTIONS:-}"
 echo batch,machine,build,clients,threads,seconds,scale,mode,sslmode,pgoptions,round,tool,tps,window_tps,client_us,server_us,idle,stolen > "$work/runs.csv"
 for c in "${counts[@]}"; do
