@@ -75,7 +75,7 @@ def main(paths):
           + ("" if one else f"; {len(batches)} batches pooled ({', '.join(sorted(dict.fromkeys(r['machine'] for r in rows)))})"))
     print("clients  threads  secs  scale  -M         sslmode        n  pgbench  "
           + "  ".join(f"{t:>8}  {t + '/pgbench':>14}  interval     at equal steal  interval   " for t in tools)
-          + ("  rounds" if one else ""))
+          + ("  hakari/old  interval   " if "old" in tools else "") + ("  rounds" if one else ""))
     failed = []
     for shape in shapes:
         heading(shape, shapes)
@@ -106,6 +106,10 @@ def main(paths):
                 line += f"  {ratio:14.3f}  {spread}"
             else:
                 line += " " * 29
+        if "old" in tools:
+            # The build against the earlier one (OLD=), round by round.
+            against = [float(v["hakari"]["tps"]) / float(v["old"]["tps"]) for v in whole.values() if "hakari" in v and "old" in v]
+            line += f"  {st.median(against):10.3f}  {interval(against)}" if against else " " * 24
         if one and "hakari" in ratios:
             line += "  " + " ".join(f"{x:.3f}" for x in ratios["hakari"])
         print(line)
