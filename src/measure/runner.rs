@@ -22,7 +22,7 @@ use super::{interrupted, Interrupted};
 use anyhow::{anyhow, bail, Result};
 use hdrhistogram::Histogram;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -53,6 +53,7 @@ where
         first_reading: Mutex::new(None),
         fault: timing.fault.as_ref().map(fault::Clock::new),
         over: AtomicBool::new(false),
+        carried: AtomicUsize::new(0),
         main: std::thread::current(),
     };
     let (mut done, readings, injected, end) = std::thread::scope(|scope| {
@@ -73,7 +74,11 @@ where
         let mut lines = IntervalLines::new(timing, progress, clock.started);
         let first = step.first_reading.lock().unwrap().take();
         let mut readings = Readings::new(first, clock.grid);
-        while !handles.iter().all(|h| h.is_finished()) {
+        // A carrier counts itself before it wakes this thread: a thread is "finished" only once
+        // its closure has returned, after the wake, and a check in between would nap on to the
+        // next boundary (a whole interval). A carrier that panicked is seen finished at the next.
+        let carried = |step: &Step| step.carried.load(Ordering::SeqCst) == handles.len();
+        while !carried(&step) && !handles.iter().all(|h| h.is_finished()) {
             std::thread::park_timeout(Collector::nap(collector));
             lines.print_new(&mut collector.lock().unwrap());
             readings.on_boundary();
@@ -146,6 +151,8 @@ struct Step<'a> {
     fault: Option<fault::Clock>,
     /// Set when every worker has ended, for the fault's thread.
     over: AtomicBool,
+    /// How many carriers have ended their workers (before waking the calling thread).
+    carried: AtomicUsize,
     /// The calling thread, woken by each carrier as it ends so that the step ends with its
     /// workers rather than at the calling thread's next look.
     main: std::thread::Thread,
@@ -208,6 +215,7 @@ impl Step<'_> {
         body: &(dyn Fn(&mut S, &mut Worker) -> Result<()> + Sync),
     ) -> Vec<Option<Done>> {
         let done = self.carry(indices, setup, body);
+        self.carried.fetch_add(1, Ordering::SeqCst);
         self.main.unpark();
         done
     }
