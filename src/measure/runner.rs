@@ -74,11 +74,7 @@ where
         let mut lines = IntervalLines::new(timing, progress, clock.started);
         let first = step.first_reading.lock().unwrap().take();
         let mut readings = Readings::new(first, clock.grid);
-        // A carrier counts itself before it wakes this thread: a thread is "finished" only once
-        // its closure has returned, after the wake, and a check in between would nap on to the
-        // next boundary (a whole interval). A carrier that panicked is seen finished at the next.
-        let carried = |step: &Step| step.carried.load(Ordering::SeqCst) == handles.len();
-        while !carried(&step) && !handles.iter().all(|h| h.is_finished()) {
+        while !step.all_carried(handles.len()) && !handles.iter().all(|h| h.is_finished()) {
             std::thread::park_timeout(Collector::nap(collector));
             lines.print_new(&mut collector.lock().unwrap());
             readings.on_boundary();
@@ -105,7 +101,6 @@ where
         (results, readings, injected, end)
     });
     progress.finish();
-
     if let Some(e) = step.first_error.into_inner().unwrap() {
         return Err(e);
     }
@@ -205,6 +200,14 @@ impl Step<'_> {
         };
         let _ = self.clock.set((clock, Mutex::new(collector)));
         self.barrier.wait();
+    }
+
+    /// Whether all `carriers` have ended their workers. A carrier counts itself before it
+    /// wakes the calling thread; its thread is "finished" only once it has returned, after the
+    /// wake, and a look in between would nap on to the next boundary (a whole interval). A
+    /// carrier that panicked does not count itself, and is seen finished at the next look.
+    fn all_carried(&self, carriers: usize) -> bool {
+        self.carried.load(Ordering::SeqCst) == carriers
     }
 
     /// [`Step::carry`], then wakes the calling thread.
