@@ -6,9 +6,14 @@ import random
 import statistics
 
 
-def interval(xs, draws=2000):
-    """The 2.5th and 97.5th percentiles of the median of `xs` resampled with replacement
+def bootstrap(items, statistic, draws=2000):
+    """The 2.5th and 97.5th percentiles of `statistic` of `items` resampled with replacement
     (seeded, so a rerun on the same figures prints the same interval), as "low-high"."""
     rng = random.Random(1)
-    boot = sorted(statistics.median(rng.choices(xs, k=len(xs))) for _ in range(draws))
+    boot = sorted(statistic(rng.choices(items, k=len(items))) for _ in range(draws))
     return f"{boot[int(draws * 0.025)]:.3f}-{boot[int(draws * 0.975) - 1]:.3f}"
+
+
+def interval(xs, draws=2000):
+    """The bootstrap 95% interval of the median of `xs`."""
+    return bootstrap(xs, statistics.median, draws)

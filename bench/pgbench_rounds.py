@@ -12,11 +12,10 @@ wanders over minutes), so a pooled interval is narrower than the truth by an unk
 """
 import csv
 import math
-import random
 import statistics as st
 import sys
 
-from median import interval
+from median import bootstrap, interval
 
 # What names a command line; runs with the same values are rounds of one measure.
 SHAPE = ("clients", "threads", "seconds", "scale", "mode", "sslmode", "pgoptions")
@@ -34,7 +33,7 @@ def number(x):
     return float(x) if x not in ("", "-") else None
 
 
-def at_equal_steal(pairs, draws=2000):
+def at_equal_steal(pairs):
     """The ratio of two tools' TPS where the hypervisor took as much from each run, and a bootstrap
     95% interval of it: `pairs` holds each round's (stolen share of its first tool's run minus
     its second's, log of the TPS ratio), and a least-squares line through them is read where the
@@ -47,9 +46,7 @@ def at_equal_steal(pairs, draws=2000):
         sxx = sum((x - mx) ** 2 for x in xs)
         slope = sum((x - mx) * (y - my) for x, y in ps) / sxx if sxx else 0.0
         return math.exp(my - slope * mx)
-    rng = random.Random(1)
-    boot = sorted(intercept(rng.choices(pairs, k=len(pairs))) for _ in range(draws))
-    return intercept(pairs), f"{boot[int(draws * 0.025)]:.3f}-{boot[int(draws * 0.975) - 1]:.3f}"
+    return intercept(pairs), bootstrap(pairs, intercept)
 
 
 def heading(shape, shapes):
