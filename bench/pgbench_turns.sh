@@ -5,7 +5,10 @@
 # backends' wait events, sampled every 10 ms by pg_wait_sampling inside the server, per 1,000
 # transactions (Client:ClientRead is a backend waiting for its client's next statement); and,
 # where perf is installed, `perf sched latency` over the middle third of the run: each side's
-# CPU time and mean delay from wake-up to running, for the clients' threads and the backends.
+# CPU time and mean delay from wake-up to running, for the clients' threads and the backends;
+# where each core's time went (idle, the client's threads, the backends); and of the wake-ups
+# between a client's thread and a backend, the share put on the waker's own core (a backend
+# answering its client on the core they share, rather than waking the other).
 # hakari runs with --no-resources, so that its readings' own sessions are not sampled.
 #   ROUNDS=3 bench/pgbench_turns.sh [SECONDS] [SCALE] [CLIENTS]
 set -euo pipefail
@@ -22,6 +25,32 @@ conn=(-h 127.0.0.1 -p "$pg_port" -U postgres)
 "$pg_bin/pgbench" -i -q -s "$scale" "${conn[@]}" hakari_bench >/dev/null 2>&1
 psql -qAt "${conn[@]}" hakari_bench -c "create extension pg_wait_sampling" >/dev/null
 has_perf=""; command -v perf >/dev/null && perf sched record -o "$work/probe" -- true >/dev/null 2>&1 && has_perf=1
+# Each core's time by side, from the switches; the wake-ups between the two sides, by whether
+# the woken task was put on the waker's core.
+placement='
+import collections, re, sys
+side = lambda comm: "client" if comm.startswith(("pgbench", "hakari")) else "backends" if comm.startswith("postgres") else "idle" if comm.startswith("swapper") else "other"
+last, running, spent, woken = {}, {}, collections.Counter(), collections.Counter()
+for line in sys.stdin:
+    m = re.match(r"\s*\[(\d+)\]\s+([\d.]+):\s+sched:(sched_switch|sched_waking): (.*)", line)
+    if not m:
+        continue
+    cpu, at, event, rest = int(m[1]), float(m[2]), m[3], m[4]
+    if event == "sched_switch":
+        if cpu in last:
+            spent[cpu, side(re.search(r"prev_comm=(.*?) prev_pid=", rest)[1])] += at - last[cpu]
+        last[cpu], running[cpu] = at, side(re.search(r"next_comm=(.*?) next_pid=", rest)[1])
+    elif cpu in running:
+        w = re.search(r"comm=(.*?) pid=\d+ prio=\d+ target_cpu=(\d+)", rest)
+        pair = {running[cpu], side(w[1])}
+        if pair == {"client", "backends"}:
+            woken[int(w[2]) == cpu] += 1
+for cpu in sorted({c for c, _ in spent}):
+    total = sum(v for (c, _), v in spent.items() if c == cpu)
+    print(f"  core {cpu} " + ", ".join(f"{s} {spent[cpu, s] / total:.2f}" for s in ("idle", "client", "backends", "other")))
+if woken:
+    print(f"  wake-ups between a client thread and a backend: {woken[True] / sum(woken.values()):.2f} on the waker'"'"'s core ({sum(woken.values())})")
+'
 j=$(( c < $(nproc) ? c : $(nproc) ))
 args=(-c "$c" -j "$j" -T "$secs" -M prepared)
 echo "scale $scale, -c $c -j $j -T $secs -M prepared, sslmode=disable"
@@ -52,11 +81,12 @@ for r in $(seq "$rounds"); do
       perf sched latency -i "$work/sched" 2>/dev/null | awk -F'|' -v tool="$tool" '
         NF > 5 && $1 ~ /:\(?[0-9]+\)? *$/ {
           name = $1; sub(/:\(?[0-9]+\)? *$/, "", name); gsub(/^ +/, "", name)
-          side = name == "postgres" ? "backends" : (name == "pgbench" || name == "hakari") ? "client" : ""
+          side = name == "postgres" ? "backends" : (name == "pgbench" || name ~ /^hakari/) ? "client" : ""
           if (side == "") next
           split($4, a, " "); run[side] += $2; n[side] += $3; delay[side] += a[2] * $3
         }
         END { for (s in n) printf "  sched  %-8s %8.1f ms on a core, %6d switches, mean wake-up delay %.3f ms\n", s, run[s], n[s], delay[s] / n[s] }'
+      perf script -i "$work/sched" -F cpu,time,event,trace 2>/dev/null | python3 -c "$placement"
     fi
   done
 done
