@@ -8,7 +8,9 @@
 # CPU time and mean delay from wake-up to running, for the clients' threads and the backends;
 # where each core's time went (idle, the client's threads, the backends); and of the wake-ups
 # between a client's thread and a backend, the share put on the waker's own core (a backend
-# answering its client on the core they share, rather than waking the other).
+# answering its client on the core they share, rather than waking the other); and on which
+# cores the interrupts of the disk holding the server's data landed (a backend waiting for its
+# commit's flush is woken there).
 # hakari runs with --no-resources, so that its readings' own sessions are not sampled.
 #   ROUNDS=3 bench/pgbench_turns.sh [SECONDS] [SCALE] [CLIENTS]
 set -euo pipefail
@@ -51,6 +53,16 @@ for cpu in sorted({c for c, _ in spent}):
 if woken:
     print(f"  wake-ups between a client thread and a backend: {woken[True] / sum(woken.values()):.2f} on the waker'"'"'s core ({sum(woken.values())})")
 '
+# The disk under the server's data, by the name its interrupts carry (virtio1-req.0, nvme0q1):
+# its interrupts so far, per core.
+disk="$(findmnt -no SOURCE --target "$work" | sed 's|^/dev/||')"
+[ -e "/sys/block/$disk" ] || disk="$(sed -E 's/p?[0-9]+$//' <<< "$disk")" # a partition's disk
+irq_name="$(basename "$(readlink -f "/sys/block/$disk/device" 2>/dev/null)" 2>/dev/null || true)"
+disk_irqs() {
+  awk -v d="$irq_name" 'NR == 1 { n = NF; next }
+    d != "" && $NF ~ "^" d "[-q]" && $NF !~ /config/ { for (i = 1; i <= n; i++) s[i] += $(i + 1) }
+    END { for (i = 1; i <= n; i++) printf "%d ", s[i]; print "" }' /proc/interrupts
+}
 j=$(( c < $(nproc) ? c : $(nproc) ))
 args=(-c "$c" -j "$j" -T "$secs" -M prepared)
 echo "scale $scale, -c $c -j $j -T $secs -M prepared, sslmode=disable"
@@ -65,7 +77,9 @@ for r in $(seq "$rounds"); do
     "${run[@]}" > "$work/out" 2>/dev/null &
     if [ -n "$has_perf" ]; then
       sleep "$(( secs / 3 ))"
+      irqs_before="$(disk_irqs)"
       perf sched record -o "$work/sched" -- sleep "$(( secs / 3 ))" >/dev/null 2>&1
+      irqs_after="$(disk_irqs)"
     fi
     wait
     tps=$(awk '/^tps = / {print $3; exit}' "$work/out")
@@ -87,6 +101,12 @@ for r in $(seq "$rounds"); do
         }
         END { for (s in n) printf "  sched  %-8s %8.1f ms on a core, %6d switches, mean wake-up delay %.3f ms\n", s, run[s], n[s], delay[s] / n[s] }'
       perf script -i "$work/sched" -F cpu,time,event,trace 2>/dev/null | python3 -c "$placement"
+      printf '%s\n%s\n' "$irqs_before" "$irqs_after" | awk -v d="$disk ($irq_name)" '
+        NR == 1 { split($0, b, " "); next }
+        { n = split($0, a, " "); for (i = 1; i <= n; i++) { got[i] = a[i] - b[i]; all += got[i] } }
+        END { if (all == 0) exit; line = "  disk " d " interrupts:"
+              for (i = 1; i <= n; i++) line = line sprintf(" core %d %.2f,", i - 1, got[i] / all)
+              print substr(line, 1, length(line) - 1) " (" all ")" }'
     fi
   done
 done
