@@ -14,8 +14,9 @@
 # SYNC=off runs both with synchronous_commit=off (through PGOPTIONS, which both read), so the
 # cores set the pace and not the disk's flushes.
 # Every run is one row of CSV; bench/pgbench_rounds.py prints the summary from them.
-# RECORD=file.csv appends the rows there too (with the machine's name, MACHINE or the host's
-# and its boot's, and the commit of the code built), so rounds from several machines can be pooled:
+# RECORD=file.csv appends pgbench's and hakari's rows there too, each as its run ends (with the
+# machine's name, MACHINE or the host's and its boot's, and the commit of the code built; an OLD=
+# build's rows stay out), so rounds from several machines can be pooled:
 # `python3 bench/pgbench_rounds.py bench/pgbench_rounds.csv` (the rounds kept so far).
 # A run that gives no TPS leaves its round out of the summary, saying so; its output is kept.
 #   ROUNDS=4 MODE=prepared [SYNC=off] [OLD=...] [RECORD=...] bench/pgbench_cli.sh [SECONDS] [SCALE] [CLIENT COUNTS...]
@@ -67,9 +68,9 @@ timed() {
   sleep "$(python3 -c "print($secs * 0.2)")"; local a; a=$(snapshot "$pid" 2>/dev/null || true)
   sleep "$(python3 -c "print($secs * 0.6)")"; local b; b=$(snapshot "$pid" 2>/dev/null || true)
   wait "$pid" || true
-  python3 - "$tool" "$c" "$j" "$r" "$(getconf CLK_TCK)" "$start" "$a" "$b" "$work/out" "$work/runs.csv" <<'PY'
+  python3 - "$tool" "$c" "$j" "$r" "$(getconf CLK_TCK)" "$start" "$a" "$b" "$work/out" "$work/runs.csv" "${RECORD:-}" <<'PY'
 import csv, os, re, sys, tempfile
-tool, c, j, r, hz, start, a, b, out, runs = sys.argv[1:]
+tool, c, j, r, hz, start, a, b, out, runs, record = sys.argv[1:]
 text = open(out, errors="replace").read()
 tps = re.search(r"^tps = ([\d.]+)", text, re.M)
 row = {"tool": tool, "clients": c, "threads": j, "round": r, "tps": tps.group(1) if tps else "-"}
@@ -86,8 +87,13 @@ if a and b:
                    stolen=f"{(v1 - v0) / (n1 - n0):.4f}")
 row.update({k: os.environ["RUN_" + k.upper()] for k in ("batch", "machine", "build", "seconds", "scale", "mode", "sslmode", "pgoptions")})
 columns = open(runs).readline().strip().split(",")
-with open(runs, "a", newline="") as f:
-    csv.DictWriter(f, columns, restval="-").writerow(row)
+for path in [runs] + ([record] if record and tool != "old" else []):
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, columns, restval="-")
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
 print(",".join(row.get(k, "-") for k in columns), file=sys.stderr)
 if not tps:
     fd, kept = tempfile.mkstemp(prefix=f"pgbench_cli-{tool}-{c}clients-round{r}-", suffix=".txt")
@@ -126,6 +132,5 @@ for c in "${counts[@]}"; do
     echo "$c clients, round $r: pgbench $pg, hakari $hk${old:+, old $old}"
   done
 done
-[ -z "${RECORD:-}" ] || { [ -s "$RECORD" ] || head -1 "$work/runs.csv" > "$RECORD"; tail -n +2 "$work/runs.csv" >> "$RECORD"; }
 echo
 PYTHONPATH=bench python3 bench/pgbench_rounds.py "$work/runs.csv"
