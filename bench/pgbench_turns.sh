@@ -10,7 +10,7 @@
 # between a client's thread and a backend, the share put on the waker's own core (a backend
 # answering its client on the core they share, rather than waking the other); and on which
 # cores the interrupts of the disk holding the server's data landed (a backend waiting for its
-# commit's flush is woken there).
+# commit's flush is woken from there).
 # hakari runs with --no-resources, so that its readings' own sessions are not sampled.
 #   ROUNDS=3 bench/pgbench_turns.sh [SECONDS] [SCALE] [CLIENTS]
 set -euo pipefail
