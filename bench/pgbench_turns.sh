@@ -6,7 +6,8 @@
 # transactions (Client:ClientRead is a backend waiting for its client's next statement); and,
 # where perf is installed, `perf sched latency` over the middle third of the run: each side's
 # CPU time and mean delay from wake-up to running, for the clients' threads and the backends;
-# where each core's time went (idle, the client's threads, the backends); and of the wake-ups
+# where each core's time went (idle, the client's threads, the backends); each busy client
+# thread's time by core (two on one core wait for each other); of the wake-ups
 # between a client's thread and a backend, the share put on the waker's own core (a backend
 # answering its client on the core they share, rather than waking the other); and on which
 # cores the interrupts of the disk holding the server's data landed (a backend waiting for its
@@ -32,15 +33,20 @@ has_perf=""; command -v perf >/dev/null && perf sched record -o "$work/probe" --
 placement='
 import collections, re, sys
 side = lambda comm: "client" if comm.startswith(("pgbench", "hakari")) else "backends" if comm.startswith("postgres") else "idle" if comm.startswith("swapper") else "other"
-last, running, spent, woken = {}, {}, collections.Counter(), collections.Counter()
+last, running, spent, woken, threads = {}, {}, collections.Counter(), collections.Counter(), collections.Counter()
+first = final = None
 for line in sys.stdin:
     m = re.match(r"\s*\[(\d+)\]\s+([\d.]+):\s+sched:(sched_switch|sched_waking): (.*)", line)
     if not m:
         continue
     cpu, at, event, rest = int(m[1]), float(m[2]), m[3], m[4]
+    first, final = first if first is not None else at, at
     if event == "sched_switch":
         if cpu in last:
-            spent[cpu, side(re.search(r"prev_comm=(.*?) prev_pid=", rest)[1])] += at - last[cpu]
+            prev = re.search(r"prev_comm=(.*?) prev_pid=(\d+)", rest)
+            spent[cpu, side(prev[1])] += at - last[cpu]
+            if side(prev[1]) == "client":
+                threads[int(prev[2]), cpu] += at - last[cpu]
         last[cpu], running[cpu] = at, side(re.search(r"next_comm=(.*?) next_pid=", rest)[1])
     elif cpu in running:
         w = re.search(r"comm=(.*?) pid=\d+ prio=\d+ target_cpu=(\d+)", rest)
@@ -50,6 +56,17 @@ for line in sys.stdin:
 for cpu in sorted({c for c, _ in spent}):
     total = sum(v for (c, _), v in spent.items() if c == cpu)
     print(f"  core {cpu} " + ", ".join(f"{s} {spent[cpu, s] / total:.2f}" for s in ("idle", "client", "backends", "other")))
+# Each busy client thread (a tenth of a core or more over the window): the share of its time on
+# each core; threads that share one core wait for each other.
+window = final - first if first is not None else 0
+cores = sorted({c for c, _ in spent})
+shown = []
+for pid in sorted({p for p, _ in threads}):
+    on = sum(threads[pid, c] for c in cores)
+    if window and on / window >= 0.1:
+        shown.append(f"{pid} " + " ".join(f"{threads[pid, c] / on:.2f}" for c in cores) + f" ({on / window:.2f} of a core)")
+if shown:
+    print("  client threads, share of each one'"'"'s time on core " + ", ".join(map(str, cores)) + ": " + "; ".join(shown))
 if woken:
     print(f"  wake-ups between a client thread and a backend: {woken[True] / sum(woken.values()):.2f} on the waker'"'"'s core ({sum(woken.values())})")
 '
