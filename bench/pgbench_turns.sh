@@ -7,7 +7,7 @@
 # where perf is installed, `perf sched latency` over the middle third of the run: each side's
 # CPU time and mean delay from wake-up to running, for the clients' threads and the backends;
 # where each core's time went (idle, the client's threads, the backends); each busy client
-# thread's time by core (two on one core wait for each other); of the wake-ups
+# thread's and backend's time by core (two on one core wait for each other); of the wake-ups
 # between a client's thread and a backend, the share put on the waker's own core (a backend
 # answering its client on the core they share, rather than waking the other); and on which
 # cores the interrupts of the disk holding the server's data landed (a backend waiting for its
@@ -45,8 +45,8 @@ for line in sys.stdin:
         if cpu in last:
             prev = re.search(r"prev_comm=(.*?) prev_pid=(\d+)", rest)
             spent[cpu, side(prev[1])] += at - last[cpu]
-            if side(prev[1]) == "client":
-                threads[int(prev[2]), cpu] += at - last[cpu]
+            if side(prev[1]) in ("client", "backends"):
+                threads[side(prev[1]), int(prev[2]), cpu] += at - last[cpu]
         last[cpu], running[cpu] = at, side(re.search(r"next_comm=(.*?) next_pid=", rest)[1])
     elif cpu in running:
         w = re.search(r"comm=(.*?) pid=\d+ prio=\d+ target_cpu=(\d+)", rest)
@@ -56,17 +56,18 @@ for line in sys.stdin:
 for cpu in sorted({c for c, _ in spent}):
     total = sum(v for (c, _), v in spent.items() if c == cpu)
     print(f"  core {cpu} " + ", ".join(f"{s} {spent[cpu, s] / total:.2f}" for s in ("idle", "client", "backends", "other")))
-# Each busy client thread (a tenth of a core or more over the window): the share of its time on
-# each core; threads that share one core wait for each other.
+# Each busy client thread and backend (a tenth of a core or more over the window): the share of
+# its time on each core; threads that share one core wait for each other.
 window = final - first if first is not None else 0
 cores = sorted({c for c, _ in spent})
-shown = []
-for pid in sorted({p for p, _ in threads}):
-    on = sum(threads[pid, c] for c in cores)
-    if window and on / window >= 0.1:
-        shown.append(f"{pid} " + " ".join(f"{threads[pid, c] / on:.2f}" for c in cores) + f" ({on / window:.2f} of a core)")
-if shown:
-    print("  client threads, share of each one'"'"'s time on core " + ", ".join(map(str, cores)) + ": " + "; ".join(shown))
+for who, name in (("client", "client threads"), ("backends", "backends")):
+    shown = []
+    for pid in sorted({p for s, p, _ in threads if s == who}):
+        on = sum(threads[who, pid, c] for c in cores)
+        if window and on / window >= 0.1:
+            shown.append(f"{pid} " + " ".join(f"{threads[who, pid, c] / on:.2f}" for c in cores) + f" ({on / window:.2f} of a core)")
+    if shown:
+        print(f"  {name}, share of each one'"'"'s time on core " + ", ".join(map(str, cores)) + ": " + "; ".join(shown))
 if woken:
     print(f"  wake-ups between a client thread and a backend: {woken[True] / sum(woken.values()):.2f} on the waker'"'"'s core ({sum(woken.values())})")
 '
