@@ -44,9 +44,10 @@ for line in sys.stdin:
     if event == "sched_switch":
         if cpu in last:
             prev = re.search(r"prev_comm=(.*?) prev_pid=(\d+)", rest)
-            spent[cpu, side(prev[1])] += at - last[cpu]
-            if side(prev[1]) in ("client", "backends"):
-                threads[side(prev[1]), int(prev[2]), cpu] += at - last[cpu]
+            who = side(prev[1])
+            spent[cpu, who] += at - last[cpu]
+            if who in ("client", "backends"):
+                threads[who, int(prev[2]), cpu] += at - last[cpu]
         last[cpu], running[cpu] = at, side(re.search(r"next_comm=(.*?) next_pid=", rest)[1])
     elif cpu in running:
         w = re.search(r"comm=(.*?) pid=\d+ prio=\d+ target_cpu=(\d+)", rest)
