@@ -7,11 +7,13 @@
 # where perf is installed, `perf sched latency` over the middle third of the run: each side's
 # CPU time and mean delay from wake-up to running, for the clients' threads and the backends;
 # where each core's time went (idle, the client's threads, the backends); each busy client
-# thread's and backend's time by core (two on one core wait for each other); of the wake-ups
+# thread's and backend's time by core (two on one core wait for each other); how often the
+# client's own threads wake each other (each such wake-up can put the two on one core); of the wake-ups
 # between a client's thread and a backend, the share put on the waker's own core (a backend
 # answering its client on the core they share, rather than waking the other); and on which
 # cores the interrupts of the disk holding the server's data landed (a backend waiting for its
-# commit's flush is woken from there).
+# commit's flush is woken from there); and, over the whole run, the interrupts one core sent the
+# other a transaction (rescheduling, function calls, TLB shootdowns: wake-ups that cross cores).
 # hakari runs with --no-resources, so that its readings' own sessions are not sampled.
 #   ROUNDS=3 bench/pgbench_turns.sh [SECONDS] [SCALE] [CLIENTS]
 set -euo pipefail
@@ -34,6 +36,7 @@ placement='
 import collections, re, sys
 side = lambda comm: "client" if comm.startswith(("pgbench", "hakari")) else "backends" if comm.startswith("postgres") else "idle" if comm.startswith("swapper") else "other"
 last, running, spent, woken, threads = {}, {}, collections.Counter(), collections.Counter(), collections.Counter()
+running_pid, inner = {}, collections.Counter()
 first = final = None
 for line in sys.stdin:
     m = re.match(r"\s*\[(\d+)\]\s+([\d.]+):\s+sched:(sched_switch|sched_waking): (.*)", line)
@@ -48,12 +51,15 @@ for line in sys.stdin:
             spent[cpu, who] += at - last[cpu]
             if who in ("client", "backends"):
                 threads[who, int(prev[2]), cpu] += at - last[cpu]
-        last[cpu], running[cpu] = at, side(re.search(r"next_comm=(.*?) next_pid=", rest)[1])
+        nxt = re.search(r"next_comm=(.*?) next_pid=(\d+)", rest)
+        last[cpu], running[cpu], running_pid[cpu] = at, side(nxt[1]), int(nxt[2])
     elif cpu in running:
-        w = re.search(r"comm=(.*?) pid=\d+ prio=\d+ target_cpu=(\d+)", rest)
+        w = re.search(r"comm=(.*?) pid=(\d+) prio=\d+ target_cpu=(\d+)", rest)
         pair = {running[cpu], side(w[1])}
         if pair == {"client", "backends"}:
-            woken[int(w[2]) == cpu] += 1
+            woken[int(w[3]) == cpu] += 1
+        elif running[cpu] == side(w[1]) == "client" and running_pid[cpu] != int(w[2]):
+            inner[int(w[3]) == cpu] += 1
 for cpu in sorted({c for c, _ in spent}):
     total = sum(v for (c, _), v in spent.items() if c == cpu)
     print(f"  core {cpu} " + ", ".join(f"{s} {spent[cpu, s] / total:.2f}" for s in ("idle", "client", "backends", "other")))
@@ -69,6 +75,8 @@ for who, name in (("client", "client threads"), ("backends", "backends")):
             shown.append(f"{pid} " + " ".join(f"{threads[who, pid, c] / on:.2f}" for c in cores) + f" ({on / window:.2f} of a core)")
     if shown:
         print(f"  {name}, share of each one'"'"'s time on core " + ", ".join(map(str, cores)) + ": " + "; ".join(shown))
+if window:
+    print(f"  wake-ups between the client'"'"'s own threads: {sum(inner.values()) / window:.1f} a second, {inner[True]} of {sum(inner.values())} on the waker'"'"'s core")
 if woken:
     print(f"  wake-ups between a client thread and a backend: {woken[True] / sum(woken.values()):.2f} on the waker'"'"'s core ({sum(woken.values())})")
 '
@@ -82,6 +90,9 @@ disk_irqs() {
     d != "" && $NF ~ "^" d "[-q]" && $NF !~ /config/ { for (i = 1; i <= n; i++) s[i] += $(i + 1) }
     END { for (i = 1; i <= n; i++) printf "%d ", s[i]; print "" }' /proc/interrupts
 }
+# Interrupts one core sends another, summed over the cores: RES (wake or preempt a task there),
+# CAL (a function run there: among others, a wake-up queued to that core), TLB (shootdowns).
+ipis() { awk '$1 ~ /^(RES|CAL|TLB):$/ { s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print substr($1, 1, 3), s }' /proc/interrupts; }
 j=$(( c < $(nproc) ? c : $(nproc) ))
 args=(-c "$c" -j "$j" -T "$secs" -M prepared)
 echo "scale $scale, -c $c -j $j -T $secs -M prepared, sslmode=disable"
@@ -93,6 +104,7 @@ for r in $(seq "$rounds"); do
       pgbench) run=("$pg_bin/pgbench" "${args[@]}" "${conn[@]}" hakari_bench) ;;
       hakari) run=("$HAKARI_BIN" pgbench --no-resources "${args[@]}" --out "$work/hk" "${conn[@]}" hakari_bench) ;;
     esac
+    ipis_before="$(ipis)"
     "${run[@]}" > "$work/out" 2>/dev/null &
     if [ -n "$has_perf" ]; then
       sleep "$(( secs / 3 ))"
@@ -101,9 +113,13 @@ for r in $(seq "$rounds"); do
       irqs_after="$(disk_irqs)"
     fi
     wait
+    ipis_after="$(ipis)"
     tps=$(awk '/^tps = / {print $3; exit}' "$work/out")
     txn=$(awk '/actually processed/ {split($NF, a, "/"); print a[1]; exit}' "$work/out")
     printf '\nround %s, %s: %.1f TPS, %s transactions\n' "$r" "$tool" "$tps" "$txn"
+    paste <(echo "$ipis_before") <(echo "$ipis_after") | awk -v n="$txn" '
+      { line = line sprintf(" %s %.3f,", $1, ($4 - $2) / n) }
+      END { print "  interrupts between cores a transaction (the whole run):" substr(line, 1, length(line) - 1) }'
     psql -qAt -F' ' "${conn[@]}" hakari_bench -c "select event_type, event, sum(count)
         from pg_wait_sampling_profile where event_type is distinct from 'Activity'
         group by 1, 2 order by 3 desc limit 6" |
