@@ -8,8 +8,8 @@
 # CPU time and mean delay from wake-up to running, for the clients' threads and the backends;
 # where each core's time went (idle, the client's threads, the backends); each busy client
 # thread's and backend's time by core (two on one core wait for each other); how often the
-# client's own threads wake each other (each such wake-up can put the two on one core); of the wake-ups
-# between a client's thread and a backend, the share put on the waker's own core (a backend
+# client's own threads wake each other (each such wake-up can put the two on one core); of the
+# wake-ups between a client's thread and a backend, the share put on the waker's own core (a backend
 # answering its client on the core they share, rather than waking the other); and on which
 # cores the interrupts of the disk holding the server's data landed (a backend waiting for its
 # commit's flush is woken from there); and, over the whole run, the interrupts one core sent the
