@@ -26,10 +26,6 @@ cd "$(dirname "$0")/.."
 secs="${1:-30}"; scale="${2:-10}"; shift 2 || true
 counts=("${@:-1 4 8 16}"); counts=(${counts[@]}); rounds="${ROUNDS:-4}"; mode="${MODE:-prepared}"
 export PGSSLMODE="${PGSSLMODE:-disable}"
-case "${SYNC:-}" in
-  "") ;; off) export PGOPTIONS="${PGOPTIONS:+$PGOPTIONS }-c synchronous_commit=off" ;;
-  *) echo "SYNC: only off is known (unset: the server's setting)" >&2; exit 2 ;;
-esac
 [ -x "$HAKARI_BIN" ] || cargo build --release --quiet
 . bench/private_postgres.sh
 [ -x "$pg_bin/pgbench" ] || { echo "pgbench missing: scripts/setup-servers.sh" >&2; exit 1; }

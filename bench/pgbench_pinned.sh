@@ -16,10 +16,6 @@ cd "$(dirname "$0")/.."
 . scripts/env.sh
 secs="${1:-10}"; scale="${2:-10}"; c="${3:-4}"; rounds="${ROUNDS:-6}"
 export PGSSLMODE=disable
-case "${SYNC:-}" in
-  "") ;; off) export PGOPTIONS="${PGOPTIONS:+$PGOPTIONS }-c synchronous_commit=off" ;;
-  *) echo "SYNC: only off is known (unset: the server's setting)" >&2; exit 2 ;;
-esac
 last=$(( $(nproc) - 1 ))
 [ "$last" -ge 1 ] || { echo "one core: nothing to place" >&2; exit 2; }
 case "${PIN:-apart}" in

@@ -3,6 +3,12 @@
 # It offers TLS as Debian's packaged server does (ssl=on, a self-signed RSA 2048 certificate), so
 # a client's sslmode decides the wire.
 # PG_PRELOAD, when set, is its shared_preload_libraries (an extension that must load at start).
+# SYNC=off has every client that reads PGOPTIONS (pgbench, hakari) commit with
+# synchronous_commit=off, so the cores set the pace and not the disk's flushes.
+case "${SYNC:-}" in
+  "") ;; off) export PGOPTIONS="${PGOPTIONS:+$PGOPTIONS }-c synchronous_commit=off" ;;
+  *) echo "SYNC: only off is known (unset: the server's setting)" >&2; exit 2 ;;
+esac
 pg_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 [ -x "$pg_bin/initdb" ] || { echo "PostgreSQL missing: scripts/setup-servers.sh" >&2; exit 1; }
 work="$(mktemp -d)"; chmod 755 "$work"
