@@ -9,9 +9,10 @@
 # where each core's time went (idle, the client's threads, the backends); each busy client
 # thread's and backend's time by core (two on one core wait for each other); how often the
 # client's own threads wake each other (each such wake-up can put the two on one core); of the
-# wake-ups between a client's thread and a backend, the share put on the waker's own core (a backend
-# answering its client on the core they share, rather than waking the other); and on which
-# cores the interrupts of the disk holding the server's data landed (a backend waiting for its
+# wake-ups between a client's thread and a backend, the share put on the waker's own core (a
+# backend answering its client on the core they share, rather than waking the other); for each
+# busy client thread, how often it woke each of its backends (once a statement sent) and where
+# each ran; and on which cores the interrupts of the disk holding the server's data landed (a backend waiting for its
 # commit's flush is woken from there); and, over the whole run, the interrupts one core sent the
 # other a transaction (rescheduling, function calls, TLB shootdowns: wake-ups that cross cores).
 # hakari runs with --no-resources, so that its readings' own sessions are not sampled.
@@ -36,7 +37,7 @@ placement='
 import collections, re, sys
 side = lambda comm: "client" if comm.startswith(("pgbench", "hakari")) else "backends" if comm.startswith("postgres") else "idle" if comm.startswith("swapper") else "other"
 last, running, spent, woken, threads = {}, {}, collections.Counter(), collections.Counter(), collections.Counter()
-running_pid, inner = {}, collections.Counter()
+running_pid, inner, served = {}, collections.Counter(), collections.Counter()
 first = final = None
 for line in sys.stdin:
     m = re.match(r"\s*\[(\d+)\]\s+([\d.]+):\s+sched:(sched_switch|sched_waking): (.*)", line)
@@ -58,6 +59,8 @@ for line in sys.stdin:
         pair = {running[cpu], side(w[1])}
         if pair == {"client", "backends"}:
             woken[int(w[3]) == cpu] += 1
+            if running[cpu] == "client":
+                served[running_pid[cpu], int(w[2])] += 1
         elif running[cpu] == side(w[1]) == "client" and running_pid[cpu] != int(w[2]):
             inner[int(w[3]) == cpu] += 1
 for cpu in sorted({c for c, _ in spent}):
@@ -77,6 +80,16 @@ for who, name in (("client", "client threads"), ("backends", "backends")):
         print(f"  {name}, share of each one'"'"'s time on core " + ", ".join(map(str, cores)) + ": " + "; ".join(shown))
 if window:
     print(f"  wake-ups between the client'"'"'s own threads: {sum(inner.values()) / window:.1f} a second, {inner[True]} of {sum(inner.values())} on the waker'"'"'s core")
+# For each busy client thread, the backends it woke (one wake-up a statement sent) and where
+# each ran; a pair on one core hands over without a wake-up between cores.
+for pid in sorted({p for s, p, _ in threads if s == "client"}):
+    on = sum(threads["client", pid, c] for c in cores)
+    if not (window and on / window >= 0.1):
+        continue
+    mine = sorted(((n, b) for (t, b), n in served.items() if t == pid and n >= 100), reverse=True)
+    where = lambda who, p: "/".join(f"{threads[who, p, c] / max(sum(threads[who, p, k] for k in cores), 1e-9):.2f}" for c in cores)
+    woke = ", ".join(f"backend {b} {n} times (" + where("backends", b) + ")" for n, b in mine)
+    print(f"  client thread {pid} (core shares " + where("client", pid) + ") woke " + woke)
 if woken:
     print(f"  wake-ups between a client thread and a backend: {woken[True] / sum(woken.values()):.2f} on the waker'"'"'s core ({sum(woken.values())})")
 '

@@ -219,18 +219,24 @@ impl Connection {
         let mut kept: Option<Res> = None;
         if sent == 1 {
             loop {
-                // A client waits before it reads, as PQexec does. pgbench's clients read
-                // first, and on a loopback wire most such reads find nothing (0.8 a
-                // statement); a client on a shared thread waits in its thread's epoll set,
-                // which hands back at once what has already come, so a read first would only
-                // add a call. A lost connection: PQgetResult reports it.
+                // A client alone on its thread waits before it reads, as PQexec does. One
+                // that shares its thread reads first, as pgbench's clients do: where its
+                // backend shares its core, the backend often runs and answers the moment the
+                // statement is sent, and a client that finds its answer goes on at once,
+                // keeping that pair on its core, rather than giving way to the thread's other
+                // clients, whose backends the other core may hold (`bench/README.md`). A lost
+                // connection: PQgetResult reports it.
                 // SAFETY (each call): the connection is live; libpq reads its socket itself.
+                let mut read_first = multiplex::shared();
                 while unsafe { pq::PQisBusy(conn) } != 0 {
-                    let socket = unsafe { pq::PQsocket(conn) };
-                    if socket < 0 {
-                        break;
+                    if !read_first {
+                        let socket = unsafe { pq::PQsocket(conn) };
+                        if socket < 0 {
+                            break;
+                        }
+                        self.watch.readable(socket);
                     }
-                    self.watch.readable(socket);
+                    read_first = false;
                     if unsafe { pq::PQconsumeInput(conn) } == 0 {
                         break;
                     }
