@@ -11,9 +11,9 @@
 # client's own threads wake each other (each such wake-up can put the two on one core); of the
 # wake-ups between a client's thread and a backend, the share put on the waker's own core (a
 # backend answering its client on the core they share, rather than waking the other); for each
-# busy client thread, how often it woke each of its backends (once a statement sent) and where
-# each ran; and on which cores the interrupts of the disk holding the server's data landed (a backend waiting for its
-# commit's flush is woken from there); and, over the whole run, the interrupts one core sent the
+# busy client thread, how often it woke each of its backends (a statement sent to a backend
+# asleep) and where each ran; and on which cores the interrupts of the disk holding the
+# server's data landed (a backend waiting for its commit's flush is woken from there); and, over the whole run, the interrupts one core sent the
 # other a transaction (rescheduling, function calls, TLB shootdowns: wake-ups that cross cores).
 # hakari runs with --no-resources, so that its readings' own sessions are not sampled.
 #   ROUNDS=3 bench/pgbench_turns.sh [SECONDS] [SCALE] [CLIENTS]
@@ -80,8 +80,8 @@ for who, name in (("client", "client threads"), ("backends", "backends")):
         print(f"  {name}, share of each one'"'"'s time on core " + ", ".join(map(str, cores)) + ": " + "; ".join(shown))
 if window:
     print(f"  wake-ups between the client'"'"'s own threads: {sum(inner.values()) / window:.1f} a second, {inner[True]} of {sum(inner.values())} on the waker'"'"'s core")
-# For each busy client thread, the backends it woke (one wake-up a statement sent) and where
-# each ran; a pair on one core hands over without a wake-up between cores.
+# For each busy client thread, the backends it woke (a statement sent to a backend asleep) and
+# where each ran; a pair on one core hands over without a wake-up between cores.
 for pid in sorted({p for s, p, _ in threads if s == "client"}):
     on = sum(threads["client", pid, c] for c in cores)
     if not (window and on / window >= 0.1):

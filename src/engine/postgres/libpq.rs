@@ -218,6 +218,7 @@ impl Connection {
         let conn = self.conn.0;
         let mut kept: Option<Res> = None;
         if sent == 1 {
+            let shared = multiplex::shared();
             loop {
                 // A client alone on its thread waits before it reads, as PQexec does. One
                 // that shares its thread reads first, as pgbench's clients do: where its
@@ -227,7 +228,7 @@ impl Connection {
                 // clients, whose backends the other core may hold (`bench/README.md`). A lost
                 // connection: PQgetResult reports it.
                 // SAFETY (each call): the connection is live; libpq reads its socket itself.
-                let mut read_first = multiplex::shared();
+                let mut read_first = shared;
                 while unsafe { pq::PQisBusy(conn) } != 0 {
                     if !read_first {
                         let socket = unsafe { pq::PQsocket(conn) };
