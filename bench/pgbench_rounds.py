@@ -1,15 +1,17 @@
 """The summary of `bench/pgbench_cli.sh`'s runs, from the rows it writes (one per run, CSV).
 
-    python3 bench/pgbench_rounds.py FILE.csv [FILE.csv...]
+    python3 bench/pgbench_rounds.py [--build B]... [--machine M]... FILE.csv [FILE.csv...]
 
 Given one run of the script's rows, it prints that run's tables; given rows kept from several
 machines (the script's RECORD=), it pools them: the rounds of each command line (clients,
 threads, length, scale, -M, wire, PGOPTIONS) from every batch together. A round pairs the
 runs of one batch's round, so every ratio is of two runs taken one after the other on one
-machine. The interval is a bootstrap of the median of those ratios (bench/median.py); it
+machine. `--build` and `--machine` keep only the rows of the builds (hakari's commit, as the
+rows name it) or machines given, each repeatable. The interval is a bootstrap of the median of those ratios (bench/median.py); it
 treats rounds as independent, which rounds of one machine are not quite (a machine's speed
 wanders over minutes), so a pooled interval is narrower than the truth by an unknown amount.
 """
+import argparse
 import csv
 import math
 import statistics as st
@@ -24,8 +26,11 @@ SHAPE = ("clients", "threads", "seconds", "scale", "mode", "sslmode", "pgoptions
 def read(paths):
     rows = []
     for path in paths:
-        with open(path, newline="") as f:
-            rows += list(csv.DictReader(f))
+        try:
+            with open(path, newline="") as f:
+                rows += list(csv.DictReader(f))
+        except OSError as e:
+            sys.exit(f"pgbench_rounds: cannot read {path}: {e.strerror}")
     return rows
 
 
@@ -56,12 +61,22 @@ def heading(shape, shapes):
         print(f"  PGOPTIONS='{shape[-1]}'" if shape[-1] else "  PGOPTIONS unset (the server's settings)")
 
 
-def main(paths):
-    rows = read(paths)
+def main(args):
+    parser = argparse.ArgumentParser(
+        prog="pgbench_rounds.py", description=__doc__.split("\n\n")[0],
+        epilog="Rows come from bench/pgbench_cli.sh (RECORD=FILE keeps them).")
+    parser.add_argument("--build", action="append", help="keep only this build's rows (repeatable)")
+    parser.add_argument("--machine", action="append", help="keep only this machine's rows (repeatable)")
+    parser.add_argument("files", nargs="+", metavar="FILE.csv")
+    opts = parser.parse_args(args)
+    paths = opts.files
+    rows = [r for r in read(paths)
+            if (not opts.build or r["build"] in opts.build) and (not opts.machine or r["machine"] in opts.machine)]
     if not rows:
-        sys.exit("pgbench_rounds: no runs in " + " ".join(paths))
+        sys.exit("pgbench_rounds: no runs in " + " ".join(paths)
+                 + (" of the builds or machines given" if opts.build or opts.machine else ""))
     # Grouped by PGOPTIONS (synchronous_commit=off and the server's own are two measures).
-    shapes = sorted(dict.fromkeys(tuple(r[k] for k in SHAPE) for r in rows), key=lambda s: s[-1])
+    shapes = sorted(dict.fromkeys(tuple(r[k] for k in SHAPE) for r in rows), key=lambda s: (s[-1], int(s[0])))
     batches = dict.fromkeys(r["batch"] for r in rows)
     one = len(batches) == 1
     tools = [t for t in ("hakari", "old") if any(r["tool"] == t for r in rows)]
@@ -143,6 +158,4 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: " + __doc__.strip().splitlines()[2].strip())
     main(sys.argv[1:])
