@@ -7,9 +7,10 @@ machines (the script's RECORD=), it pools them: the rounds of each command line 
 threads, length, scale, -M, wire, PGOPTIONS) from every batch together. A round pairs the
 runs of one batch's round, so every ratio is of two runs taken one after the other on one
 machine. `--build` and `--machine` keep only the rows of the builds (hakari's commit, as the
-rows name it) or machines given, each repeatable. The interval is a bootstrap of the median of those ratios (bench/median.py); it
-treats rounds as independent, which rounds of one machine are not quite (a machine's speed
-wanders over minutes), so a pooled interval is narrower than the truth by an unknown amount.
+rows name it) or machines given, each repeatable. The interval is a bootstrap of the median
+of those ratios (bench/median.py); it treats rounds as independent, which rounds of one
+machine are not quite (a machine's speed wanders over minutes), so a pooled interval is
+narrower than the truth by an unknown amount.
 """
 import argparse
 import csv

@@ -13,8 +13,8 @@
 # backend answering its client on the core they share, rather than waking the other); for each
 # busy client thread, how often it woke each of its backends (a statement sent to a backend
 # asleep) and where each ran; and on which cores the interrupts of the disk holding the
-# server's data landed (a backend waiting for its commit's flush is woken from there); and, over the whole run, the interrupts one core sent the
-# other a transaction (rescheduling, function calls, TLB shootdowns: wake-ups that cross cores).
+# server's data landed (a backend waiting for its commit's flush is woken from there); and,
+# over the whole run, the interrupts one core sent the other a transaction (rescheduling, function calls, TLB shootdowns: wake-ups that cross cores).
 # hakari runs with --no-resources, so that its readings' own sessions are not sampled.
 #   ROUNDS=3 bench/pgbench_turns.sh [SECONDS] [SCALE] [CLIENTS]
 set -euo pipefail
